@@ -1,0 +1,59 @@
+// Package cli wires kscale's subcommands: it parses flags into each
+// component's options, validates them once, and hands them to the component.
+// It holds no autoscaling logic of its own.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// ExitCodeUsage is the exit code for bad flags, arguments or input files.
+const ExitCodeUsage = 2
+
+// UsageError marks an error caused by the caller's input (flags, arguments,
+// files) rather than by the program; Execute maps it to ExitCodeUsage.
+type UsageError struct {
+	Err error
+}
+
+// Error returns the wrapped error's message.
+func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// NewRootCommand builds the kscale command tree writing to the given streams.
+func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kscale",
+		Short:         "Autoscaling for Kubernetes: nodes, pods and the metrics that drive them",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	root.AddCommand(newVersionCommand())
+	return root
+}
+
+// Execute runs the command tree with args and returns the process exit code:
+// 0 on success, ExitCodeUsage for bad input, 1 for any other failure.
+func Execute(args []string, stdout, stderr io.Writer) int {
+	root := NewRootCommand(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	_, _ = fmt.Fprintf(stderr, "Error: %v\n", err)
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return ExitCodeUsage
+	}
+	return 1
+}
