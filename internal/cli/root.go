@@ -33,6 +33,13 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 		Short:         "Autoscaling for Kubernetes: nodes, pods and the metrics that drive them",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &UsageError{Err: fmt.Errorf("unknown command %q for %q; see 'kscale --help'", args[0], cmd.CommandPath())}
+			}
+			return cmd.Help()
+		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
