@@ -1,0 +1,75 @@
+package recommendation
+
+import (
+	"math"
+	"math/big"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// units returns q in the unit processing uses for resource name: millicores
+// for CPU, whole units (bytes) for everything else.
+func units(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// quantity is the inverse of units: CPU as a milli-quantity, memory as a
+// binary-SI quantity, anything else as a decimal-SI quantity.
+func quantity(name corev1.ResourceName, v int64) resource.Quantity {
+	switch name {
+	case corev1.ResourceCPU:
+		return *resource.NewMilliQuantity(v, resource.DecimalSI)
+	case corev1.ResourceMemory:
+		return *resource.NewQuantity(v, resource.BinarySI)
+	default:
+		return *resource.NewQuantity(v, resource.DecimalSI)
+	}
+}
+
+// lookup returns the value of name in list in processing units and whether
+// it is set to a non-zero quantity.
+func lookup(list corev1.ResourceList, name corev1.ResourceName) (int64, bool) {
+	q, ok := list[name]
+	if !ok || q.IsZero() {
+		return 0, false
+	}
+	return units(name, q), true
+}
+
+// scale returns v × num / den, rounded down or up, clamped to [0, MaxInt64].
+// The second result reports that the value was clamped. den must be > 0.
+func scale(v, num, den int64, roundUp bool) (int64, bool) {
+	r := new(big.Int).Mul(big.NewInt(v), big.NewInt(num))
+	d := big.NewInt(den)
+	q, m := new(big.Int).QuoRem(r, d, new(big.Int))
+	if roundUp && m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if !q.IsInt64() {
+		if q.Sign() < 0 {
+			return 0, true
+		}
+		return math.MaxInt64, true
+	}
+	return q.Int64(), false
+}
+
+// proportionalLimit returns the limit that keeps the ratio of limit to
+// request when the request changes from request to newRequest. hasLimit false
+// means there is no limit to keep; hasRequest false (or a request equal to the
+// limit) makes the new limit equal to the new request. The last result
+// reports that the value was clamped to MaxInt64.
+func proportionalLimit(limit int64, hasLimit bool, request int64, hasRequest bool, newRequest int64) (int64, bool, bool) {
+	if !hasLimit {
+		return 0, false, false
+	}
+	if !hasRequest || request == limit {
+		return newRequest, true, false
+	}
+	v, clamped := scale(limit, newRequest, request, false)
+	return v, true, clamped
+}
