@@ -8,8 +8,8 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 k8s_version="$(awk '$1 == "k8s.io/kubernetes" {print $2; exit}' "$here/go.mod")"
 etcd_version="$(awk '$1 == "go.etcd.io/etcd/server/v3" {print $2; exit}' "$here/go.mod")"
-cache_root="${KSCALE_TESTBIN_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/kscale/testbin}"
-dir="$cache_root/$k8s_version"
+# Same rule as internal/testenv.BinDir: $KSCALE_TESTBIN_DIR, else the per-user cache.
+dir="${KSCALE_TESTBIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kscale/testbin/$k8s_version}"
 
 declare -A pkgs=(
   [etcd]="go.etcd.io/etcd/server/v3"
