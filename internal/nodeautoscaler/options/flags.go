@@ -1,0 +1,118 @@
+package options
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// AddFlags registers every option on fs with its default taken from o, so
+// call it on a value from Default.
+func (o *Options) AddFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.ScanInterval, "scan-interval", o.ScanInterval, "How often the cluster is re-evaluated for scale up or down")
+	fs.IntVar(&o.MaxNodesTotal, "max-nodes-total", o.MaxNodesTotal, "Maximum number of nodes in all node groups; 0 means no limit")
+	fs.Var(&o.CoresTotal, "cores-total", "Minimum and maximum number of cores in the cluster, as min:max")
+	fs.Var(&o.MemoryTotal, "memory-total", "Minimum and maximum GiB of memory in the cluster, as min:max")
+	fs.DurationVar(&o.MaxNodeProvisionTime, "max-node-provision-time", o.MaxNodeProvisionTime, "How long a requested node may take to register before the request times out")
+	fs.DurationVar(&o.MaxNodeStartupTime, "max-node-startup-time", o.MaxNodeStartupTime, "How long a registered node may stay unready before it counts as long not started")
+	fs.IntVar(&o.MaxNodesPerScaleUp, "max-nodes-per-scaleup", o.MaxNodesPerScaleUp, "Maximum number of nodes added in one scale-up")
+	fs.DurationVar(&o.MaxBinpackingDuration, "max-node-group-binpacking-duration", o.MaxBinpackingDuration, "Time budget of the estimation for one node group")
+	fs.DurationVar(&o.NewPodScaleUpDelay, "new-pod-scale-up-delay", o.NewPodScaleUpDelay, "Pods younger than this are not considered for scale-up")
+	fs.IntVar(&o.ExpendablePodsPriorityCutoff, "expendable-pods-priority-cutoff", o.ExpendablePodsPriorityCutoff, "Pods with a priority below this do not trigger scale-up")
+	fs.IntVar(&o.MaxUnschedulablePodsConsidered, "max-unschedulable-pods-considered", o.MaxUnschedulablePodsConsidered, "Consider only the N oldest pending pods per scale-up; 0 means all")
+	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. highest-priority,least-waste; one of random, most-pods, least-waste, priority, highest-priority")
+	fs.BoolVar(&o.BalanceSimilarNodeGroups, "balance-similar-node-groups", o.BalanceSimilarNodeGroups, "Spread scale-ups over node groups with the same template")
+	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
+	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
+	o.addBackoffFlags(fs)
+	fs.StringSliceVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint keys that mark a node as still starting (not ready)")
+	fs.StringSliceVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint keys ignored in templates that do not affect readiness")
+	fs.StringSliceVar(&o.IgnoreTaints, "ignore-taint", o.IgnoreTaints, "Deprecated spelling of --startup-taint (Gardener ignoreTaints)")
+	fs.StringVar(&o.EmulatedTopologySpreadLabel, "emulated-topology-spread-constraint-label", o.EmulatedTopologySpreadLabel, "Label of the emulated zone spread constraint; empty disables the emulation")
+	fs.BoolVar(&o.DisableNodeInstancesCache, "disable-node-instances-cache", o.DisableNodeInstancesCache, "List cloud instances directly every loop")
+	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Namespace of the autoscaler's ConfigMaps (priority expander, status)")
+	fs.BoolVar(&o.WriteStatusConfigMap, "write-status-configmap", o.WriteStatusConfigMap, "Write the status ConfigMap")
+	o.ScaleDown.addFlags(fs)
+}
+
+func (o *Options) addBackoffFlags(fs *pflag.FlagSet) {
+	fs.DurationVar(&o.InitialNodeGroupBackoffDuration, "initial-node-group-backoff-duration", o.InitialNodeGroupBackoffDuration, "First backoff of a node group after a failed scale-up")
+	fs.DurationVar(&o.MaxNodeGroupBackoffDuration, "max-node-group-backoff-duration", o.MaxNodeGroupBackoffDuration, "Longest backoff of a node group")
+	fs.DurationVar(&o.NodeGroupBackoffResetTimeout, "node-group-backoff-reset-timeout", o.NodeGroupBackoffResetTimeout, "Time after the last failure when a group's backoff history is forgotten")
+	fs.DurationVar(&o.InitialNodeGroupBackoffDuration, "node-pool-backoff-initial", o.InitialNodeGroupBackoffDuration, "Fork spelling of --initial-node-group-backoff-duration")
+	fs.DurationVar(&o.MaxNodeGroupBackoffDuration, "node-pool-backoff-max", o.MaxNodeGroupBackoffDuration, "Fork spelling of --max-node-group-backoff-duration")
+	fs.DurationVar(&o.NodeGroupBackoffResetTimeout, "node-pool-backoff-reset", o.NodeGroupBackoffResetTimeout, "Fork spelling of --node-group-backoff-reset-timeout")
+}
+
+func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&s.Enabled, "scale-down-enabled", s.Enabled, "Whether nodes are scaled down")
+	fs.DurationVar(&s.DelayAfterAdd, "scale-down-delay-after-add", s.DelayAfterAdd, "Scale-down pause after a scale-up (Gardener scaleDownDelayAfterAdd); negative disables it")
+	fs.DurationVar(&s.DelayAfterDelete, "scale-down-delay-after-delete", s.DelayAfterDelete, "Scale-down pause after a node deletion (Gardener scaleDownDelayAfterDelete); 0 means the scan interval")
+	fs.DurationVar(&s.DelayAfterFailure, "scale-down-delay-after-failure", s.DelayAfterFailure, "Scale-down pause after a failed scale-down (Gardener scaleDownDelayAfterFailure)")
+	fs.DurationVar(&s.UnneededTime, "scale-down-unneeded-time", s.UnneededTime, "How long a node must be unneeded before removal (Gardener scaleDownUnneededTime)")
+	fs.DurationVar(&s.UnreadyTime, "scale-down-unready-time", s.UnreadyTime, "How long an unready node must be unneeded before removal")
+	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")
+	fs.BoolVar(&s.IgnoreSchedulablePods, "scale-down-ignore-schedulable-pods", s.IgnoreSchedulablePods, "Allow scale-down while pending pods fit on existing nodes")
+	fs.IntVar(&s.MaxEmptyBulkDelete, "max-empty-bulk-delete", s.MaxEmptyBulkDelete, "Maximum number of empty nodes deleted at once (Gardener maxEmptyBulkDelete)")
+	fs.DurationVar(&s.MaxPodEvictionTime, "max-pod-eviction-time", s.MaxPodEvictionTime, "How long the eviction of one pod is retried during a drain")
+	fs.IntVar(&s.MaxGracefulTerminationSec, "max-graceful-termination-sec", s.MaxGracefulTerminationSec, "Longest graceful termination granted to a pod during scale-down")
+	fs.BoolVar(&s.SkipNodesWithSystemPods, "skip-nodes-with-system-pods", s.SkipNodesWithSystemPods, "Never remove nodes running kube-system pods other than DaemonSet or mirror pods")
+	fs.BoolVar(&s.SkipNodesWithLocalStorage, "skip-nodes-with-local-storage", s.SkipNodesWithLocalStorage, "Never remove nodes running pods with local storage")
+}
+
+// FlagError is a rejected option value; Flag is the flag's name.
+type FlagError struct {
+	// Flag is the flag name without dashes.
+	Flag string
+	// Msg explains what is wrong.
+	Msg string
+}
+
+// Error names the flag.
+func (e *FlagError) Error() string { return fmt.Sprintf("--%s: %s", e.Flag, e.Msg) }
+
+// Set applies settings keyed by flag name (without dashes) on top of o, the
+// way a scenario file's autoscaler section does. Unknown names and bad values
+// fail with a *FlagError; on error o is unchanged.
+func (o *Options) Set(settings map[string]string) error {
+	next := o.clone()
+	fs := pflag.NewFlagSet("options", pflag.ContinueOnError)
+	next.AddFlags(fs)
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if fs.Lookup(k) == nil {
+			return &FlagError{Flag: k, Msg: "unknown option"}
+		}
+		if err := fs.Set(k, settings[k]); err != nil {
+			return &FlagError{Flag: k, Msg: strings.TrimSpace(err.Error())}
+		}
+	}
+	*o = next
+	return nil
+}
+
+// FlagNames lists every flag name AddFlags registers, sorted.
+func FlagNames() []string {
+	o := Default()
+	fs := pflag.NewFlagSet("options", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	slices.Sort(names)
+	return names
+}
+
+func (o *Options) clone() Options {
+	c := *o
+	c.Expanders = slices.Clone(o.Expanders)
+	c.StartupTaints = slices.Clone(o.StartupTaints)
+	c.StatusTaints = slices.Clone(o.StatusTaints)
+	c.IgnoreTaints = slices.Clone(o.IgnoreTaints)
+	return c
+}

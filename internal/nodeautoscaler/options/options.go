@@ -1,0 +1,160 @@
+package options
+
+import (
+	"time"
+)
+
+// Expander names accepted by --expander.
+const (
+	ExpanderRandom          = "random"
+	ExpanderMostPods        = "most-pods"
+	ExpanderLeastWaste      = "least-waste"
+	ExpanderPriority        = "priority"
+	ExpanderHighestPriority = "highest-priority"
+)
+
+// ZalandoNotReadyTaint is the startup taint every kscale node autoscaler
+// knows without configuration.
+const ZalandoNotReadyTaint = "zalando.org/node-not-ready"
+
+// Options configures the node autoscaler. Field comments name the flag.
+type Options struct {
+	// ScanInterval is --scan-interval (Gardener scanInterval).
+	ScanInterval time.Duration
+	// MaxNodesTotal is --max-nodes-total; 0 means no limit.
+	MaxNodesTotal int
+	// CoresTotal is --cores-total, "min:max" cores in the cluster.
+	CoresTotal MinMax
+	// MemoryTotal is --memory-total, "min:max" GiB in the cluster.
+	MemoryTotal MinMax
+	// MaxNodeProvisionTime is --max-node-provision-time.
+	MaxNodeProvisionTime time.Duration
+	// MaxNodeStartupTime is --max-node-startup-time: how long a registered
+	// node may stay unready before it counts as long-not-started.
+	MaxNodeStartupTime time.Duration
+	// MaxNodesPerScaleUp is --max-nodes-per-scaleup.
+	MaxNodesPerScaleUp int
+	// MaxBinpackingDuration is --max-node-group-binpacking-duration, the
+	// estimation time budget per group.
+	MaxBinpackingDuration time.Duration
+	// NewPodScaleUpDelay is --new-pod-scale-up-delay (Gardener newPodScaleupDelay).
+	NewPodScaleUpDelay time.Duration
+	// ExpendablePodsPriorityCutoff is --expendable-pods-priority-cutoff.
+	ExpendablePodsPriorityCutoff int
+	// MaxUnschedulablePodsConsidered is the fork's
+	// --max-unschedulable-pods-considered; 0 means all.
+	MaxUnschedulablePodsConsidered int
+	// Expanders is --expander, a comma-separated chain.
+	Expanders []string
+	// BalanceSimilarNodeGroups is --balance-similar-node-groups.
+	BalanceSimilarNodeGroups bool
+	// ScaleUpTemplateFromCloudProvider is the fork's
+	// --scale-up-cloud-provider-template; kscale defaults it to true.
+	ScaleUpTemplateFromCloudProvider bool
+	// BackoffNoFullScaleDown is the fork's --backoff-no-full-scale-down.
+	BackoffNoFullScaleDown bool
+	// InitialNodeGroupBackoffDuration is --initial-node-group-backoff-duration
+	// (fork: --node-pool-backoff-initial).
+	InitialNodeGroupBackoffDuration time.Duration
+	// MaxNodeGroupBackoffDuration is --max-node-group-backoff-duration
+	// (fork: --node-pool-backoff-max).
+	MaxNodeGroupBackoffDuration time.Duration
+	// NodeGroupBackoffResetTimeout is --node-group-backoff-reset-timeout
+	// (fork: --node-pool-backoff-reset).
+	NodeGroupBackoffResetTimeout time.Duration
+	// StartupTaints is --startup-taint; ZalandoNotReadyTaint is always added.
+	StartupTaints []string
+	// StatusTaints is --status-taint: ignored in templates, node stays ready.
+	StatusTaints []string
+	// IgnoreTaints is --ignore-taint (Gardener ignoreTaints), the deprecated
+	// upstream spelling of a startup taint.
+	IgnoreTaints []string
+	// EmulatedTopologySpreadLabel is the fork's
+	// --emulated-topology-spread-constraint-label; empty disables emulation.
+	EmulatedTopologySpreadLabel string
+	// DisableNodeInstancesCache is the fork's --disable-node-instances-cache.
+	DisableNodeInstancesCache bool
+	// Namespace is --namespace, where the priority expander ConfigMap lives.
+	Namespace string
+	// WriteStatusConfigMap is --write-status-configmap.
+	WriteStatusConfigMap bool
+	// ScaleDown holds the scale-down settings (used by scale-down, part 2).
+	ScaleDown ScaleDownOptions
+}
+
+// ScaleDownOptions are the scale-down settings.
+type ScaleDownOptions struct {
+	// Enabled is --scale-down-enabled.
+	Enabled bool
+	// DelayAfterAdd is --scale-down-delay-after-add (Gardener
+	// scaleDownDelayAfterAdd); negative means no cooldown.
+	DelayAfterAdd time.Duration
+	// DelayAfterDelete is --scale-down-delay-after-delete (Gardener
+	// scaleDownDelayAfterDelete); 0 means the scan interval.
+	DelayAfterDelete time.Duration
+	// DelayAfterFailure is --scale-down-delay-after-failure (Gardener
+	// scaleDownDelayAfterFailure).
+	DelayAfterFailure time.Duration
+	// UnneededTime is --scale-down-unneeded-time (Gardener scaleDownUnneededTime).
+	UnneededTime time.Duration
+	// UnreadyTime is --scale-down-unready-time.
+	UnreadyTime time.Duration
+	// UtilizationThreshold is --scale-down-utilization-threshold (Gardener
+	// scaleDownUtilizationThreshold).
+	UtilizationThreshold float64
+	// IgnoreSchedulablePods is the fork's --scale-down-ignore-schedulable-pods.
+	IgnoreSchedulablePods bool
+	// MaxEmptyBulkDelete is --max-empty-bulk-delete (Gardener maxEmptyBulkDelete).
+	MaxEmptyBulkDelete int
+	// MaxPodEvictionTime is the fork's --max-pod-eviction-time.
+	MaxPodEvictionTime time.Duration
+	// MaxGracefulTerminationSec is --max-graceful-termination-sec.
+	MaxGracefulTerminationSec int
+	// SkipNodesWithSystemPods is --skip-nodes-with-system-pods.
+	SkipNodesWithSystemPods bool
+	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
+	SkipNodesWithLocalStorage bool
+}
+
+// Default returns the options every flag defaults to.
+func Default() Options {
+	return Options{
+		ScanInterval:                     10 * time.Second,
+		CoresTotal:                       MinMax{Min: 0, Max: 320000},
+		MemoryTotal:                      MinMax{Min: 0, Max: 6400000},
+		MaxNodeProvisionTime:             15 * time.Minute,
+		MaxNodeStartupTime:               15 * time.Minute,
+		MaxNodesPerScaleUp:               1000,
+		MaxBinpackingDuration:            10 * time.Second,
+		ExpendablePodsPriorityCutoff:     -10,
+		Expanders:                        []string{ExpanderRandom},
+		ScaleUpTemplateFromCloudProvider: true,
+		InitialNodeGroupBackoffDuration:  5 * time.Minute,
+		MaxNodeGroupBackoffDuration:      30 * time.Minute,
+		NodeGroupBackoffResetTimeout:     3 * time.Hour,
+		EmulatedTopologySpreadLabel:      "parent-resource-hash",
+		Namespace:                        "kube-system",
+		WriteStatusConfigMap:             true,
+		ScaleDown: ScaleDownOptions{
+			Enabled:                   true,
+			DelayAfterAdd:             10 * time.Minute,
+			DelayAfterFailure:         3 * time.Minute,
+			UnneededTime:              10 * time.Minute,
+			UnreadyTime:               20 * time.Minute,
+			UtilizationThreshold:      0.5,
+			MaxEmptyBulkDelete:        10,
+			MaxPodEvictionTime:        2 * time.Minute,
+			MaxGracefulTerminationSec: 600,
+			SkipNodesWithSystemPods:   true,
+			SkipNodesWithLocalStorage: true,
+		},
+	}
+}
+
+// AllStartupTaints returns the taint keys that make a node not ready:
+// --startup-taint, --ignore-taint and the Zalando key. Keys with the prefix
+// StartupTaintPrefix or IgnoreTaintPrefix count too (see IsStartupTaint).
+func (o *Options) AllStartupTaints() []string {
+	out := append([]string{ZalandoNotReadyTaint}, o.StartupTaints...)
+	return append(out, o.IgnoreTaints...)
+}

@@ -1,0 +1,70 @@
+package options
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority}
+
+// Validate checks every option and returns all problems, each a *FlagError
+// naming its flag.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(cond bool, flag, format string, args ...any) {
+		if cond {
+			errs = append(errs, &FlagError{Flag: flag, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+	bad(o.ScanInterval <= 0, "scan-interval", "must be positive, got %v", o.ScanInterval)
+	bad(o.MaxNodesTotal < 0, "max-nodes-total", "must not be negative, got %d", o.MaxNodesTotal)
+	bad(o.MaxNodeProvisionTime <= 0, "max-node-provision-time", "must be positive, got %v", o.MaxNodeProvisionTime)
+	bad(o.MaxNodeStartupTime <= 0, "max-node-startup-time", "must be positive, got %v", o.MaxNodeStartupTime)
+	bad(o.MaxNodesPerScaleUp <= 0, "max-nodes-per-scaleup", "must be positive, got %d", o.MaxNodesPerScaleUp)
+	bad(o.MaxBinpackingDuration <= 0, "max-node-group-binpacking-duration", "must be positive, got %v", o.MaxBinpackingDuration)
+	bad(o.NewPodScaleUpDelay < 0, "new-pod-scale-up-delay", "must not be negative, got %v", o.NewPodScaleUpDelay)
+	bad(o.MaxUnschedulablePodsConsidered < 0, "max-unschedulable-pods-considered", "must not be negative, got %d", o.MaxUnschedulablePodsConsidered)
+	bad(o.InitialNodeGroupBackoffDuration <= 0, "initial-node-group-backoff-duration", "must be positive, got %v", o.InitialNodeGroupBackoffDuration)
+	bad(o.MaxNodeGroupBackoffDuration < o.InitialNodeGroupBackoffDuration, "max-node-group-backoff-duration",
+		"must be at least --initial-node-group-backoff-duration (%v), got %v", o.InitialNodeGroupBackoffDuration, o.MaxNodeGroupBackoffDuration)
+	bad(o.NodeGroupBackoffResetTimeout <= 0, "node-group-backoff-reset-timeout", "must be positive, got %v", o.NodeGroupBackoffResetTimeout)
+	bad(o.Namespace == "", "namespace", "must not be empty")
+	errs = append(errs, o.validateExpanders()...)
+	errs = append(errs, o.ScaleDown.validate()...)
+	return errors.Join(errs...)
+}
+
+func (o *Options) validateExpanders() []error {
+	if len(o.Expanders) == 0 {
+		return []error{&FlagError{Flag: "expander", Msg: "must name at least one expander"}}
+	}
+	var errs []error
+	for i, e := range o.Expanders {
+		if !slices.Contains(knownExpanders, e) {
+			errs = append(errs, &FlagError{Flag: "expander", Msg: fmt.Sprintf("unknown expander %q (known: %v)", e, knownExpanders)})
+		}
+		if slices.Contains(o.Expanders[:i], e) {
+			errs = append(errs, &FlagError{Flag: "expander", Msg: fmt.Sprintf("expander %q listed twice", e)})
+		}
+	}
+	return errs
+}
+
+func (s *ScaleDownOptions) validate() []error {
+	var errs []error
+	bad := func(cond bool, flag, format string, args ...any) {
+		if cond {
+			errs = append(errs, &FlagError{Flag: flag, Msg: fmt.Sprintf(format, args...)})
+		}
+	}
+	bad(s.DelayAfterDelete < 0, "scale-down-delay-after-delete", "must not be negative, got %v", s.DelayAfterDelete)
+	bad(s.DelayAfterFailure < 0, "scale-down-delay-after-failure", "must not be negative, got %v", s.DelayAfterFailure)
+	bad(s.UnneededTime < 0, "scale-down-unneeded-time", "must not be negative, got %v", s.UnneededTime)
+	bad(s.UnreadyTime < 0, "scale-down-unready-time", "must not be negative, got %v", s.UnreadyTime)
+	bad(s.UtilizationThreshold < 0 || s.UtilizationThreshold > 1, "scale-down-utilization-threshold", "must be within [0, 1], got %v", s.UtilizationThreshold)
+	bad(s.MaxEmptyBulkDelete <= 0, "max-empty-bulk-delete", "must be positive, got %d", s.MaxEmptyBulkDelete)
+	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
+	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
+	return errs
+}
