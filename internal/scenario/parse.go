@@ -1,0 +1,144 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// ParseError is one problem in a scenario file, at a line.
+type ParseError struct {
+	// Line is the 1-based line number (0 when unknown).
+	Line int
+	// Msg says what is wrong, naming the field.
+	Msg string
+}
+
+// Error formats "line N: msg".
+func (e *ParseError) Error() string {
+	if e.Line <= 0 {
+		return e.Msg
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+// IsParseError reports whether err is or wraps a ParseError.
+func IsParseError(err error) bool {
+	var p *ParseError
+	return errors.As(err, &p)
+}
+
+func lineErr(line int, msg string) error { return &ParseError{Line: line, Msg: msg} }
+
+// maxFileSize bounds what Parse accepts, so a hostile file cannot make the
+// parser allocate without limit.
+const maxFileSize = 4 << 20
+
+// Parse reads and validates one scenario file. On any problem it returns
+// nil and an error made of *ParseError values.
+func Parse(data []byte) (_ *Scenario, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &ParseError{Msg: fmt.Sprintf("malformed YAML: %v", r)}
+		}
+	}()
+	if len(data) > maxFileSize {
+		return nil, &ParseError{Msg: fmt.Sprintf("file is larger than %d bytes", maxFileSize)}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(err)
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		return nil, &ParseError{Line: 1, Msg: "want a YAML map with apiVersion, kind, duration, ..."}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		return nil, yamlError(err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, &ParseError{Line: extra.Line, Msg: "only one YAML document per file"}
+	}
+	t := tree{root.Content[0]}
+	if err := validate(&s, t); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+var (
+	lineRE      = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+	notFoundRE  = regexp.MustCompile(`field (\S+) not found in type scenario\.(\w+)`)
+	alreadySetR = regexp.MustCompile(`field (\S+) already set in type scenario\.(\w+)`)
+)
+
+// yamlError turns yaml.v3 errors into ParseErrors with line numbers.
+func yamlError(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return pe
+	}
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	var errs []error
+	for _, m := range msgs {
+		m = strings.TrimPrefix(m, "yaml: ")
+		m = notFoundRE.ReplaceAllString(m, "unknown field $1 (in $2)")
+		m = alreadySetR.ReplaceAllString(m, "field $1 set twice (in $2)")
+		if sm := lineRE.FindStringSubmatch(m); sm != nil {
+			n, _ := strconv.Atoi(sm[1])
+			errs = append(errs, &ParseError{Line: n, Msg: sm[2]})
+			continue
+		}
+		errs = append(errs, &ParseError{Msg: m})
+	}
+	return errors.Join(errs...)
+}
+
+// tree finds line numbers of fields for validation messages.
+type tree struct{ root *yaml.Node }
+
+// line returns the line of the deepest node along path (string keys and
+// int indices); for a key it is the key's own line.
+func (t tree) line(path ...any) int {
+	n, line := t.root, t.root.Line
+	for _, p := range path {
+		next, l := child(n, p)
+		if next == nil {
+			return line
+		}
+		n, line = next, l
+	}
+	return line
+}
+
+func child(n *yaml.Node, p any) (*yaml.Node, int) {
+	switch k := p.(type) {
+	case string:
+		if n.Kind != yaml.MappingNode {
+			return nil, 0
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				return n.Content[i+1], n.Content[i].Line
+			}
+		}
+	case int:
+		if n.Kind == yaml.SequenceNode && k >= 0 && k < len(n.Content) {
+			return n.Content[k], n.Content[k].Line
+		}
+	}
+	return nil, 0
+}

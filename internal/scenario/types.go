@@ -1,0 +1,152 @@
+package scenario
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+)
+
+// APIVersion and Kind every scenario file declares.
+const (
+	APIVersion = "kscale.dev/v1alpha1"
+	Kind       = "Scenario"
+)
+
+// Scenario is one parsed and validated scenario file.
+type Scenario struct {
+	// APIVersion must be APIVersion.
+	APIVersion string `yaml:"apiVersion"`
+	// Kind must be Kind.
+	Kind string `yaml:"kind"`
+	// Name names the scenario in output.
+	Name string `yaml:"name"`
+	// Description says what the scenario shows.
+	Description string `yaml:"description"`
+	// Duration is how long the simulation runs.
+	Duration Duration `yaml:"duration"`
+	// Autoscaler holds the autoscaler options keyed by flag name.
+	Autoscaler Settings `yaml:"autoscaler"`
+	// NodeGroups are the cloud's node groups at the start.
+	NodeGroups []NodeGroup `yaml:"nodeGroups"`
+	// Nodes are instances that already run at the start.
+	Nodes []Node `yaml:"nodes"`
+	// Workloads create pods.
+	Workloads []Workload `yaml:"workloads"`
+	// Events happen at given times.
+	Events []Event `yaml:"events"`
+	// Expect are the assertions checked by --check.
+	Expect []Expectation `yaml:"expect"`
+	// Options are the autoscaler options: the live command's defaults with
+	// the autoscaler section applied. Set by Parse.
+	Options options.Options `yaml:"-"`
+}
+
+// NodeGroup describes one node group of the simulated cloud.
+type NodeGroup struct {
+	// Name is the group id.
+	Name string `yaml:"name"`
+	// Min is the minimum size (default 0).
+	Min int `yaml:"min"`
+	// Max is the maximum size.
+	Max int `yaml:"max"`
+	// Target is the initial target size (default 0 plus initial nodes).
+	Target int `yaml:"target"`
+	// InstanceTypes names built-in catalog types; several mean a mixed group.
+	InstanceTypes []string `yaml:"instanceTypes"`
+	// Resources defines one inline instance type instead of InstanceTypes.
+	Resources Resources `yaml:"resources"`
+	// Reserved is what the kubelet reserves on real nodes
+	// (allocatable = capacity - reserved); the autoscaler must learn it.
+	Reserved Resources `yaml:"reserved"`
+	// Zone is the group's availability zone.
+	Zone string `yaml:"zone"`
+	// Labels are template node labels (provider tags).
+	Labels map[string]string `yaml:"labels"`
+	// Taints are template node taints (provider tags).
+	Taints K8s[[]corev1.Taint] `yaml:"taints"`
+	// BootTime is how long an instance takes from request to a ready node
+	// (default 2m).
+	BootTime *Duration `yaml:"bootTime"`
+	// Capacity is how many more instances the cloud can deliver.
+	Capacity *Capacity `yaml:"capacity"`
+	// StockoutError is reported on waiting placeholders once capacity ran
+	// out; without it the autoscaler only notices by timeout.
+	StockoutError *CloudError `yaml:"stockoutError"`
+}
+
+// CloudError is an instance creation error the cloud reports.
+type CloudError struct {
+	// Class is out-of-resources or other (default other).
+	Class string `yaml:"class"`
+	// Code is the cloud's error code (default Failed).
+	Code string `yaml:"code"`
+	// Message is the error text.
+	Message string `yaml:"message"`
+}
+
+// Node is an instance running at the start (or added by an event).
+type Node struct {
+	// Name is the instance id and node name; generated when empty.
+	Name string `yaml:"name"`
+	// Group is the node group id.
+	Group string `yaml:"group"`
+	// Count adds several unnamed nodes (default 1); only without Name.
+	Count int `yaml:"count"`
+	// NotReady registers the node with Ready=False.
+	NotReady bool `yaml:"notReady"`
+	// Taints are extra taints on the node object.
+	Taints K8s[[]corev1.Taint] `yaml:"taints"`
+}
+
+// Workload creates pods.
+type Workload struct {
+	// Name names the workload; pods are named <name>-<n>.
+	Name string `yaml:"name"`
+	// Namespace defaults to "default".
+	Namespace string `yaml:"namespace"`
+	// Kind is ReplicaSet, Job, DaemonSet or Pods (bare pods).
+	Kind string `yaml:"kind"`
+	// Replicas is the pod count (ReplicaSet, Job parallelism, Pods).
+	Replicas int `yaml:"replicas"`
+	// Scheduled binds the first N replicas at the start, packed onto the
+	// initial nodes.
+	Scheduled int `yaml:"scheduled"`
+	// RunTime makes Job pods succeed this long after they start running.
+	RunTime *Duration `yaml:"runTime"`
+	// StartupTime is how long a bound pod takes to become ready.
+	StartupTime Duration `yaml:"startupTime"`
+	// Pod is the pod template.
+	Pod PodTemplate `yaml:"pod"`
+	// PDB adds a PodDisruptionBudget selecting the workload's pods.
+	PDB *PDB `yaml:"pdb"`
+}
+
+// PodTemplate is the part of a pod spec scenarios may set.
+type PodTemplate struct {
+	// Requests are the container's requests.
+	Requests Resources `yaml:"requests"`
+	// Limits are the container's limits.
+	Limits Resources `yaml:"limits"`
+	// Labels are pod labels (the workload's selector label is added).
+	Labels map[string]string `yaml:"labels"`
+	// Annotations are pod annotations.
+	Annotations map[string]string `yaml:"annotations"`
+	// NodeSelector is the pod's node selector.
+	NodeSelector map[string]string `yaml:"nodeSelector"`
+	// Affinity is a corev1.Affinity.
+	Affinity *K8s[corev1.Affinity] `yaml:"affinity"`
+	// Tolerations are corev1.Tolerations.
+	Tolerations K8s[[]corev1.Toleration] `yaml:"tolerations"`
+	// TopologySpreadConstraints are corev1.TopologySpreadConstraints.
+	TopologySpreadConstraints K8s[[]corev1.TopologySpreadConstraint] `yaml:"topologySpreadConstraints"`
+	// Priority is the pod priority.
+	Priority int32 `yaml:"priority"`
+}
+
+// PDB is a PodDisruptionBudget for a workload: exactly one field is set.
+type PDB struct {
+	// MinAvailable is an int or percentage.
+	MinAvailable string `yaml:"minAvailable"`
+	// MaxUnavailable is an int or percentage.
+	MaxUnavailable string `yaml:"maxUnavailable"`
+}

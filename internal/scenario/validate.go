@@ -1,0 +1,180 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+)
+
+// checker collects validation problems with their lines.
+type checker struct {
+	t    tree
+	errs []error
+}
+
+func (c *checker) failf(cond bool, path []any, format string, args ...any) {
+	if cond {
+		c.errs = append(c.errs, &ParseError{Line: c.t.line(path...), Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+func p(parts ...any) []any { return parts }
+
+func validate(s *Scenario, t tree) error {
+	c := &checker{t: t}
+	c.failf(s.APIVersion != APIVersion, p("apiVersion"), "apiVersion: want %q, got %q", APIVersion, s.APIVersion)
+	c.failf(s.Kind != Kind, p("kind"), "kind: want %q, got %q", Kind, s.Kind)
+	c.failf(s.Duration.Duration <= 0, p("duration"), "duration: must be positive (e.g. 30m)")
+	c.failf(s.Duration.Duration > 31*24*60*60*1e9, p("duration"), "duration: at most 31 days")
+	c.options(s)
+	groups := map[string]bool{}
+	for i := range s.NodeGroups {
+		c.nodeGroup(&s.NodeGroups[i], p("nodeGroups", i), groups)
+	}
+	c.nodes(s, groups)
+	workloads := c.workloads(s)
+	c.events(s, groups, workloads)
+	c.expectations(s)
+	return errors.Join(c.errs...)
+}
+
+func (c *checker) options(s *Scenario) {
+	o := options.Default()
+	if err := o.Set(s.Autoscaler.Values); err != nil {
+		var fe *options.FlagError
+		line := c.t.line("autoscaler")
+		if errors.As(err, &fe) && s.Autoscaler.Lines[fe.Flag] > 0 {
+			line = s.Autoscaler.Lines[fe.Flag]
+		}
+		c.errs = append(c.errs, &ParseError{Line: line, Msg: "autoscaler: " + err.Error()})
+		return
+	}
+	if err := o.Validate(); err != nil {
+		var fe *options.FlagError
+		line := c.t.line("autoscaler")
+		if errors.As(err, &fe) && s.Autoscaler.Lines[fe.Flag] > 0 {
+			line = s.Autoscaler.Lines[fe.Flag]
+		}
+		c.errs = append(c.errs, &ParseError{Line: line, Msg: "autoscaler: " + err.Error()})
+	}
+	s.Options = o
+}
+
+func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
+	f := func(field string) []any { return append(slices.Clone(at), field) }
+	c.failf(len(validation.IsDNS1123Subdomain(g.Name)) > 0, f("name"), "nodeGroups.name: %q is not a valid name (lowercase letters, digits, '-', '.')", g.Name)
+	c.failf(groups[g.Name], f("name"), "nodeGroups.name: %q defined twice", g.Name)
+	groups[g.Name] = true
+	c.failf(g.Min < 0 || g.Max < g.Min, f("max"), "nodeGroups %q: need 0 <= min (%d) <= max (%d)", g.Name, g.Min, g.Max)
+	c.failf(g.Max == 0, f("max"), "nodeGroups %q: max must be set and positive", g.Name)
+	c.failf(g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min, max]", g.Name, g.Target)
+	c.failf((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), at,
+		"nodeGroups %q: set exactly one of instanceTypes and resources", g.Name)
+	for _, it := range g.InstanceTypes {
+		_, err := inmemory.LookupInstanceType(it)
+		c.failf(err != nil, f("instanceTypes"), "nodeGroups %q: %v", g.Name, err)
+	}
+	if len(g.Resources) > 0 {
+		_, cpu := g.Resources["cpu"]
+		_, mem := g.Resources["memory"]
+		c.failf(!cpu || !mem, f("resources"), "nodeGroups %q: resources need cpu and memory", g.Name)
+	}
+	c.failf(g.BootTime != nil && g.BootTime.Duration < 0, f("bootTime"), "nodeGroups %q: bootTime must not be negative", g.Name)
+	c.cloudError(g.StockoutError, f("stockoutError"))
+}
+
+func (c *checker) cloudError(e *CloudError, at []any) {
+	if e == nil {
+		return
+	}
+	c.failf(e.Class != "" && e.Class != "out-of-resources" && e.Class != "other", append(slices.Clone(at), "class"),
+		"class: want out-of-resources or other, got %q", e.Class)
+}
+
+func (c *checker) nodes(s *Scenario, groups map[string]bool) {
+	names := map[string]bool{}
+	perGroup := map[string]int{}
+	for i, n := range s.Nodes {
+		at := p("nodes", i)
+		c.failf(!groups[n.Group], append(at, "group"), "nodes: unknown node group %q", n.Group)
+		c.failf(n.Count < 0 || (n.Name != "" && n.Count > 1), append(at, "count"), "nodes: count must be >= 0, and 1 when a name is given")
+		c.failf(n.Name != "" && names[n.Name], append(at, "name"), "nodes: %q defined twice", n.Name)
+		names[n.Name] = true
+		perGroup[n.Group] += max(n.Count, 1)
+	}
+	for i, g := range s.NodeGroups {
+		c.failf(perGroup[g.Name] > g.Max, p("nodeGroups", i, "max"), "nodeGroups %q: %d initial nodes exceed max %d", g.Name, perGroup[g.Name], g.Max)
+	}
+}
+
+var workloadKinds = []string{"ReplicaSet", "Job", "DaemonSet", "Pods"}
+
+func (c *checker) workloads(s *Scenario) map[string]string {
+	kinds := map[string]string{}
+	for i := range s.Workloads {
+		w := &s.Workloads[i]
+		at := p("workloads", i)
+		f := func(field string) []any { return append(slices.Clone(at), field) }
+		c.failf(len(validation.IsDNS1123Label(w.Name)) > 0, f("name"), "workloads.name: %q is not a valid name", w.Name)
+		_, dup := kinds[w.Name]
+		c.failf(dup, f("name"), "workloads.name: %q defined twice", w.Name)
+		kinds[w.Name] = w.Kind
+		c.failf(!slices.Contains(workloadKinds, w.Kind), f("kind"), "workloads %q: kind must be one of %v, got %q", w.Name, workloadKinds, w.Kind)
+		c.failf(w.Replicas < 0 || w.Scheduled < 0 || w.Scheduled > w.Replicas, f("scheduled"), "workloads %q: need 0 <= scheduled <= replicas", w.Name)
+		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
+		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
+		if w.PDB != nil {
+			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
+		}
+		if w.Namespace == "" {
+			w.Namespace = "default"
+		}
+	}
+	return kinds
+}
+
+func (c *checker) expectations(s *Scenario) {
+	for i := range s.Expect {
+		e := &s.Expect[i]
+		e.Line = c.t.line("expect", i)
+		set := 0
+		for _, b := range []bool{e.Action != nil, e.Actions != nil, e.NoActions != nil, e.Group != nil, e.PendingPods != nil} {
+			if b {
+				set++
+			}
+		}
+		at := p("expect", i)
+		c.failf(set != 1, at, "expect: set exactly one of action, actions, noActions, group, pendingPods")
+		switch {
+		case e.Action != nil:
+			c.match(e.Action.ActionMatch, append(at, "action"))
+			c.window(e.Action.Window, append(at, "action"))
+			c.failf(e.Action.At != nil && (e.Action.From != nil || e.Action.To != nil), append(at, "action"), "expect.action: at excludes from/to")
+		case e.Actions != nil:
+			c.window(e.Actions.Window, append(at, "actions"))
+			for j, m := range e.Actions.Exactly {
+				c.match(m, append(at, "actions", "exactly", j))
+			}
+		case e.NoActions != nil:
+			c.window(*e.NoActions, append(at, "noActions"))
+		case e.Group != nil:
+			c.failf(e.Group.Name == "", append(at, "group"), "expect.group: name is required")
+		}
+	}
+}
+
+// ActionTypes are the action types expectations may name.
+var ActionTypes = []string{"ScaleUp", "DecreaseTargetSize", "DeleteNodes", "EvictPod"}
+
+func (c *checker) match(m ActionMatch, at []any) {
+	c.failf(!slices.Contains(ActionTypes, m.Type), append(at, "type"), "type: want one of %v, got %q", ActionTypes, m.Type)
+}
+
+func (c *checker) window(w Window, at []any) {
+	c.failf(w.From != nil && w.To != nil && w.To.Duration < w.From.Duration, at, "window: to is before from")
+}

@@ -1,0 +1,156 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	yaml "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/api/resource"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Duration is a Go duration string such as "7m" or "1h30m".
+type Duration struct {
+	time.Duration
+}
+
+// UnmarshalYAML parses a duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return lineErr(n.Line, "want a duration such as 7m or 1h30m")
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return lineErr(n.Line, fmt.Sprintf("bad duration %q: want a value such as 7m or 1h30m", n.Value))
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalYAML prints the duration string.
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// Resources is a resource list such as {cpu: "1", memory: 24Gi}.
+type Resources corev1.ResourceList
+
+// UnmarshalYAML parses a map of resource names to quantities.
+func (r *Resources) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return lineErr(n.Line, "want a map of resource names to quantities, e.g. {cpu: \"1\", memory: 2Gi}")
+	}
+	out := Resources{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if v.Kind != yaml.ScalarNode || k.Value == "" {
+			return lineErr(v.Line, fmt.Sprintf("resource %q: want a quantity", k.Value))
+		}
+		q, err := resource.ParseQuantity(v.Value)
+		if err != nil {
+			return lineErr(v.Line, fmt.Sprintf("resource %q: bad quantity %q", k.Value, v.Value))
+		}
+		if q.Sign() < 0 {
+			return lineErr(v.Line, fmt.Sprintf("resource %q: quantity %q is negative", k.Value, v.Value))
+		}
+		out[corev1.ResourceName(k.Value)] = q
+	}
+	*r = out
+	return nil
+}
+
+// List returns the resources as a corev1.ResourceList copy.
+func (r Resources) List() corev1.ResourceList { return corev1.ResourceList(r).DeepCopy() }
+
+// K8s holds a Kubernetes API value (affinity, tolerations, spread
+// constraints, taints) written in its usual YAML form and decoded strictly.
+type K8s[T any] struct {
+	// Value is the decoded object.
+	Value T
+}
+
+// UnmarshalYAML decodes the node through the Kubernetes JSON field names,
+// rejecting unknown fields.
+func (k *K8s[T]) UnmarshalYAML(n *yaml.Node) error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(n); err != nil {
+		return lineErr(n.Line, fmt.Sprintf("re-encoding: %v", err))
+	}
+	if err := sigsyaml.UnmarshalStrict(buf.Bytes(), &k.Value); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "error unmarshaling JSON: while decoding JSON: ")
+		msg = strings.TrimPrefix(msg, "json: ")
+		return lineErr(n.Line, msg)
+	}
+	return nil
+}
+
+// Capacity is how many more instances a group's cloud can deliver: a
+// non-negative number or "unlimited" (the default).
+type Capacity struct {
+	// Limit is the number; negative means unlimited.
+	Limit int
+}
+
+// UnmarshalYAML parses a number or "unlimited".
+func (c *Capacity) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "unlimited" {
+		c.Limit = -1
+		return nil
+	}
+	var v int
+	if n.Kind != yaml.ScalarNode || n.Decode(&v) != nil || v < 0 {
+		return lineErr(n.Line, fmt.Sprintf("capacity: want a non-negative number or \"unlimited\", got %q", n.Value))
+	}
+	c.Limit = v
+	return nil
+}
+
+// Settings are the autoscaler options keyed by flag name; values may be
+// scalars or lists (joined with commas).
+type Settings struct {
+	// Values maps flag names to their string values.
+	Values map[string]string
+	// Lines maps flag names to their line numbers.
+	Lines map[string]int
+}
+
+// UnmarshalYAML reads a flat map of scalars and lists of scalars.
+func (s *Settings) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return lineErr(n.Line, "autoscaler: want a map of flag names to values")
+	}
+	s.Values, s.Lines = map[string]string{}, map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		val, err := settingValue(v)
+		if err != nil {
+			return lineErr(v.Line, fmt.Sprintf("autoscaler.%s: %v", k.Value, err))
+		}
+		if _, dup := s.Values[k.Value]; dup {
+			return lineErr(k.Line, fmt.Sprintf("autoscaler.%s: set twice", k.Value))
+		}
+		s.Values[k.Value], s.Lines[k.Value] = val, k.Line
+	}
+	return nil
+}
+
+func settingValue(v *yaml.Node) (string, error) {
+	switch v.Kind {
+	case yaml.ScalarNode:
+		return v.Value, nil
+	case yaml.SequenceNode:
+		parts := make([]string, 0, len(v.Content))
+		for _, e := range v.Content {
+			if e.Kind != yaml.ScalarNode {
+				return "", fmt.Errorf("want a list of scalars")
+			}
+			parts = append(parts, e.Value)
+		}
+		return strings.Join(parts, ","), nil
+	default:
+		return "", fmt.Errorf("want a scalar or a list of scalars")
+	}
+}
