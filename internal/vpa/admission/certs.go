@@ -1,0 +1,58 @@
+package admission
+
+import (
+	"crypto/tls"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+)
+
+// certReloader serves the key pair from two files and reloads it when either
+// file's modification time changes, so rotated certificates are picked up
+// without a restart.
+type certReloader struct {
+	certFile, keyFile string
+
+	mu      sync.Mutex
+	cert    *tls.Certificate
+	certMod time.Time
+	keyMod  time.Time
+}
+
+func newCertReloader(certFile, keyFile string) (*certReloader, error) {
+	r := &certReloader{certFile: certFile, keyFile: keyFile}
+	if _, err := r.get(nil); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// get returns the current certificate, reloading changed files. On a failed
+// reload it keeps serving the previous certificate.
+func (r *certReloader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	certMod, err1 := modTime(r.certFile)
+	keyMod, err2 := modTime(r.keyFile)
+	if r.cert != nil && (err1 != nil || err2 != nil || (certMod.Equal(r.certMod) && keyMod.Equal(r.keyMod))) {
+		return r.cert, nil
+	}
+	cert, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+	if err != nil {
+		if r.cert != nil {
+			return r.cert, nil
+		}
+		return nil, fmt.Errorf("loading serving certificate %s and key %s: %w", r.certFile, r.keyFile, err)
+	}
+	r.cert, r.certMod, r.keyMod = &cert, certMod, keyMod
+	return r.cert, nil
+}
+
+func modTime(path string) (time.Time, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return fi.ModTime(), nil
+}

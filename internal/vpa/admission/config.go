@@ -1,0 +1,125 @@
+package admission
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Defaults of the admission webhook settings, equal to upstream VPA.
+const (
+	DefaultPort                = 8000
+	DefaultTimeoutSeconds      = 30
+	DefaultServiceName         = "vpa-webhook"
+	DefaultConfigurationName   = "vpa-webhook-config"
+	DefaultWebhookName         = "vpa.k8s.io"
+	DefaultStatusLeaseInterval = 10 * time.Second
+	DefaultNamespace           = "kube-system"
+	DefaultMinTLSVersion       = "tls1_2"
+	// StatusLeaseName is the Lease the webhook renews while it serves.
+	StatusLeaseName = "vpa-admission-controller"
+)
+
+// Config holds the webhook settings.
+type Config struct {
+	// Port is the HTTPS port; --port.
+	Port int
+	// CertFile and KeyFile are the serving certificate and key; --tls-cert-file, --tls-private-key-file.
+	CertFile, KeyFile string
+	// CAFile is the CA that signed the serving certificate, put into the
+	// webhook's caBundle; --client-ca-file.
+	CAFile string
+	// MinTLSVersion is tls1_2 or tls1_3; --min-tls-version.
+	MinTLSVersion string
+	// RegisterWebhook creates the MutatingWebhookConfiguration; --register-webhook.
+	RegisterWebhook bool
+	// RegisterByURL registers WebhookURL instead of a Service; --register-by-url.
+	RegisterByURL bool
+	// WebhookURL is the https URL the API server calls with RegisterByURL;
+	// --webhook-address and --webhook-port form it.
+	WebhookURL string
+	// ServiceName is the webhook's Service in Namespace; --webhook-service.
+	ServiceName string
+	// ServicePort is the Service port; --webhook-service-port.
+	ServicePort int32
+	// Namespace holds the Service and the status Lease ($NAMESPACE).
+	Namespace string
+	// ConfigurationName names the MutatingWebhookConfiguration; --webhook-config-name.
+	ConfigurationName string
+	// FailurePolicyFail sets failurePolicy Fail instead of Ignore; --webhook-failure-policy-fail.
+	FailurePolicyFail bool
+	// TimeoutSeconds is the webhook timeout; --webhook-timeout-seconds.
+	TimeoutSeconds int32
+	// IgnoredNamespaces are excluded by the namespaceSelector; --ignored-vpa-object-namespaces.
+	IgnoredNamespaces []string
+	// VPAObjectNamespace, when set, is the only namespace served; --vpa-object-namespace.
+	VPAObjectNamespace string
+	// StatusLeaseInterval is how often the status Lease is renewed; --status-lease-update-interval.
+	StatusLeaseInterval time.Duration
+}
+
+// DefaultConfig returns a Config with the upstream defaults.
+func DefaultConfig() Config {
+	return Config{
+		Port: DefaultPort, MinTLSVersion: DefaultMinTLSVersion, RegisterWebhook: true,
+		ServiceName: DefaultServiceName, ServicePort: 443, Namespace: DefaultNamespace,
+		ConfigurationName: DefaultConfigurationName, TimeoutSeconds: DefaultTimeoutSeconds,
+		StatusLeaseInterval: DefaultStatusLeaseInterval,
+	}
+}
+
+// Validate reports every invalid setting, naming its flag.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Port < 0 || c.Port > 65535 {
+		errs = append(errs, fmt.Errorf("--port: must be within [0, 65535], got %d", c.Port))
+	}
+	if c.CertFile == "" || c.KeyFile == "" {
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: both are required"))
+	}
+	if _, err := tlsVersion(c.MinTLSVersion); err != nil {
+		errs = append(errs, err)
+	}
+	if c.TimeoutSeconds < 1 || c.TimeoutSeconds > 30 {
+		errs = append(errs, fmt.Errorf("--webhook-timeout-seconds: must be within [1, 30], got %d", c.TimeoutSeconds))
+	}
+	if c.StatusLeaseInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--status-lease-update-interval: must be positive, got %s", c.StatusLeaseInterval))
+	}
+	if c.RegisterWebhook {
+		errs = append(errs, c.validateRegistration()...)
+	}
+	if c.VPAObjectNamespace != "" && len(c.IgnoredNamespaces) > 0 {
+		errs = append(errs, errors.New("--vpa-object-namespace and --ignored-vpa-object-namespaces: set at most one"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Config) validateRegistration() []error {
+	var errs []error
+	if c.CAFile == "" {
+		errs = append(errs, errors.New("--client-ca-file: required to register the webhook (it becomes the caBundle)"))
+	}
+	if c.RegisterByURL {
+		u, err := url.Parse(c.WebhookURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--webhook-address: must form an https URL with a host, got %q", c.WebhookURL))
+		}
+	} else if c.ServiceName == "" || c.Namespace == "" {
+		errs = append(errs, errors.New("--webhook-service and the namespace: both are required to register by Service"))
+	}
+	return errs
+}
+
+func tlsVersion(s string) (uint16, error) {
+	switch s {
+	case "tls1_2":
+		return tls.VersionTLS12, nil
+	case "tls1_3":
+		return tls.VersionTLS13, nil
+	default:
+		return 0, fmt.Errorf("--min-tls-version: must be tls1_2 or tls1_3, got %q", s)
+	}
+}

@@ -1,0 +1,33 @@
+package admission
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the webhook's Prometheus metrics.
+type Metrics struct {
+	pods *prometheus.CounterVec
+	vpas *prometheus.CounterVec
+}
+
+// NewMetrics creates the webhook's metrics and registers them on reg.
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	m := &Metrics{
+		pods: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "kscale", Subsystem: "vpa_admission", Name: "pods_total",
+			Help: "Pod creations reviewed, by outcome (updated, no-recommendation, unmatched, error).",
+		}, []string{"outcome"}),
+		vpas: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: "kscale", Subsystem: "vpa_admission", Name: "vpas_total",
+			Help: "VerticalPodAutoscaler creations and updates reviewed, by result (admitted, rejected).",
+		}, []string{"result"}),
+	}
+	for _, c := range []prometheus.Collector{m.pods, m.vpas} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("registering admission metrics: %w", err)
+		}
+	}
+	return m, nil
+}

@@ -1,0 +1,86 @@
+package admission
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// WebhookConfiguration builds the MutatingWebhookConfiguration for cfg with
+// caBundle as the CA the API server trusts.
+func WebhookConfiguration(cfg Config, caBundle []byte) *admissionregistrationv1.MutatingWebhookConfiguration {
+	failure := admissionregistrationv1.Ignore
+	if cfg.FailurePolicyFail {
+		failure = admissionregistrationv1.Fail
+	}
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := cfg.TimeoutSeconds
+	cc := admissionregistrationv1.WebhookClientConfig{CABundle: caBundle}
+	if cfg.RegisterByURL {
+		u := cfg.WebhookURL
+		cc.URL = &u
+	} else {
+		path, port := "/", cfg.ServicePort
+		cc.Service = &admissionregistrationv1.ServiceReference{Namespace: cfg.Namespace, Name: cfg.ServiceName, Path: &path, Port: &port}
+	}
+	return &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: cfg.ConfigurationName},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    DefaultWebhookName,
+			AdmissionReviewVersions: []string{"v1"},
+			ClientConfig:            cc,
+			Rules: []admissionregistrationv1.RuleWithOperations{
+				rule([]admissionregistrationv1.OperationType{admissionregistrationv1.Create}, "", "v1", "pods"),
+				rule([]admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+					"autoscaling.k8s.io", "*", "verticalpodautoscalers"),
+			},
+			FailurePolicy:     &failure,
+			SideEffects:       &none,
+			TimeoutSeconds:    &timeout,
+			NamespaceSelector: namespaceSelector(cfg),
+		}},
+	}
+}
+
+func rule(ops []admissionregistrationv1.OperationType, group, version, resource string) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{Operations: ops, Rule: admissionregistrationv1.Rule{
+		APIGroups: []string{group}, APIVersions: []string{version}, Resources: []string{resource},
+	}}
+}
+
+func namespaceSelector(cfg Config) *metav1.LabelSelector {
+	const key = "kubernetes.io/metadata.name"
+	switch {
+	case cfg.VPAObjectNamespace != "":
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: key, Operator: metav1.LabelSelectorOpIn, Values: []string{cfg.VPAObjectNamespace}}}}
+	case len(cfg.IgnoredNamespaces) > 0:
+		return &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{
+			Key: key, Operator: metav1.LabelSelectorOpNotIn, Values: cfg.IgnoredNamespaces}}}
+	default:
+		return &metav1.LabelSelector{}
+	}
+}
+
+// register replaces any MutatingWebhookConfiguration of the configured name
+// with a fresh one.
+func register(ctx context.Context, c client.Client, cfg Config) error {
+	ca, err := os.ReadFile(cfg.CAFile)
+	if err != nil {
+		return fmt.Errorf("reading --client-ca-file: %w", err)
+	}
+	want := WebhookConfiguration(cfg, ca)
+	old := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: want.Name}}
+	if err := c.Delete(ctx, old); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the old webhook configuration %s: %w", want.Name, err)
+	}
+	if err := c.Create(ctx, want); err != nil {
+		return fmt.Errorf("creating the webhook configuration %s: %w", want.Name, err)
+	}
+	return nil
+}
