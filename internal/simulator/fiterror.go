@@ -1,0 +1,55 @@
+package simulator
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Filter names, as kube-scheduler's plugins are named.
+const (
+	FilterNodeName          = "NodeName"
+	FilterNodeUnschedulable = "NodeUnschedulable"
+	FilterTaintToleration   = "TaintToleration"
+	FilterNodeAffinity      = "NodeAffinity"
+	FilterNodePorts         = "NodePorts"
+	FilterNodeResourcesFit  = "NodeResourcesFit"
+	FilterVolumeBinding     = "VolumeBinding"
+	FilterPodTopologySpread = "PodTopologySpread"
+	FilterInterPodAffinity  = "InterPodAffinity"
+	// FilterPodSpec is reported for a pod whose scheduling fields do not
+	// parse (for example an invalid label selector).
+	FilterPodSpec = "PodSpec"
+	// FilterNodeNotFound is reported when the named node is not in the snapshot.
+	FilterNodeNotFound = "NodeNotFound"
+)
+
+// FitError says why a pod does not fit on a node: the failing filter
+// (kube-scheduler's plugin name) and its reason.
+type FitError struct {
+	// Node is the node checked; for estimates, the template node.
+	Node string
+	// Filter is the name of the first filter that failed, in
+	// kube-scheduler's filter order.
+	Filter string
+	// Reason is the human-readable reason, as kube-scheduler words it
+	// (for example "Insufficient cpu").
+	Reason string
+}
+
+// Error implements error.
+func (e *FitError) Error() string {
+	return fmt.Sprintf("pod does not fit on node %q: %s: %s", e.Node, e.Filter, e.Reason)
+}
+
+// AsFitError returns the FitError in err's chain, if any.
+func AsFitError(err error) (*FitError, bool) {
+	var fe *FitError
+	ok := errors.As(err, &fe)
+	return fe, ok
+}
+
+// IsFilter reports whether err is a FitError of the named filter.
+func IsFilter(err error, filter string) bool {
+	fe, ok := AsFitError(err)
+	return ok && fe.Filter == filter
+}

@@ -1,0 +1,147 @@
+package simulator
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kscale/kscale/internal/scheduling"
+)
+
+// run is one simulation over a snapshot. It shares topology counters
+// between groups and keeps them current as it places pods.
+type run struct {
+	s        *Snapshot
+	now      time.Time
+	counters []counter
+	byKey    map[string]counter
+}
+
+func newRun(s *Snapshot, now time.Time) *run {
+	return &run{s: s, now: now, byKey: map[string]counter{}}
+}
+
+// groupState is what a group's filters precompute, as kube-scheduler's
+// PreFilter does: counters, the domains that existing pods' anti-affinity
+// forbids, and the bound volumes.
+type groupState struct {
+	spec         *podSpec
+	spread       []*spreadCounter
+	aff          *termCounter
+	anti         *termCounter
+	existingAnti map[labelKV]int
+	pvs          []*corev1.PersistentVolume
+	preFilter    *FitError
+}
+
+func (r *run) counter(key string, build func() counter) counter {
+	if c, ok := r.byKey[key]; ok {
+		return c
+	}
+	c := build()
+	r.byKey[key] = c
+	r.counters = append(r.counters, c)
+	return c
+}
+
+// prepare computes the group state for a pod spec.
+func (r *run) prepare(spec *podSpec) *groupState {
+	g := &groupState{spec: spec}
+	if spec.parseErr != nil {
+		g.preFilter = &FitError{Filter: FilterPodSpec, Reason: spec.parseErr.Error()}
+		return g
+	}
+	g.preFilter = r.prepareVolumes(g)
+	for i := range spec.spread {
+		c := &spec.spread[i]
+		sc := r.counter(spreadKey(spec, c), func() counter { return newSpreadCounter(r.s, spec, c) })
+		g.spread = append(g.spread, sc.(*spreadCounter))
+	}
+	if len(spec.affinity) > 0 {
+		c := r.counter(termsKey("aff", spec.affinity), func() counter { return newTermCounter(r.s, spec.affinity, true) })
+		g.aff = c.(*termCounter)
+	}
+	if len(spec.anti) > 0 {
+		c := r.counter(termsKey("anti", spec.anti), func() counter { return newTermCounter(r.s, spec.anti, false) })
+		g.anti = c.(*termCounter)
+	}
+	g.existingAnti = r.existingAnti(spec)
+	return g
+}
+
+// existingAnti collects the domains where bound pods' required
+// anti-affinity terms select the incoming pod.
+func (r *run) existingAnti(spec *podSpec) map[labelKV]int {
+	var out map[labelKV]int
+	r.s.eachAntiTermFor(spec.labels, func(ref termRef) {
+		t := &ref.e.spec.anti[ref.term]
+		if !t.Matches(spec.pod, r.s.namespaceLabels) {
+			return
+		}
+		v, ok := ref.e.node.node.Labels[t.TopologyKey]
+		if !ok {
+			return
+		}
+		if out == nil {
+			out = map[labelKV]int{}
+		}
+		out[labelKV{t.TopologyKey, v}]++
+	})
+	return out
+}
+
+func (r *run) prepareVolumes(g *groupState) *FitError {
+	for _, claim := range g.spec.claims {
+		pvc, ok := r.s.pvcs[types.NamespacedName{Namespace: g.spec.namespace, Name: claim}]
+		if !ok {
+			return &FitError{Filter: FilterVolumeBinding, Reason: scheduling.ReasonVolumePVCNotFound + ": " + claim}
+		}
+		if pvc.Spec.VolumeName == "" {
+			continue
+		}
+		pv, ok := r.s.pvs[pvc.Spec.VolumeName]
+		if !ok {
+			return &FitError{Filter: FilterVolumeBinding, Reason: scheduling.ReasonVolumePVNotExist}
+		}
+		g.pvs = append(g.pvs, pv)
+	}
+	return nil
+}
+
+// place binds a pod of the group to the node and updates the counters.
+func (r *run) place(g *groupState, pod *corev1.Pod, n *nodeInfo) {
+	e := &podEntry{pod: pod, spec: g.spec}
+	r.s.place(e, n)
+	for _, c := range r.counters {
+		c.placed(e, n)
+	}
+}
+
+// addNode adds a node and updates the counters.
+func (r *run) addNode(node *corev1.Node) *nodeInfo {
+	n := r.s.addNode(node)
+	for _, c := range r.counters {
+		c.nodeAdded(n)
+	}
+	return n
+}
+
+// placeMany binds several pods of the group to one node, as one change.
+func (r *run) placeMany(g *groupState, pods []*corev1.Pod, n *nodeInfo) {
+	if len(pods) == 1 {
+		r.place(g, pods[0], n)
+		return
+	}
+	entries := make([]podEntry, len(pods))
+	n.pods = slices.Grow(n.pods, len(pods))
+	for i, p := range pods {
+		entries[i] = podEntry{pod: p, spec: g.spec}
+		r.s.link(&entries[i], n)
+		for _, c := range r.counters {
+			c.placed(&entries[i], n)
+		}
+	}
+	r.s.record(change{op: opAddPods, node: n, pos: len(pods)})
+}

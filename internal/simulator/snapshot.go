@@ -1,0 +1,202 @@
+package simulator
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kscale/kscale/internal/scheduling"
+)
+
+// Snapshot is an in-memory cluster: nodes, the pods bound to them,
+// namespaces, PersistentVolumes and PersistentVolumeClaims. It is not safe
+// for concurrent use. Objects handed to it are referenced, never copied or
+// modified, and must not be modified while the snapshot holds them.
+//
+// Fork starts a layer of changes that Revert undoes and Commit keeps; layers
+// nest. Changes are recorded as an undo log, so forking costs nothing and
+// reverting costs only the changes made since the fork.
+type Snapshot struct {
+	nodes      []*nodeInfo
+	byName     map[string]*nodeInfo
+	namespaces map[string]*corev1.Namespace
+	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
+	pvs        map[string]*corev1.PersistentVolume
+	podCount   int
+	// podIndex maps namespace/name to a pod; built on first lookup.
+	podIndex map[types.NamespacedName]*podEntry
+	// idx holds the label and anti-affinity indexes; built on first use.
+	idx     *indexes
+	journal []change
+	forks   []int
+	nextID  int
+}
+
+// nodeInfo is one node and what is bound to it.
+type nodeInfo struct {
+	node      *corev1.Node
+	id        int
+	alloc     scheduling.Resources
+	requested scheduling.Resources
+	pods      []*podEntry
+	ports     []scheduling.HostPort
+}
+
+// podEntry is one pod bound to a node in the snapshot.
+type podEntry struct {
+	pod  *corev1.Pod
+	spec *podSpec
+	node *nodeInfo
+}
+
+// NewSnapshot returns an empty snapshot.
+func NewSnapshot() *Snapshot {
+	return &Snapshot{
+		byName:     map[string]*nodeInfo{},
+		namespaces: map[string]*corev1.Namespace{},
+		pvcs:       map[types.NamespacedName]*corev1.PersistentVolumeClaim{},
+		pvs:        map[string]*corev1.PersistentVolume{},
+	}
+}
+
+// AddNode adds a node. It fails when a node of that name exists.
+func (s *Snapshot) AddNode(node *corev1.Node) error {
+	if node == nil || node.Name == "" {
+		return fmt.Errorf("adding node: node has no name")
+	}
+	if _, ok := s.byName[node.Name]; ok {
+		return fmt.Errorf("adding node %q: already in the snapshot", node.Name)
+	}
+	s.addNode(node)
+	return nil
+}
+
+func (s *Snapshot) addNode(node *corev1.Node) *nodeInfo {
+	n := &nodeInfo{node: node, id: s.nextID, alloc: scheduling.NodeAllocatable(node)}
+	s.nextID++
+	s.nodes = append(s.nodes, n)
+	s.byName[node.Name] = n
+	s.record(change{op: opAddNode, node: n})
+	return n
+}
+
+// RemoveNode removes a node and every pod bound to it.
+func (s *Snapshot) RemoveNode(name string) error {
+	n, ok := s.byName[name]
+	if !ok {
+		return fmt.Errorf("removing node %q: not in the snapshot", name)
+	}
+	for len(n.pods) > 0 {
+		s.removePodAt(n, len(n.pods)-1)
+	}
+	pos := s.nodePos(n)
+	s.nodes = append(s.nodes[:pos], s.nodes[pos+1:]...)
+	delete(s.byName, name)
+	s.record(change{op: opRemoveNode, node: n, pos: pos})
+	return nil
+}
+
+func (s *Snapshot) nodePos(n *nodeInfo) int {
+	for i, m := range s.nodes {
+		if m == n {
+			return i
+		}
+	}
+	return -1
+}
+
+// AddPod adds a pod bound to the node named by its spec.nodeName.
+func (s *Snapshot) AddPod(pod *corev1.Pod) error {
+	if pod == nil || pod.Name == "" {
+		return fmt.Errorf("adding pod: pod has no name")
+	}
+	n, ok := s.byName[pod.Spec.NodeName]
+	if !ok {
+		return fmt.Errorf("adding pod %s/%s: node %q not in the snapshot", pod.Namespace, pod.Name, pod.Spec.NodeName)
+	}
+	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
+	if _, dup := s.lookupPod(key); dup {
+		return fmt.Errorf("adding pod %s/%s: already in the snapshot", pod.Namespace, pod.Name)
+	}
+	// Bound pods are parsed without a spread timeout: it only concerns
+	// pending pods.
+	s.place(&podEntry{pod: pod, spec: newPodSpec(pod, time.Time{})}, n)
+	return nil
+}
+
+// RemovePod removes the named pod from the snapshot.
+func (s *Snapshot) RemovePod(namespace, name string) error {
+	e, ok := s.lookupPod(types.NamespacedName{Namespace: namespace, Name: name})
+	if !ok {
+		return fmt.Errorf("removing pod %s/%s: not in the snapshot", namespace, name)
+	}
+	for i, p := range e.node.pods {
+		if p == e {
+			s.removePodAt(e.node, i)
+			break
+		}
+	}
+	return nil
+}
+
+// place binds the entry to the node and records the change.
+func (s *Snapshot) place(e *podEntry, n *nodeInfo) {
+	s.link(e, n)
+	s.record(change{op: opAddPod, node: n, entry: e})
+}
+
+// link binds the entry to the node without recording.
+func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
+	e.node = n
+	n.pods = append(n.pods, e)
+	n.requested.Add(&e.spec.requests, 1)
+	n.ports = append(n.ports, e.spec.ports...)
+	s.podCount++
+	if s.podIndex != nil {
+		s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+	}
+	if s.idx != nil {
+		s.idx.add(e)
+	}
+}
+
+func (s *Snapshot) removePodAt(n *nodeInfo, i int) {
+	e := n.pods[i]
+	s.unlinkAt(n, i)
+	s.record(change{op: opRemovePod, node: n, entry: e, pos: i})
+}
+
+// unlinkAt unbinds the node's i-th pod without recording.
+func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
+	e := n.pods[i]
+	n.pods = append(n.pods[:i], n.pods[i+1:]...)
+	n.requested.Add(&e.spec.requests, -1)
+	if len(e.spec.ports) > 0 {
+		n.ports = n.ports[:0]
+		for _, p := range n.pods {
+			n.ports = append(n.ports, p.spec.ports...)
+		}
+	}
+	s.podCount--
+	if s.podIndex != nil {
+		delete(s.podIndex, types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name})
+	}
+	if s.idx != nil {
+		s.idx.remove(e)
+	}
+}
+
+func (s *Snapshot) lookupPod(key types.NamespacedName) (*podEntry, bool) {
+	if s.podIndex == nil {
+		s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)
+		for _, n := range s.nodes {
+			for _, e := range n.pods {
+				s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+			}
+		}
+	}
+	e, ok := s.podIndex[key]
+	return e, ok
+}

@@ -1,0 +1,117 @@
+package simulator
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/fixture"
+)
+
+func mustAddNode(t testing.TB, s *Snapshot, n *corev1.Node) {
+	t.Helper()
+	if err := s.AddNode(n); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustAddPod(t testing.TB, s *Snapshot, p *corev1.Pod) {
+	t.Helper()
+	if err := s.AddPod(p); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSnapshotAddRemove(t *testing.T) {
+	s := NewSnapshot()
+	mustAddNode(t, s, fixture.Node("n1"))
+	if err := s.AddNode(fixture.Node("n1")); err == nil {
+		t.Fatal("duplicate node accepted")
+	}
+	mustAddPod(t, s, fixture.Pod("p1", fixture.OnNode("n1")))
+	if err := s.AddPod(fixture.Pod("p1", fixture.OnNode("n1"))); err == nil {
+		t.Fatal("duplicate pod accepted")
+	}
+	if err := s.AddPod(fixture.Pod("p2", fixture.OnNode("missing"))); err == nil {
+		t.Fatal("pod on a missing node accepted")
+	}
+	if node, ok := s.NodeOf("default", "p1"); !ok || node != "n1" {
+		t.Fatalf("NodeOf = %q, %v", node, ok)
+	}
+	info, _ := s.NodeInfo("n1")
+	if got := info.Requested(); got.MilliCPU != 100 || got.Pods != 1 {
+		t.Fatalf("requested = %+v", got)
+	}
+	if err := s.RemovePod("default", "p1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemovePod("default", "p1"); err == nil {
+		t.Fatal("removing a missing pod succeeded")
+	}
+	if got := info.Requested(); got.MilliCPU != 0 || s.PodCount() != 0 {
+		t.Fatalf("after remove: requested %+v, pods %d", got, s.PodCount())
+	}
+	mustAddPod(t, s, fixture.Pod("p3", fixture.OnNode("n1")))
+	if err := s.RemoveNode("n1"); err != nil {
+		t.Fatal(err)
+	}
+	if s.NodeCount() != 0 || s.PodCount() != 0 {
+		t.Fatalf("after RemoveNode: %s", s)
+	}
+}
+
+func TestSnapshotForkRevertCommit(t *testing.T) {
+	s := NewSnapshot()
+	mustAddNode(t, s, fixture.Node("n1"))
+	mustAddNode(t, s, fixture.Node("n2"))
+	mustAddPod(t, s, fixture.Pod("a", fixture.OnNode("n1")))
+	mustAddPod(t, s, fixture.Pod("b", fixture.OnNode("n1")))
+
+	s.Fork()
+	mustAddNode(t, s, fixture.Node("n3"))
+	mustAddPod(t, s, fixture.Pod("c", fixture.OnNode("n3")))
+	if err := s.RemovePod("default", "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RemoveNode("n2"); err != nil {
+		t.Fatal(err)
+	}
+	s.Fork()
+	mustAddPod(t, s, fixture.Pod("d", fixture.OnNode("n1")))
+	s.Commit() // merges into the outer fork
+	s.Revert()
+
+	if s.NodeCount() != 2 || s.PodCount() != 2 {
+		t.Fatalf("after revert: %s", s)
+	}
+	info, _ := s.NodeInfo("n1")
+	pods := info.Pods()
+	if len(pods) != 2 || pods[0].Name != "a" || pods[1].Name != "b" {
+		t.Fatalf("n1 pods after revert = %v", names(pods))
+	}
+	if got := info.Requested(); got.MilliCPU != 200 {
+		t.Fatalf("n1 requested after revert = %+v", got)
+	}
+	if _, ok := s.NodeInfo("n3"); ok {
+		t.Fatal("n3 survived revert")
+	}
+	if nodes := s.Nodes(); nodes[0].Node().Name != "n1" || nodes[1].Node().Name != "n2" {
+		t.Fatal("node order not restored")
+	}
+
+	s.Fork()
+	mustAddPod(t, s, fixture.Pod("e", fixture.OnNode("n2")))
+	s.Commit()
+	s.Revert() // no open fork: no-op
+	if s.PodCount() != 3 || s.Forked() != 0 {
+		t.Fatalf("after commit: %s", s)
+	}
+}
+
+func names(pods []*corev1.Pod) []string {
+	out := make([]string, len(pods))
+	for i, p := range pods {
+		out[i] = p.Name
+	}
+	return out
+}
