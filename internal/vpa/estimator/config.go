@@ -1,0 +1,109 @@
+package estimator
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config holds the recommender's estimation flags.
+type Config struct {
+	// TargetCPUPercentile is the CPU usage percentile of the target (0.9).
+	TargetCPUPercentile float64
+	// LowerBoundCPUPercentile is the CPU percentile of the lower bound (0.5).
+	LowerBoundCPUPercentile float64
+	// UpperBoundCPUPercentile is the CPU percentile of the upper bound (0.95).
+	UpperBoundCPUPercentile float64
+	// TargetMemoryPercentile is the memory peak percentile of the target (0.9).
+	TargetMemoryPercentile float64
+	// LowerBoundMemoryPercentile is the memory percentile of the lower bound (0.5).
+	LowerBoundMemoryPercentile float64
+	// UpperBoundMemoryPercentile is the memory percentile of the upper bound (0.95).
+	UpperBoundMemoryPercentile float64
+	// MarginFraction is the safety margin added to every value (0.15).
+	MarginFraction float64
+	// ConfidenceIntervalCPU is the history length at which CPU confidence is 1 (24h).
+	ConfidenceIntervalCPU time.Duration
+	// ConfidenceIntervalMemory is the same for memory (24h).
+	ConfidenceIntervalMemory time.Duration
+	// PodMinCPUMillicores is the least CPU recommended per pod (25).
+	PodMinCPUMillicores int64
+	// PodMinMemoryBytes is the least memory recommended per pod (250 MiB).
+	PodMinMemoryBytes int64
+	// RoundCPUMillicores rounds CPU values up to a multiple (1 = off).
+	RoundCPUMillicores int64
+	// RoundMemoryBytes rounds memory values up to a multiple (1 = off).
+	RoundMemoryBytes int64
+	// MaxAllowedCPUMillicores caps every container's CPU unless the VPA
+	// policy sets its own maximum (0 = unset).
+	MaxAllowedCPUMillicores int64
+	// MaxAllowedMemoryBytes is the same for memory (0 = unset).
+	MaxAllowedMemoryBytes int64
+	// IntegerCPU enables rounding CPU up to whole cores for containers the
+	// VPA annotates with IntegerCPUAnnotationPrefix+<container>_integerCPU=true.
+	IntegerCPU bool
+}
+
+// Default fills unset fields with the upstream defaults.
+func (c *Config) Default() {
+	def := func(p *float64, v float64) {
+		if *p == 0 {
+			*p = v
+		}
+	}
+	def(&c.TargetCPUPercentile, 0.9)
+	def(&c.LowerBoundCPUPercentile, 0.5)
+	def(&c.UpperBoundCPUPercentile, 0.95)
+	def(&c.TargetMemoryPercentile, 0.9)
+	def(&c.LowerBoundMemoryPercentile, 0.5)
+	def(&c.UpperBoundMemoryPercentile, 0.95)
+	def(&c.MarginFraction, 0.15)
+	if c.ConfidenceIntervalCPU == 0 {
+		c.ConfidenceIntervalCPU = 24 * time.Hour
+	}
+	if c.ConfidenceIntervalMemory == 0 {
+		c.ConfidenceIntervalMemory = 24 * time.Hour
+	}
+	if c.PodMinCPUMillicores == 0 {
+		c.PodMinCPUMillicores = 25
+	}
+	if c.PodMinMemoryBytes == 0 {
+		c.PodMinMemoryBytes = 250 * 1024 * 1024
+	}
+	if c.RoundCPUMillicores == 0 {
+		c.RoundCPUMillicores = 1
+	}
+	if c.RoundMemoryBytes == 0 {
+		c.RoundMemoryBytes = 1
+	}
+}
+
+// Validate reports the first invalid field.
+func (c *Config) Validate() error {
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{
+		{"targetCPUPercentile", c.TargetCPUPercentile}, {"recommendationLowerBoundCPUPercentile", c.LowerBoundCPUPercentile},
+		{"recommendationUpperBoundCPUPercentile", c.UpperBoundCPUPercentile}, {"targetMemoryPercentile", c.TargetMemoryPercentile},
+		{"recommendationLowerBoundMemoryPercentile", c.LowerBoundMemoryPercentile},
+		{"recommendationUpperBoundMemoryPercentile", c.UpperBoundMemoryPercentile},
+	} {
+		if p.v <= 0 || p.v > 1 {
+			return fmt.Errorf("%s: %v must be in (0, 1]", p.name, p.v)
+		}
+	}
+	switch {
+	case c.MarginFraction < 0:
+		return fmt.Errorf("recommendationMarginFraction: %v must not be negative", c.MarginFraction)
+	case c.ConfidenceIntervalCPU <= 0 || c.ConfidenceIntervalMemory <= 0:
+		return errors.New("confidenceInterval: must be positive")
+	case c.PodMinCPUMillicores < 0 || c.PodMinMemoryBytes < 0:
+		return errors.New("podRecommendationMin: must not be negative")
+	case c.RoundCPUMillicores < 1 || c.RoundMemoryBytes < 1:
+		return errors.New("round: factors must be at least 1")
+	case c.MaxAllowedCPUMillicores < 0 || c.MaxAllowedMemoryBytes < 0:
+		return errors.New("containerRecommendationMaxAllowed: must not be negative")
+	}
+	return nil
+}

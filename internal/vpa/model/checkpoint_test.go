@@ -1,0 +1,85 @@
+package model
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+)
+
+func TestCheckpointRoundTrip(t *testing.T) {
+	cfg := DefaultConfig()
+	c := NewCluster(cfg)
+	id := VPAID{"a", "v"}
+	c.SetVPA(id, sel(t, "app=x"), true)
+	pod := PodID{"a", "p"}
+	c.SetPod(pod, map[string]string{"app": "x"}, []string{"app"}, false, t0)
+	cs := c.Container(pod, "app")
+	for m := range 3 * 1440 {
+		ts := t0.Add(time.Duration(m) * time.Minute)
+		cs.AddCPU(ts, 0.1+float64(m%7)*0.1)
+		cs.AddMemory(ts, float64(100+m%300)*mib)
+	}
+	states := c.CheckpointStates(id)
+	st := states["app"].SaveToCheckpoint(t0.Add(3 * 24 * time.Hour))
+	if st.Version != CheckpointVersion || len(st.CPUHistogram.BucketWeights) == 0 {
+		t.Fatalf("checkpoint = %+v", st)
+	}
+	maxW := uint32(0)
+	for _, w := range st.CPUHistogram.BucketWeights {
+		maxW = max(maxW, w)
+	}
+	if maxW != 10000 {
+		t.Fatalf("heaviest stored bucket = %d, want 10000", maxW)
+	}
+	back, err := LoadAggregateFromCheckpoint(cfg, &st, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := c.ContainerStates(id)["app"]
+	for _, p := range []float64{0.5, 0.9, 0.95} {
+		if a, b := live.CPU.Percentile(p), back.CPU.Percentile(p); a != b {
+			t.Errorf("cpu p%v: live %v, restored %v", p, a, b)
+		}
+	}
+	if back.TotalSamplesCount != live.TotalSamplesCount || !back.FirstSampleStart.Equal(live.FirstSampleStart) {
+		t.Errorf("restored bookkeeping %d %v, want %d %v", back.TotalSamplesCount, back.FirstSampleStart, live.TotalSamplesCount, live.FirstSampleStart)
+	}
+	// The still-open window's peak is left out of the checkpoint.
+	openPeakWeight := live.Memory.TotalWeight() - back.Memory.TotalWeight()
+	if want := math.Exp2(float64(cs.WindowEnd().Sub(live.Memory.Reference())) / float64(24*time.Hour)); math.Abs(openPeakWeight-want) > 1e-9 {
+		t.Errorf("checkpoint memory weight is %v below live, want the open window's %v", openPeakWeight, want)
+	}
+	// The live model is untouched by saving.
+	if live.Memory.TotalWeight() == back.Memory.TotalWeight() {
+		t.Error("saving changed nothing or changed the live model")
+	}
+}
+
+func TestLoadCheckpointRejects(t *testing.T) {
+	cfg := DefaultConfig()
+	tests := []struct {
+		name      string
+		st        vpav1.VerticalPodAutoscalerCheckpointStatus
+		wantField string
+	}{
+		{"old version", vpav1.VerticalPodAutoscalerCheckpointStatus{Version: "v2"}, "status.version"},
+		{"bucket out of range", vpav1.VerticalPodAutoscalerCheckpointStatus{Version: "v3",
+			CPUHistogram: vpav1.HistogramCheckpoint{BucketWeights: map[int]uint32{176: 1}, TotalWeight: 1}}, "status.cpuHistogram.bucketWeights"},
+		{"negative bucket", vpav1.VerticalPodAutoscalerCheckpointStatus{Version: "v3",
+			MemoryHistogram: vpav1.HistogramCheckpoint{BucketWeights: map[int]uint32{-1: 1}, TotalWeight: 1}}, "status.memoryHistogram.bucketWeights"},
+		{"negative total", vpav1.VerticalPodAutoscalerCheckpointStatus{Version: "v3",
+			CPUHistogram: vpav1.HistogramCheckpoint{TotalWeight: -1}}, "status.cpuHistogram.totalWeight"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := LoadAggregateFromCheckpoint(cfg, &tt.st, t0)
+			var ce *CheckpointError
+			if !errors.As(err, &ce) || ce.Field != tt.wantField {
+				t.Fatalf("error = %v, want field %s", err, tt.wantField)
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// ContainerState is the live state of one container of one pod. It feeds
+// its samples into the aggregate it belongs to and keeps the memory peak of
+// the current aggregation window.
+type ContainerState struct {
+	agg *AggregateContainerState
+	cfg *Config
+	pod *podState
+
+	lastCPUSample    time.Time
+	lastMemorySample time.Time
+	windowEnd        time.Time
+	memoryPeak       float64
+	oomPeak          float64
+}
+
+// newContainerState returns a container feeding agg.
+func newContainerState(cfg *Config, agg *AggregateContainerState, pod *podState) *ContainerState {
+	return &ContainerState{agg: agg, cfg: cfg, pod: pod}
+}
+
+// Aggregate returns the aggregate this container feeds.
+func (c *ContainerState) Aggregate() *AggregateContainerState { return c.agg }
+
+// WindowEnd returns the end of the current memory window (zero before the
+// first memory sample).
+func (c *ContainerState) WindowEnd() time.Time { return c.windowEnd }
+
+// WindowPeak returns the larger of the usage and OOM peaks of the current window.
+func (c *ContainerState) WindowPeak() float64 { return math.Max(c.memoryPeak, c.oomPeak) }
+
+// AddCPU records a CPU sample in cores taken at t. It returns false (and
+// records nothing) for a negative value or a sample not strictly after the
+// previous CPU sample of this container.
+func (c *ContainerState) AddCPU(t time.Time, cores float64) bool {
+	if cores < 0 || !t.After(c.lastCPUSample) {
+		return false
+	}
+	c.agg.addCPU(t, cores)
+	c.lastCPUSample = t
+	return true
+}
+
+// AddMemory records a working-set sample in bytes taken at t. It returns
+// false for a negative value or a sample older than the previous one.
+func (c *ContainerState) AddMemory(t time.Time, bytes float64) bool {
+	if bytes < 0 || t.Before(c.lastMemorySample) {
+		return false
+	}
+	c.lastMemorySample = t
+	c.addPeak(t, bytes, false)
+	return true
+}
+
+// RecordOOM records an OOM kill at t of a container whose memory request
+// (or reported usage) was memoryBytes. The memory fed into the window is
+// the larger of memoryBytes and the window's usage peak, bumped by
+// OOMBumpUpRatio or OOMMinBumpUpBytes, whichever is more. It returns false
+// when the OOM is older than one interval before the last memory sample.
+func (c *ContainerState) RecordOOM(t time.Time, memoryBytes float64) bool {
+	if !c.lastMemorySample.IsZero() && t.Before(c.lastMemorySample.Add(-c.cfg.MemoryAggregationInterval)) {
+		return false
+	}
+	used := math.Max(memoryBytes, c.memoryPeak)
+	needed := math.Max(used+c.cfg.OOMMinBumpUpBytes, used*c.cfg.OOMBumpUpRatio)
+	c.addPeak(t, needed, true)
+	return true
+}
+
+// addPeak applies the per-window peak rule: one histogram entry per window,
+// time-stamped at the window's end, holding the window's largest value.
+func (c *ContainerState) addPeak(t time.Time, bytes float64, oom bool) {
+	if c.windowEnd.IsZero() {
+		c.windowEnd = t
+	}
+	if !t.Before(c.windowEnd) {
+		interval := c.cfg.MemoryAggregationInterval
+		c.windowEnd = c.windowEnd.Add(t.Sub(c.windowEnd).Truncate(interval) + interval)
+		c.memoryPeak, c.oomPeak = 0, 0
+	}
+	old := c.WindowPeak()
+	if bytes > old {
+		if old > 0 {
+			c.agg.Memory.SubtractSampleAt(old, memoryPeakWeight, c.windowEnd)
+		}
+		c.agg.Memory.AddSampleAt(bytes, memoryPeakWeight, c.windowEnd)
+	}
+	if oom {
+		c.oomPeak = math.Max(c.oomPeak, bytes)
+	} else {
+		c.memoryPeak = math.Max(c.memoryPeak, bytes)
+	}
+}
