@@ -1,0 +1,123 @@
+package clusterstate
+
+import (
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Taints the autoscaler puts on nodes it removes.
+const (
+	// ToBeDeletedTaint marks a node being drained.
+	ToBeDeletedTaint = "ToBeDeletedByClusterAutoscaler"
+	// BeingDeletedTaint marks a node whose cloud deletion is starting.
+	BeingDeletedTaint = "BeingDeletedByClusterAutoscaler"
+)
+
+// Taint key prefixes that mark a startup taint without configuration.
+const (
+	StartupTaintPrefix = "startup-taint.cluster-autoscaler.kubernetes.io/"
+	IgnoreTaintPrefix  = "ignore-taint.cluster-autoscaler.kubernetes.io/"
+	StatusTaintPrefix  = "status-taint.cluster-autoscaler.kubernetes.io/"
+)
+
+// Bucket is a node's readiness bucket.
+type Bucket int
+
+// Readiness buckets.
+const (
+	// Ready nodes are kubelet-Ready and carry no startup taint.
+	Ready Bucket = iota
+	// Unready nodes were ready once and are not now.
+	Unready
+	// NotStarted nodes registered recently and have not become ready.
+	NotStarted
+	// LongNotStarted nodes have not become ready within the startup time.
+	LongNotStarted
+	// Deleted nodes carry the BeingDeleted taint.
+	Deleted
+)
+
+// ReadinessRules decides a node's bucket.
+type ReadinessRules struct {
+	// StartupTaints are taint keys that make a node not ready.
+	StartupTaints []string
+	// MaxNodeStartupTime is how long a node may take to become ready.
+	MaxNodeStartupTime time.Duration
+}
+
+// IsStartupTaint reports whether key marks a still-starting node.
+func (r ReadinessRules) IsStartupTaint(key string) bool {
+	if strings.HasPrefix(key, StartupTaintPrefix) || strings.HasPrefix(key, IgnoreTaintPrefix) {
+		return true
+	}
+	for _, k := range r.StartupTaints {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// IsReady reports whether the node is kubelet-Ready without startup taints.
+func (r ReadinessRules) IsReady(n *corev1.Node) bool {
+	cond := readyCondition(n)
+	if cond == nil || cond.Status != corev1.ConditionTrue {
+		return false
+	}
+	for _, t := range n.Spec.Taints {
+		if r.IsStartupTaint(t.Key) {
+			return false
+		}
+	}
+	return true
+}
+
+// Bucket returns the node's readiness bucket at now.
+func (r ReadinessRules) Bucket(n *corev1.Node, now time.Time) Bucket {
+	if HasTaint(n, BeingDeletedTaint) {
+		return Deleted
+	}
+	if r.IsReady(n) {
+		return Ready
+	}
+	if !r.starting(n) {
+		return Unready
+	}
+	if now.Sub(n.CreationTimestamp.Time) < r.MaxNodeStartupTime {
+		return NotStarted
+	}
+	return LongNotStarted
+}
+
+// starting reports whether an unready node has never been ready: it carries
+// a startup taint, or its Ready condition has not changed since creation.
+func (r ReadinessRules) starting(n *corev1.Node) bool {
+	for _, t := range n.Spec.Taints {
+		if r.IsStartupTaint(t.Key) {
+			return true
+		}
+	}
+	cond := readyCondition(n)
+	return cond == nil || !cond.LastTransitionTime.After(n.CreationTimestamp.Add(time.Second))
+}
+
+func readyCondition(n *corev1.Node) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeReady {
+			return &n.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// HasTaint reports whether the node carries a taint with the key.
+func HasTaint(n *corev1.Node, key string) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key {
+			return true
+		}
+	}
+	return false
+}
