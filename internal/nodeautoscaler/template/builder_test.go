@@ -1,0 +1,65 @@
+package template
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	appsv1 "k8s.io/api/apps/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/fixture"
+)
+
+func TestFromProviderMixedTypesAndTags(t *testing.T) {
+	g := cloudprovider.NodeGroup{ID: "ng", Template: cloudprovider.Template{
+		InstanceTypes: []cloudprovider.InstanceType{
+			{Name: "c4.xlarge", Capacity: rl("cpu", "4", "memory", "7680Mi", "pods", "110")},
+			{Name: "r4.large", Capacity: rl("cpu", "2", "memory", "15616Mi", "pods", "110")},
+		},
+		Zones: []string{"eu-central-1b", "eu-central-1a"},
+		Tags: map[string]string{
+			cloudprovider.TagLabelPrefix + "zalando.org/scaling-priority": "100",
+			cloudprovider.TagTaintPrefix + "dedicated":                    "batch:NoSchedule",
+			cloudprovider.TagTaintPrefix + "zalando.org/node-not-ready":   ":NoSchedule",
+			cloudprovider.TagResourcePrefix + "ephemeral-storage":         "50Gi",
+		},
+	}}
+	ignore := func(k string) bool { return k == "zalando.org/node-not-ready" }
+	n, err := FromProvider(g, NewEstimator(), ignore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertList(t, "capacity", n.Status.Capacity, rl("cpu", "2", "memory", "7680Mi", "ephemeral-storage", "50Gi"))
+	assertList(t, "allocatable", n.Status.Allocatable, rl("cpu", "2", "memory", "7680Mi", "ephemeral-storage", "50Gi"))
+	if n.Labels[LabelInstanceType] != MultipleTypes || n.Labels[LabelZone] != "eu-central-1b" ||
+		n.Labels["zalando.org/scaling-priority"] != "100" || n.Labels[LabelHostname] != n.Name {
+		t.Fatalf("labels %v", n.Labels)
+	}
+	if len(n.Spec.Taints) != 1 || n.Spec.Taints[0].Key != "dedicated" || n.Spec.Taints[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Fatalf("taints %v", n.Spec.Taints)
+	}
+	g.Template.Tags[cloudprovider.TagTaintPrefix+"bad"] = "novalue"
+	if _, err := FromProvider(g, NewEstimator(), ignore); err == nil || !strings.Contains(err.Error(), "bad") {
+		t.Fatalf("bad taint tag: %v", err)
+	}
+}
+
+func TestDaemonSetPods(t *testing.T) {
+	node := fixture.Node("n", fixture.WithNodeLabels(map[string]string{"pool": "a"}))
+	limitsOnly := fixture.DaemonSet("logs", fixture.WithLimits("cpu", "200m", "memory", "100Mi"))
+	limitsOnly.Spec.Template.Spec.Containers[0].Resources.Requests = nil
+	elsewhere := fixture.DaemonSet("gpu", fixture.WithNodeSelector(map[string]string{"pool": "gpu"}))
+	pods := DaemonSetPods(node, []*appsv1.DaemonSet{limitsOnly, elsewhere})
+	if len(pods) != 1 {
+		t.Fatalf("got %d pods, want 1", len(pods))
+	}
+	req := pods[0].Spec.Containers[0].Resources.Requests
+	if req.Cpu().MilliValue() != 200 || req.Memory().Value() != 100<<20 {
+		t.Fatalf("limits-only container requests %v", req)
+	}
+	if pods[0].Spec.NodeName != "n" {
+		t.Fatalf("pod not bound to the template node")
+	}
+}
