@@ -1,0 +1,51 @@
+package scaleup
+
+import (
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Increase is one group's size increase in a plan.
+type Increase struct {
+	// Group is the node group id.
+	Group string
+	// Delta is how many nodes to add.
+	Delta int
+	// Pods is how many pending pods the increase is for (for the whole
+	// balanced set it belongs to).
+	Pods int
+}
+
+// GroupReason is why one group was not scaled up for a pod.
+type GroupReason struct {
+	// Group is the node group id.
+	Group string
+	// Reason explains, e.g. "max size reached" or "Insufficient memory".
+	Reason string
+}
+
+// NoScaleUp is a pending pod that triggered no scale-up, with the reason
+// per group.
+type NoScaleUp struct {
+	// Pod is the pending pod.
+	Pod *corev1.Pod
+	// Reasons are per group, in group order.
+	Reasons []GroupReason
+}
+
+// Plan is the outcome of one scale-up evaluation.
+type Plan struct {
+	// Increases are the size increases to make (empty when none).
+	Increases []Increase
+	// Unschedulable is how many considered pods fit no existing or
+	// upcoming node.
+	Unschedulable int
+	// Considered is how many pods the evaluation looked at after the
+	// pod filter and the --max-unschedulable-pods-considered cut.
+	Considered int
+	// Skipped counts pods left out by the pod filter.
+	Skipped Skipped
+	// NoScaleUp lists pods that no increase helps, with reasons.
+	NoScaleUp []NoScaleUp
+	// LimitedBy names a cluster-wide limit that cut the increase.
+	LimitedBy string
+}
