@@ -1,0 +1,41 @@
+package discovery
+
+import (
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Target is one pod to scrape.
+type Target struct {
+	// Key is the pod's namespace and name.
+	Key types.NamespacedName
+	// UID is the pod's UID; a new UID under the same name is a new series.
+	UID types.UID
+	// IP is the pod's IP address.
+	IP string
+	// Labels are the pod's labels, for label-selector queries.
+	Labels map[string]string
+}
+
+// targetFor returns the target for pod, or false when it is not to be
+// scraped: no IP yet, being deleted, or finished.
+func targetFor(pod *corev1.Pod) (Target, bool) {
+	if pod.DeletionTimestamp != nil || pod.Status.PodIP == "" {
+		return Target{}, false
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return Target{}, false
+	}
+	return Target{
+		Key:    types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name},
+		UID:    pod.UID,
+		IP:     pod.Status.PodIP,
+		Labels: maps.Clone(pod.Labels),
+	}, true
+}
+
+func (t Target) equal(o Target) bool {
+	return t.Key == o.Key && t.UID == o.UID && t.IP == o.IP && maps.Equal(t.Labels, o.Labels)
+}

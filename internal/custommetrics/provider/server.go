@@ -1,0 +1,57 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net"
+
+	"github.com/spf13/pflag"
+	basecmd "sigs.k8s.io/custom-metrics-apiserver/pkg/cmd"
+	"sigs.k8s.io/custom-metrics-apiserver/pkg/cmd/options"
+	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+)
+
+// DefaultSecurePort is the HTTPS port of the metrics API.
+const DefaultSecurePort = 6443
+
+// Server is the aggregated API server. Its flags (secure serving, delegated
+// authentication and authorization, audit, --lister-kubeconfig, ...) are the
+// library's; NewServer adds them to a flag set.
+type Server struct {
+	base *basecmd.AdapterBase
+}
+
+// NewServer adds the server's flags to fs. Without --tls-cert-file the
+// server uses an in-memory self-signed certificate.
+func NewServer(fs *pflag.FlagSet, name string) *Server {
+	opts := options.NewCustomMetricsAdapterServerOptions()
+	opts.SecureServing.BindPort = DefaultSecurePort
+	opts.SecureServing.ServerCert.CertDirectory = ""
+	base := &basecmd.AdapterBase{Name: name, FlagSet: fs, CustomMetricsAdapterServerOptions: opts}
+	base.InstallFlags()
+	return &Server{base: base}
+}
+
+// SetListener makes the server accept on l instead of binding
+// --bind-address and --secure-port, for example a listener opened inside a
+// network namespace.
+func (s *Server) SetListener(l net.Listener) {
+	s.base.SecureServing.Listener = l
+}
+
+// SetKubeconfig sets the kubeconfig the library's clients use when
+// --lister-kubeconfig is not given.
+func (s *Server) SetKubeconfig(path string) {
+	if s.base.RemoteKubeConfigFile == "" {
+		s.base.RemoteKubeConfigFile = path
+	}
+}
+
+// Serve serves p until ctx ends.
+func (s *Server) Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) error {
+	s.base.WithCustomMetrics(p)
+	if err := s.base.Run(ctx); err != nil {
+		return fmt.Errorf("running custom metrics API server: %w", err)
+	}
+	return nil
+}
