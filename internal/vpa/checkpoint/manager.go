@@ -194,12 +194,17 @@ func (m *Manager) Load(ctx context.Context, cluster *model.Cluster, now time.Tim
 	return loaded, nil
 }
 
+// GCDue reports whether GarbageCollect would run at now.
+func (m *Manager) GCDue(now time.Time) bool {
+	return m.lastGC.IsZero() || now.Sub(m.lastGC) >= m.cfg.GCInterval
+}
+
 // GarbageCollect deletes checkpoints whose VPA is not in existing, at most
 // once per GCInterval (judged by now). existing must come from a fresh
 // list of all VPAs, whichever recommender serves them. It returns how many
 // checkpoints it deleted.
 func (m *Manager) GarbageCollect(ctx context.Context, existing map[model.VPAID]bool, now time.Time) (int, error) {
-	if !m.lastGC.IsZero() && now.Sub(m.lastGC) < m.cfg.GCInterval {
+	if !m.GCDue(now) {
 		return 0, nil
 	}
 	list, err := m.client.VerticalPodAutoscalerCheckpoints(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
