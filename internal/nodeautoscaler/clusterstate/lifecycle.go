@@ -75,15 +75,17 @@ func (r *Registry) startBackoff(group string, reason backoff.Reason, now time.Ti
 // joined, or its target was lowered from outside).
 func (r *Registry) updateBackoffs(now time.Time) []Event {
 	r.cfg.Backoff.RemoveStale(now)
+	if r.cfg.APIErrorBackoff != nil {
+		r.cfg.APIErrorBackoff.RemoveStale(now)
+	}
 	var events []Event
 	for i := range r.groups {
 		st := &r.groups[i]
 		id := st.Group.ID
-		st.Backoff = r.cfg.Backoff.Status(id, now)
-		if r.cfg.NoFullScaleDown && st.Backoff.BackedOff && st.Group.TargetSize <= st.Readiness.provisioned() {
+		if r.cfg.NoFullScaleDown && r.cfg.Backoff.Status(id, now).BackedOff && st.Group.TargetSize <= st.Readiness.provisioned() {
 			r.cfg.Backoff.Remove(id)
-			st.Backoff = r.cfg.Backoff.Status(id, now)
 		}
+		st.Backoff = r.backoffStatus(id, now)
 		if r.backedOff[id] && !st.Backoff.BackedOff {
 			events = append(events, Event{Type: BackoffCleared, Group: id, Message: "restoring scale-up"})
 		}

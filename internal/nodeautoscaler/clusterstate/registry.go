@@ -22,6 +22,10 @@ type Config struct {
 	// NoFullScaleDown is --backoff-no-full-scale-down: backed-off groups keep
 	// one sentinel request and recover when it is fulfilled.
 	NoFullScaleDown bool
+	// APIErrorBackoff, when set, backs off groups whose IncreaseSize call
+	// failed. A failed call leaves no sentinel whose arrival could end an
+	// infinite backoff, so no-full-scale-down mode uses a timed policy here.
+	APIErrorBackoff backoff.Backoff
 }
 
 // Input is what Update needs from the cloud and the cluster.
@@ -173,7 +177,11 @@ func (r *Registry) RegisterScaleUp(group string, delta int, now time.Time) {
 // RegisterFailedScaleUp backs group off after a failed IncreaseSize call.
 func (r *Registry) RegisterFailedScaleUp(group string, reason backoff.Reason, now time.Time) Event {
 	delete(r.requests, group)
-	st := r.cfg.Backoff.Backoff(group, reason, now)
+	b := r.cfg.Backoff
+	if r.cfg.APIErrorBackoff != nil {
+		b = r.cfg.APIErrorBackoff
+	}
+	st := b.Backoff(group, reason, now)
 	if i, ok := r.index[group]; ok {
 		r.groups[i].Backoff, r.groups[i].Upcoming, r.groups[i].ScaleUpInProgress = st, 0, false
 	}
@@ -183,7 +191,7 @@ func (r *Registry) RegisterFailedScaleUp(group string, reason backoff.Reason, no
 
 // IsSafeToScaleUp reports whether group may be scaled up at now, and why not.
 func (r *Registry) IsSafeToScaleUp(group string, now time.Time) (bool, string) {
-	if st := r.cfg.Backoff.Status(group, now); st.BackedOff {
+	if st := r.backoffStatus(group, now); st.BackedOff {
 		return false, fmt.Sprintf("in backoff after failed scale-up (%s)", st.Reason.Code)
 	}
 	return true, ""
@@ -202,4 +210,15 @@ func (r *Registry) forgetMissing() {
 			delete(r.incorrect, g)
 		}
 	}
+}
+
+// backoffStatus combines the main and the API-error backoff.
+func (r *Registry) backoffStatus(group string, now time.Time) backoff.Status {
+	st := r.cfg.Backoff.Status(group, now)
+	if r.cfg.APIErrorBackoff != nil && !st.BackedOff {
+		if api := r.cfg.APIErrorBackoff.Status(group, now); api.BackedOff {
+			return api
+		}
+	}
+	return st
 }

@@ -1,0 +1,148 @@
+package nodeautoscaler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/utils/clock"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+)
+
+// Config wires an Autoscaler.
+type Config struct {
+	// Options are the validated options.
+	Options options.Options
+	// Provider is the cloud.
+	Provider cloudprovider.Provider
+	// Cluster reads Kubernetes.
+	Cluster Cluster
+	// Recorder receives events; nil discards them.
+	Recorder Recorder
+	// Clock measures the estimation time budget only; decisions use the
+	// now passed to RunOnce.
+	Clock clock.PassiveClock
+	// Rand breaks expander ties.
+	Rand *rand.Rand
+	// Registerer receives the metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+	// Priorities feeds the priority expander; needed only when it is used.
+	Priorities expander.PrioritySource
+}
+
+// Validate checks the wiring.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Provider == nil {
+		errs = append(errs, errors.New("provider is required"))
+	}
+	if c.Cluster == nil {
+		errs = append(errs, errors.New("cluster is required"))
+	}
+	if c.Clock == nil {
+		errs = append(errs, errors.New("clock is required"))
+	}
+	if c.Rand == nil {
+		errs = append(errs, errors.New("rand is required"))
+	}
+	return errors.Join(append(errs, c.Options.Validate())...)
+}
+
+// Autoscaler is the node autoscaler loop with its in-memory state.
+type Autoscaler struct {
+	cfg       Config
+	state     *clusterstate.Registry
+	estimator *template.Estimator
+	expander  *expander.Chain
+	metrics   *metrics
+	ignore    template.IgnoreTaint
+}
+
+// New builds an Autoscaler with empty state.
+func New(cfg Config) (*Autoscaler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
+	}
+	o := cfg.Options
+	var b, apiErrors backoff.Backoff = backoff.NewExponential(o.InitialNodeGroupBackoffDuration, o.MaxNodeGroupBackoffDuration, o.NodeGroupBackoffResetTimeout), nil
+	if o.BackoffNoFullScaleDown {
+		b, apiErrors = backoff.NewInfinite(), b
+	}
+	chain, err := expander.NewChain(o.Expanders, cfg.Priorities, cfg.Rand)
+	if err != nil {
+		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
+	}
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
+	}
+	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints(), MaxNodeStartupTime: o.MaxNodeStartupTime}
+	return &Autoscaler{
+		cfg: cfg, estimator: template.NewEstimator(), expander: chain, metrics: m,
+		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
+			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
+		ignore: ignoreTaint(rules, o.StatusTaints),
+	}, nil
+}
+
+// State returns the per-group state of the last loop.
+func (a *Autoscaler) State() []clusterstate.GroupState { return a.state.Groups() }
+
+// RunOnce runs one loop at now: observe, update state, repair group
+// health, then scale up. A repair that changed sizes ends the loop early so
+// the next one starts from fresh state.
+func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
+	obs, err := a.observe(ctx)
+	if err != nil {
+		return err
+	}
+	a.estimator.Observe(obs.nodes)
+	for _, e := range a.state.Update(obs.input(), now) {
+		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
+			a.metrics.failedScaleUps.WithLabelValues(e.Reason.Code).Inc()
+		}
+		a.record(ctx, stateEvent(e))
+	}
+	defer a.metrics.update(a.state.Groups())
+	repaired, err := a.repairSizes(ctx, now)
+	if err != nil || repaired {
+		return err
+	}
+	if err := a.deleteErrorInstances(ctx); err != nil {
+		return err
+	}
+	return a.scaleUp(ctx, obs, now)
+}
+
+func (a *Autoscaler) record(ctx context.Context, e Event) {
+	if a.cfg.Recorder != nil {
+		a.cfg.Recorder.Record(ctx, e)
+	}
+}
+
+func stateEvent(e clusterstate.Event) Event {
+	return Event{Type: EventType(e.Type), Group: e.Group, Reason: e.Reason.Code, Message: e.Message}
+}
+
+func ignoreTaint(rules clusterstate.ReadinessRules, status []string) template.IgnoreTaint {
+	return func(key string) bool {
+		if rules.IsStartupTaint(key) || key == clusterstate.ToBeDeletedTaint || key == clusterstate.BeingDeletedTaint {
+			return true
+		}
+		for _, s := range status {
+			if s == key {
+				return true
+			}
+		}
+		return len(key) > len(clusterstate.StatusTaintPrefix) && key[:len(clusterstate.StatusTaintPrefix)] == clusterstate.StatusTaintPrefix
+	}
+}

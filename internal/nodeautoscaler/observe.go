@@ -1,0 +1,72 @@
+package nodeautoscaler
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+)
+
+// observation is what one loop read from the cloud and the cluster.
+type observation struct {
+	groups     []cloudprovider.NodeGroup
+	instances  map[string][]cloudprovider.Instance
+	nodes      []*corev1.Node
+	pods       []*corev1.Pod
+	daemonSets []*appsv1.DaemonSet
+}
+
+func (o *observation) input() clusterstate.Input {
+	return clusterstate.Input{Groups: o.groups, Instances: o.instances, Nodes: o.nodes}
+}
+
+// observe reads everything the loop decides on.
+func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
+	p := a.cfg.Provider
+	if err := p.Refresh(ctx); err != nil {
+		return nil, fmt.Errorf("refreshing cloud provider: %w", err)
+	}
+	groups, err := p.NodeGroups(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing node groups: %w", err)
+	}
+	obs := &observation{groups: groups, instances: make(map[string][]cloudprovider.Instance, len(groups))}
+	for _, g := range groups {
+		if obs.instances[g.ID], err = p.Instances(ctx, g.ID); err != nil {
+			return nil, fmt.Errorf("listing instances of node group %q: %w", g.ID, err)
+		}
+	}
+	if obs.nodes, err = a.cfg.Cluster.ListNodes(ctx); err != nil {
+		return nil, fmt.Errorf("listing nodes: %w", err)
+	}
+	if obs.pods, err = a.cfg.Cluster.ListPods(ctx); err != nil {
+		return nil, fmt.Errorf("listing pods: %w", err)
+	}
+	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
+		return nil, fmt.Errorf("listing daemonsets: %w", err)
+	}
+	return obs, nil
+}
+
+// IsUnschedulable reports whether kube-scheduler gave up on the pod: not
+// bound, not terminating, and PodScheduled=False with reason Unschedulable.
+func IsUnschedulable(p *corev1.Pod) bool {
+	if p.Spec.NodeName != "" || p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+// isActiveBound reports whether a pod occupies its node.
+func isActiveBound(p *corev1.Pod) bool {
+	return p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
+}

@@ -1,0 +1,178 @@
+package nodeautoscaler
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// scaleUp evaluates and carries out one scale-up.
+func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Time) error {
+	var pending []*corev1.Pod
+	for _, p := range obs.pods {
+		if IsUnschedulable(p) {
+			pending = append(pending, p)
+		}
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	snap, err := a.readySnapshot(obs, now)
+	if err != nil {
+		return err
+	}
+	groups, limits := a.scaleUpGroups(obs, now)
+	o := a.cfg.Options
+	budgetEnd := a.cfg.Clock.Now().Add(o.MaxBinpackingDuration)
+	plan, err := scaleup.Compute(scaleup.Input{
+		Snapshot: snap, Pending: pending, Groups: groups, Expander: a.expander, Now: now,
+		Filter:            scaleup.PodFilter{NewPodScaleUpDelay: o.NewPodScaleUpDelay, ExpendablePriorityCutoff: o.ExpendablePodsPriorityCutoff},
+		MaxPodsConsidered: o.MaxUnschedulablePodsConsidered, Limits: limits, Balance: o.BalanceSimilarNodeGroups,
+		Deadline: func() bool { return !a.cfg.Clock.Now().Before(budgetEnd) },
+	})
+	if err != nil {
+		return fmt.Errorf("computing scale-up: %w", err)
+	}
+	a.explain(ctx, plan)
+	return a.execute(ctx, plan, now)
+}
+
+// readySnapshot holds the ready nodes and the pods bound to them.
+func (a *Autoscaler) readySnapshot(obs *observation, now time.Time) (*simulator.Snapshot, error) {
+	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	snap := simulator.NewSnapshot()
+	ready := map[string]bool{}
+	for _, n := range obs.nodes {
+		if rules.Bucket(n, now) != clusterstate.Ready {
+			continue
+		}
+		if err := snap.AddNode(n); err != nil {
+			return nil, fmt.Errorf("building snapshot: %w", err)
+		}
+		ready[n.Name] = true
+	}
+	for _, p := range obs.pods {
+		if isActiveBound(p) && ready[p.Spec.NodeName] {
+			if err := snap.AddPod(p); err != nil {
+				return nil, fmt.Errorf("building snapshot: %w", err)
+			}
+		}
+	}
+	return snap, nil
+}
+
+// scaleUpGroups describes every group for scale-up, and the cluster totals.
+func (a *Autoscaler) scaleUpGroups(obs *observation, now time.Time) ([]scaleup.Group, scaleup.Limits) {
+	o := a.cfg.Options
+	limits := scaleup.Limits{MaxNodesTotal: o.MaxNodesTotal, MaxCores: o.CoresTotal.Max, MaxMemoryBytes: o.MemoryTotal.Max << 30,
+		MaxNodesPerScaleUp: o.MaxNodesPerScaleUp, Nodes: len(obs.nodes)}
+	for _, n := range obs.nodes {
+		limits.Cores += n.Status.Capacity.Cpu().AsApproximateFloat64()
+		limits.MemoryBytes += n.Status.Capacity.Memory().Value()
+	}
+	var out []scaleup.Group
+	for _, st := range a.state.Groups() {
+		g := scaleup.Group{ID: st.Group.ID, Target: st.Group.TargetSize, Max: st.Group.MaxSize, Upcoming: st.Upcoming}
+		if ok, why := a.state.IsSafeToScaleUp(g.ID, now); !ok {
+			g.SkipReason = why
+		}
+		g.Template, g.TemplateErr = a.template(st.Group, obs, now)
+		if g.Template != nil {
+			limits.Nodes += g.Upcoming
+			limits.Cores += float64(g.Upcoming) * g.Template.Node.Status.Capacity.Cpu().AsApproximateFloat64()
+			limits.MemoryBytes += int64(g.Upcoming) * g.Template.Node.Status.Capacity.Memory().Value()
+		}
+		out = append(out, g)
+	}
+	return out, limits
+}
+
+// template builds a group's template: from the provider, or from a ready
+// live node of the group in the upstream mode when one exists.
+func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now time.Time) (*template.Template, error) {
+	var node *corev1.Node
+	if !a.cfg.Options.ScaleUpTemplateFromCloudProvider {
+		node = a.liveTemplate(g.ID, obs, now)
+	}
+	if node == nil {
+		var err error
+		if node, err = template.FromProvider(g, a.estimator, a.ignore); err != nil {
+			return nil, err
+		}
+	}
+	return &template.Template{Node: node, DaemonSetPods: template.DaemonSetPods(node, obs.daemonSets)}, nil
+}
+
+func (a *Autoscaler) liveTemplate(group string, obs *observation, now time.Time) *corev1.Node {
+	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	for _, n := range obs.nodes {
+		if g, ok := a.state.NodeGroupOf(n); ok && g == group && !n.Spec.Unschedulable && rules.Bucket(n, now) == clusterstate.Ready &&
+			!clusterstate.HasTaint(n, clusterstate.ToBeDeletedTaint) {
+			return template.FromLiveNode(group, n, a.ignore)
+		}
+	}
+	return nil
+}
+
+// execute carries out the plan's increases.
+func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, now time.Time) error {
+	for _, inc := range plan.Increases {
+		if err := a.cfg.Provider.IncreaseSize(ctx, inc.Group, inc.Delta); err != nil {
+			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
+			a.record(ctx, Event{Type: EventScaleUpError, Group: inc.Group, Delta: inc.Delta, Reason: reason.Code, Message: err.Error()})
+			a.record(ctx, stateEvent(a.state.RegisterFailedScaleUp(inc.Group, reason, now)))
+			a.metrics.failedScaleUps.WithLabelValues(reason.Code).Inc()
+			continue
+		}
+		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
+		msg := fmt.Sprintf("%d pending pod(s)", inc.Pods)
+		if plan.LimitedBy != "" {
+			msg += ", limited by --" + plan.LimitedBy
+		}
+		a.record(ctx, Event{Type: EventScaleUp, Group: inc.Group, Delta: inc.Delta, Pods: inc.Pods, Message: msg})
+	}
+	return nil
+}
+
+// explain records one NotTriggerScaleUp event per owner of pods no group
+// could help, with the reasons per group.
+func (a *Autoscaler) explain(ctx context.Context, plan scaleup.Plan) {
+	byOwner := map[string][]scaleup.NoScaleUp{}
+	var owners []string
+	for _, n := range plan.NoScaleUp {
+		k := ownerKey(n.Pod)
+		if _, ok := byOwner[k]; !ok {
+			owners = append(owners, k)
+		}
+		byOwner[k] = append(byOwner[k], n)
+	}
+	slices.Sort(owners)
+	for _, k := range owners {
+		first := byOwner[k][0]
+		var parts []string
+		for _, r := range first.Reasons {
+			parts = append(parts, r.Group+": "+r.Reason)
+		}
+		a.record(ctx, Event{Type: EventNotTriggerScaleUp, Pods: len(byOwner[k]), Reason: k, Message: strings.Join(parts, "; ")})
+	}
+}
+
+func ownerKey(p *corev1.Pod) string {
+	for _, r := range p.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return p.Namespace + "/" + r.Name
+		}
+	}
+	return p.Namespace + "/" + p.Name
+}

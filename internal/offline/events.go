@@ -1,0 +1,165 @@
+package offline
+
+import (
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// templateOf builds a provider template from scenario fields: catalog types
+// or one inline type, the zone, and labels and taints as tags.
+func templateOf(group string, types []string, res scenario.Resources, zone string, labels map[string]string, taints []corev1.Taint) (cloudprovider.Template, error) {
+	t := cloudprovider.Template{Tags: map[string]string{}}
+	for _, name := range types {
+		it, err := inmemory.LookupInstanceType(name)
+		if err != nil {
+			return t, fmt.Errorf("node group %q: %w", group, err)
+		}
+		t.InstanceTypes = append(t.InstanceTypes, it)
+	}
+	if len(res) > 0 {
+		capacity := res.List()
+		if _, ok := capacity[corev1.ResourcePods]; !ok {
+			capacity[corev1.ResourcePods] = *resourceQuantity(inmemory.DefaultMaxPods)
+		}
+		t.InstanceTypes = append(t.InstanceTypes, cloudprovider.InstanceType{Name: group + "-type", Capacity: capacity})
+	}
+	if zone != "" {
+		t.Zones = []string{zone}
+	}
+	for k, v := range labels {
+		t.Tags[cloudprovider.TagLabelPrefix+k] = v
+	}
+	for _, taint := range taints {
+		t.Tags[cloudprovider.TagTaintPrefix+taint.Key] = taint.Value + ":" + string(taint.Effect)
+	}
+	return t, nil
+}
+
+// apply carries out one scenario event.
+func (w *World) apply(e scenario.Event) error {
+	w.emit(Event{Type: "ScenarioEvent", Message: describe(e)})
+	switch {
+	case e.AddPods != nil:
+		return w.changeReplicas(e.AddPods.Workload, func(n int) int { return n + e.AddPods.Count })
+	case e.RemovePods != nil:
+		return w.changeReplicas(e.RemovePods.Workload, func(n int) int { return max(0, n-e.RemovePods.Count) })
+	case e.ScaleWorkload != nil:
+		return w.changeReplicas(e.ScaleWorkload.Workload, func(int) int { return e.ScaleWorkload.Count })
+	case e.ChangeGroup != nil:
+		return w.changeGroup(*e.ChangeGroup)
+	case e.AddGroup != nil:
+		return w.addGroup(*e.AddGroup)
+	case e.RemoveGroup != "":
+		return w.cloud.RemoveGroup(e.RemoveGroup)
+	case e.SetTarget != nil:
+		return w.cloud.SetTargetSize(e.SetTarget.Group, e.SetTarget.Target)
+	case e.AddInstance != nil:
+		return w.addInstance(*e.AddInstance)
+	case e.RemoveInstance != nil:
+		return w.cloud.RemoveInstance(e.RemoveInstance.Group, e.RemoveInstance.Name, e.RemoveInstance.ChangeTarget)
+	case e.TaintNode != nil:
+		t := e.TaintNode
+		return w.taint(t.Node, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	case e.UntaintNode != nil:
+		return w.untaint(e.UntaintNode.Node, e.UntaintNode.Key)
+	case e.SetCloudError != nil:
+		return w.cloud.SetCreationError(e.SetCloudError.Group, cloudError(e.SetCloudError.CloudError))
+	case e.ClearCloudError != "":
+		return w.cloud.ClearCreationError(e.ClearCloudError)
+	case e.RestartAutoscaler:
+		return w.restart()
+	}
+	return fmt.Errorf("event at %v has no action", e.At.Duration)
+}
+
+func (w *World) changeReplicas(name string, f func(int) int) error {
+	wl, ok := w.byName[name]
+	if !ok {
+		return fmt.Errorf("unknown workload %q", name)
+	}
+	wl.replicas = f(wl.replicas)
+	return nil
+}
+
+func (w *World) changeGroup(c scenario.GroupChange) error {
+	return w.cloud.UpdateGroup(c.Name, func(cfg *inmemory.GroupConfig) {
+		if c.Min != nil {
+			cfg.MinSize = *c.Min
+		}
+		if c.Max != nil {
+			cfg.MaxSize = *c.Max
+		}
+		if len(c.InstanceTypes) > 0 || len(c.Resources) > 0 {
+			labels, taints := tagsOf(cfg.Template)
+			if t, err := templateOf(c.Name, c.InstanceTypes, c.Resources, first(cfg.Template.Zones), labels, taints); err == nil {
+				cfg.Template.InstanceTypes = t.InstanceTypes
+			}
+		}
+		if c.Labels != nil || c.Taints != nil {
+			labels, taints := tagsOf(cfg.Template)
+			if c.Labels != nil {
+				labels = c.Labels
+			}
+			if c.Taints != nil {
+				taints = c.Taints.Value
+			}
+			t, _ := templateOf(c.Name, nil, nil, "", labels, taints)
+			cfg.Template.Tags = t.Tags
+		}
+		if c.BootTime != nil {
+			cfg.BootTime = c.BootTime.Duration
+		}
+		if c.Capacity != nil {
+			cfg.Capacity = c.Capacity.Limit
+		}
+	})
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func (w *World) addInstance(c scenario.InstanceChange) error {
+	name := c.Name
+	if err := w.cloud.AddInstance(c.Group, name, c.ChangeTarget, c.BootTime.Duration); err != nil {
+		return err
+	}
+	if c.NotReady && name != "" {
+		w.notReady[name] = true
+	}
+	return nil
+}
+
+func (w *World) taint(node string, taints ...corev1.Taint) error {
+	n, ok := w.cluster.nodes[node]
+	if !ok {
+		return fmt.Errorf("tainting node %q: no such node", node)
+	}
+	c := n.DeepCopy()
+	for _, t := range taints {
+		c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, func(x corev1.Taint) bool { return x.Key == t.Key })
+		c.Spec.Taints = append(c.Spec.Taints, t)
+	}
+	w.cluster.addNode(c)
+	return nil
+}
+
+func (w *World) untaint(node, key string) error {
+	n, ok := w.cluster.nodes[node]
+	if !ok {
+		return fmt.Errorf("untainting node %q: no such node", node)
+	}
+	c := n.DeepCopy()
+	c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, func(x corev1.Taint) bool { return x.Key == key })
+	w.cluster.addNode(c)
+	return nil
+}

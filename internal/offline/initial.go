@@ -1,0 +1,35 @@
+package offline
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// bindInitial binds pods to the initial nodes, first fit, as the
+// scheduler would have before the simulation starts.
+func (w *World) bindInitial(wl *workload, pods []*corev1.Pod) error {
+	snap := simulator.NewSnapshot()
+	for _, n := range w.cluster.nodeList() {
+		if err := snap.AddNode(n); err != nil {
+			return err
+		}
+	}
+	for _, p := range w.cluster.podList() {
+		if p.Spec.NodeName != "" {
+			if err := snap.AddPod(p); err != nil {
+				return err
+			}
+		}
+	}
+	res := simulator.FilterSchedulable(snap, pods, simulator.FilterOptions{Now: w.clock.Now()})
+	if len(res.Remaining) > 0 {
+		return fmt.Errorf("workload %q: only %d of %d scheduled pods fit the initial nodes", wl.spec.Name, len(res.Placements), len(pods))
+	}
+	for _, pl := range res.Placements {
+		w.cluster.addPod(bind(pl.Pod, pl.NodeName, w.clock.Now()))
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package offline
+
+import (
+	"maps"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+)
+
+// syncMachines plays kubelet and cloud controller: a running machine
+// without a node registers one, and a node whose machine is deleting or
+// gone disappears with its pods.
+func (w *World) syncMachines(now time.Time) {
+	live := map[string]bool{}
+	for _, m := range w.cloud.Machines() {
+		if m.Deleting {
+			continue
+		}
+		live[m.ID] = true
+		if _, ok := w.cluster.nodes[m.ID]; ok || !m.Running {
+			continue
+		}
+		n, err := w.newNode(m, now)
+		if err != nil {
+			w.emit(Event{Type: "Error", Group: m.Group, Message: err.Error()})
+			continue
+		}
+		w.cluster.addNode(n)
+		w.emit(Event{Type: "NodeRegistered", Group: m.Group, Nodes: []string{m.ID}})
+	}
+	for _, name := range w.cluster.nodeOrder {
+		if !live[name] {
+			w.cluster.removeNode(name)
+			w.emit(Event{Type: "NodeRemoved", Nodes: []string{name}})
+		}
+	}
+}
+
+// newNode builds the node a machine registers: the group's template
+// labels and taints, the real instance type's capacity and the group's
+// kubelet reservation.
+func (w *World) newNode(m inmemory.Machine, now time.Time) (*corev1.Node, error) {
+	cfg, _, err := w.cloud.Group(m.Group)
+	if err != nil {
+		return nil, err
+	}
+	g := w.groupInfo(m.Group, cfg)
+	tmpl, err := template.FromProvider(g, template.NewEstimator(), nil)
+	if err != nil {
+		return nil, err
+	}
+	capacity := m.InstanceType.Capacity.DeepCopy()
+	alloc := capacity.DeepCopy()
+	for r, q := range w.reserved[m.Group] {
+		if a, ok := alloc[r]; ok {
+			a.Sub(q)
+			alloc[r] = a
+		}
+	}
+	labels := maps.Clone(tmpl.Labels)
+	labels[template.LabelHostname] = m.ID
+	labels[template.LabelInstanceType], labels[template.LabelInstanceTypeBeta] = m.InstanceType.Name, m.InstanceType.Name
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: m.ID, Labels: labels, CreationTimestamp: metav1.NewTime(now)},
+		Spec:       corev1.NodeSpec{ProviderID: m.ProviderID, Taints: tmpl.Spec.Taints},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: alloc, Conditions: []corev1.NodeCondition{{
+			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			LastHeartbeatTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now),
+		}}},
+	}
+	if w.notReady[m.ID] {
+		n.Status.Conditions[0].Status, n.Status.Conditions[0].Reason = corev1.ConditionFalse, "KubeletNotReady"
+		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+	}
+	return n, nil
+}

@@ -1,0 +1,108 @@
+package offline
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// schedule plays kube-scheduler: pending pods are bound to nodes where
+// every filter passes; the others get PodScheduled=False/Unschedulable.
+func (w *World) schedule(now time.Time) error {
+	var pending []*corev1.Pod
+	for _, p := range w.cluster.podList() {
+		if p.Spec.NodeName == "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			pending = append(pending, p)
+		}
+	}
+	w.pending = len(pending)
+	if len(pending) == 0 {
+		return nil
+	}
+	snap := simulator.NewSnapshot()
+	for _, n := range w.cluster.nodeList() {
+		if err := snap.AddNode(n); err != nil {
+			return fmt.Errorf("scheduling: %w", err)
+		}
+	}
+	for _, p := range w.cluster.podList() {
+		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			if err := snap.AddPod(p); err != nil {
+				return fmt.Errorf("scheduling: %w", err)
+			}
+		}
+	}
+	res := simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now})
+	w.bindAll(res.Placements, now)
+	for _, p := range res.Remaining {
+		if !unschedulable(p) {
+			u := p.DeepCopy()
+			u.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+				Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.NewTime(now)}}
+			w.cluster.addPod(u)
+		}
+	}
+	w.pending = len(res.Remaining)
+	return nil
+}
+
+// bindAll binds the placements and records one PodScheduled event per
+// owner.
+func (w *World) bindAll(placements []simulator.Placement, now time.Time) {
+	type agg struct {
+		pods  int
+		nodes []string
+	}
+	byOwner := map[string]*agg{}
+	var owners []string
+	for _, pl := range placements {
+		b := bind(pl.Pod, pl.NodeName, now)
+		w.cluster.addPod(b)
+		for _, wl := range w.workloads {
+			if wl.started != nil && ownerName(b) == wl.spec.Name {
+				wl.started[podKey(b)] = now
+			}
+		}
+		k := ownerName(b)
+		a, ok := byOwner[k]
+		if !ok {
+			a = &agg{}
+			byOwner[k] = a
+			owners = append(owners, k)
+		}
+		a.pods++
+		if !slices.Contains(a.nodes, pl.NodeName) {
+			a.nodes = append(a.nodes, pl.NodeName)
+		}
+	}
+	for _, k := range owners {
+		a := byOwner[k]
+		w.emit(Event{Type: "PodScheduled", Pods: a.pods, Nodes: a.nodes, Reason: k})
+	}
+}
+
+func unschedulable(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+func ownerName(p *corev1.Pod) string {
+	for _, r := range p.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return r.Name
+		}
+	}
+	if n, ok := p.Labels["app"]; ok {
+		return n
+	}
+	return p.Name
+}

@@ -1,0 +1,192 @@
+package offline
+
+import (
+	"maps"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// workload is one scenario workload and its controller state.
+type workload struct {
+	spec      scenario.Workload
+	replicas  int
+	seq       int
+	completed int
+	started   map[string]time.Time
+}
+
+func ownerKind(kind string) (apiVersion, k string) {
+	switch kind {
+	case "ReplicaSet":
+		return "apps/v1", "ReplicaSet"
+	case "Job":
+		return "batch/v1", "Job"
+	case "DaemonSet":
+		return "apps/v1", "DaemonSet"
+	}
+	return "", ""
+}
+
+// newPod builds the workload's next pod, created at now.
+func (wl *workload) newPod(now time.Time) *corev1.Pod {
+	wl.seq++
+	s := wl.spec
+	labels := maps.Clone(s.Pod.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels["app"] = s.Name
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-" + strconv.Itoa(wl.seq), Namespace: s.Namespace, Labels: labels,
+			Annotations: maps.Clone(s.Pod.Annotations), CreationTimestamp: metav1.NewTime(now),
+			UID: types.UID(s.Namespace + "/" + s.Name + "-" + strconv.Itoa(wl.seq))},
+		Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
+				Requests: s.Pod.Requests.List(), Limits: s.Pod.Limits.List()}}},
+			NodeSelector: maps.Clone(s.Pod.NodeSelector), Tolerations: s.Pod.Tolerations.Value,
+			TopologySpreadConstraints: s.Pod.TopologySpreadConstraints.Value, SchedulerName: corev1.DefaultSchedulerName,
+		},
+		Status: corev1.PodStatus{Phase: corev1.PodPending},
+	}
+	if s.Pod.Affinity != nil {
+		p.Spec.Affinity = s.Pod.Affinity.Value.DeepCopy()
+	}
+	if s.Pod.Priority != 0 {
+		prio := s.Pod.Priority
+		p.Spec.Priority = &prio
+	}
+	if apiVersion, kind := ownerKind(s.Kind); kind != "" {
+		yes := true
+		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: s.Name,
+			UID: types.UID("uid-" + s.Namespace + "-" + s.Name), Controller: &yes}}
+	}
+	return p
+}
+
+// reconcileWorkloads creates and deletes pods so every workload has its
+// replicas; Job pods succeed after their run time.
+func (w *World) reconcileWorkloads(now time.Time) {
+	for _, wl := range w.workloads {
+		switch wl.spec.Kind {
+		case "DaemonSet":
+			w.reconcileDaemonSet(wl, now)
+		case "Job":
+			w.completeJobPods(wl, now)
+			w.reconcileReplicas(wl, wl.replicas-wl.completed, now)
+		case "Pods":
+			w.reconcilePods(wl, now)
+		default:
+			w.reconcileReplicas(wl, wl.replicas, now)
+		}
+	}
+}
+
+func (w *World) reconcileReplicas(wl *workload, want int, now time.Time) {
+	have := w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name)
+	for i := len(have); i < want; i++ {
+		w.cluster.addPod(wl.newPod(now))
+	}
+	if len(have) > want {
+		var gone []string
+		for _, p := range have[max(want, 0):] {
+			gone = append(gone, podKey(p))
+		}
+		w.cluster.removePods(gone)
+	}
+}
+
+// reconcilePods handles bare pods: nobody recreates a lost one, so the
+// count follows what exists, except for pods the scenario adds or removes.
+func (w *World) reconcilePods(wl *workload, now time.Time) {
+	have := w.podsOf(wl)
+	for i := len(have); i < wl.replicas; i++ {
+		p := wl.newPod(now)
+		w.bare[podKey(p)] = wl.spec.Name
+		w.cluster.addPod(p)
+	}
+	if len(have) > wl.replicas {
+		var gone []string
+		for _, p := range have[wl.replicas:] {
+			gone = append(gone, podKey(p))
+			delete(w.bare, podKey(p))
+		}
+		w.cluster.removePods(gone)
+	}
+}
+
+func (w *World) podsOf(wl *workload) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, k := range w.cluster.podOrder {
+		if w.bare[k] == wl.spec.Name {
+			out = append(out, w.cluster.pods[k])
+		}
+	}
+	return out
+}
+
+// completeJobPods removes Job pods that ran for the run time and counts
+// them as completions.
+func (w *World) completeJobPods(wl *workload, now time.Time) {
+	if wl.spec.RunTime == nil {
+		return
+	}
+	var done []string
+	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
+		start, ok := wl.started[podKey(p)]
+		if ok && !now.Before(start.Add(wl.spec.RunTime.Duration)) {
+			done = append(done, podKey(p))
+			delete(wl.started, podKey(p))
+		}
+	}
+	wl.completed += len(done)
+	w.cluster.removePods(done)
+}
+
+// reconcileDaemonSet runs one pod on every node that passes the pod's
+// filters.
+func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
+	has := map[string]bool{}
+	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
+		has[p.Spec.NodeName] = true
+	}
+	for _, name := range w.cluster.nodeOrder {
+		if has[name] {
+			continue
+		}
+		snap := simulator.NewSnapshot()
+		node := w.cluster.nodes[name]
+		if snap.AddNode(node) != nil {
+			continue
+		}
+		for _, p := range w.cluster.podList() {
+			if p.Spec.NodeName == name {
+				_ = snap.AddPod(p)
+			}
+		}
+		p := wl.newPod(now)
+		p.Name = wl.spec.Name + "-" + name
+		p.UID = types.UID(string(p.UID) + "-" + name)
+		if snap.CheckFit(p, name) != nil {
+			wl.seq--
+			continue
+		}
+		w.cluster.addPod(bind(p, name, now))
+	}
+}
+
+// bind returns a copy of the pod bound to node and running.
+func bind(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
+	b := p.DeepCopy()
+	b.Spec.NodeName = node
+	b.Status.Phase = corev1.PodRunning
+	b.Status.StartTime = &metav1.Time{Time: now}
+	b.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
+	return b
+}

@@ -1,0 +1,176 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// Start is the simulated wall-clock time every scenario starts at.
+var Start = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// World is one running simulation.
+type World struct {
+	scn        *scenario.Scenario
+	clock      *clocktesting.FakeClock
+	cloud      *inmemory.Cloud
+	cluster    *cluster
+	autoscaler *nodeautoscaler.Autoscaler
+	workloads  []*workload
+	byName     map[string]*workload
+	bare       map[string]string
+	reserved   map[string]corev1.ResourceList
+	notReady   map[string]bool
+	readyNodes map[string]bool
+	lastReason map[string]string
+	restarts   int
+	pending    int
+	res        Result
+	seen       map[string]bool
+}
+
+// New builds the world of a parsed scenario at its start.
+func New(scn *scenario.Scenario) (*World, error) {
+	clk := clocktesting.NewFakeClock(Start)
+	w := &World{scn: scn, clock: clk, cloud: inmemory.New(clk), cluster: newCluster(), byName: map[string]*workload{},
+		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, notReady: map[string]bool{},
+		readyNodes: map[string]bool{}, lastReason: map[string]string{}, seen: map[string]bool{}}
+	w.res.Name = scn.Name
+	for _, g := range scn.NodeGroups {
+		if err := w.addGroup(g); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.addInitialNodes(); err != nil {
+		return nil, err
+	}
+	for _, s := range scn.Workloads {
+		wl := &workload{spec: s, replicas: s.Replicas}
+		if s.Kind == "Job" {
+			wl.started = map[string]time.Time{}
+		}
+		w.workloads = append(w.workloads, wl)
+		w.byName[s.Name] = wl
+	}
+	if err := w.restart(); err != nil {
+		return nil, err
+	}
+	return w, w.placeInitialPods()
+}
+
+// restart replaces the autoscaler with a fresh one: in-memory state gone.
+func (w *World) restart() error {
+	a, err := nodeautoscaler.New(nodeautoscaler.Config{
+		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
+		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
+	})
+	if err != nil {
+		return fmt.Errorf("starting the autoscaler: %w", err)
+	}
+	w.autoscaler = a
+	w.restarts++
+	return nil
+}
+
+// Run simulates the whole duration, one scan interval per tick.
+func (w *World) Run(ctx context.Context) (*Result, error) {
+	step := w.scn.Options.ScanInterval
+	next := 0
+	for at := time.Duration(0); at <= w.scn.Duration.Duration; at += step {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		w.clock.SetTime(Start.Add(at))
+		for ; next < len(w.scn.Events) && w.scn.Events[next].At.Duration <= at; next++ {
+			if err := w.apply(w.scn.Events[next]); err != nil {
+				w.emit(Event{Type: "EventError", Message: err.Error()})
+				w.res.Final.LoopErrors++
+			}
+		}
+		if err := w.tick(ctx); err != nil {
+			return nil, err
+		}
+	}
+	w.finish()
+	return &w.res, nil
+}
+
+// tick advances the world by one loop at the clock's time.
+func (w *World) tick(ctx context.Context) error {
+	now := w.clock.Now()
+	w.syncMachines(now)
+	w.reconcileWorkloads(now)
+	w.observeReadiness()
+	if err := w.schedule(now); err != nil {
+		return err
+	}
+	started := time.Now() // wall time of the loop, for the report only
+	err := w.autoscaler.RunOnce(ctx, now)
+	w.res.MaxLoopWall = max(w.res.MaxLoopWall, time.Since(started))
+	w.res.Final.Loops++
+	if err != nil {
+		w.res.Final.LoopErrors++
+		w.emit(Event{Type: "LoopError", Message: err.Error()})
+	}
+	w.sample()
+	return nil
+}
+
+// observeReadiness records NodeReady when a node becomes ready by the
+// autoscaler's rules (kubelet Ready and no startup taint).
+func (w *World) observeReadiness() {
+	rules := clusterstate.ReadinessRules{StartupTaints: w.scn.Options.AllStartupTaints()}
+	for _, n := range w.cluster.nodeList() {
+		ready := rules.IsReady(n)
+		if ready && !w.readyNodes[n.Name] {
+			w.emit(Event{Type: "NodeReady", Group: groupOf(n), Nodes: []string{n.Name}})
+		}
+		w.readyNodes[n.Name] = ready
+	}
+}
+
+func groupOf(n *corev1.Node) string {
+	rest := n.Spec.ProviderID[min(len(n.Spec.ProviderID), len(inmemory.ProviderIDPrefix)):]
+	for i := range rest {
+		if rest[i] == '/' {
+			return rest[:i]
+		}
+	}
+	return ""
+}
+
+func (w *World) emit(e Event) {
+	e.At = w.clock.Now().Sub(Start)
+	w.res.Events = append(w.res.Events, e)
+}
+
+// recorder turns autoscaler events into timeline entries; repeated
+// explanations for the same pods are recorded only when they change.
+type recorder struct{ w *World }
+
+// Record appends the event to the timeline.
+func (r recorder) Record(_ context.Context, e nodeautoscaler.Event) {
+	if e.Type == nodeautoscaler.EventNotTriggerScaleUp {
+		key := e.Reason + "|" + e.Message
+		if r.w.lastReason[e.Reason] == key {
+			return
+		}
+		r.w.lastReason[e.Reason] = key
+	}
+	r.w.emit(Event{Type: string(e.Type), Group: e.Group, Delta: e.Delta, Nodes: e.Nodes, Pods: e.Pods, Reason: e.Reason, Message: e.Message})
+}
+
+func (w *World) groupInfo(id string, cfg inmemory.GroupConfig) cloudprovider.NodeGroup {
+	return cloudprovider.NodeGroup{ID: id, MinSize: cfg.MinSize, MaxSize: cfg.MaxSize, Template: cfg.Template}
+}
