@@ -1,0 +1,171 @@
+package scaledown
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/scheduling"
+)
+
+// nodeState is one node while planning.
+type nodeState struct {
+	Node
+	pods      []*corev1.Pod
+	movable   []*corev1.Pod
+	placed    map[*corev1.Pod]bool // pending pods placed by the loop, not evicted
+	requested scheduling.Resources
+	alloc     scheduling.Resources
+	util      float64
+	blocked   *Blocked
+}
+
+func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
+	b := Blocked{Node: n.Node.Node.Name, Group: n.Group, Reason: r, Detail: detail}
+	if pod != nil {
+		b.Pod = pod.Namespace + "/" + pod.Name
+	}
+	n.blocked = &b
+}
+
+// gatherNodes pairs nodes with their pods (bound and placed) and computes
+// utilization. Pods on nodes not in the input are dropped.
+func gatherNodes(in *Input) []*nodeState {
+	states := make([]*nodeState, len(in.Nodes))
+	byName := make(map[string]*nodeState, len(in.Nodes))
+	for i := range in.Nodes {
+		s := &nodeState{Node: in.Nodes[i], alloc: scheduling.NodeAllocatable(in.Nodes[i].Node)}
+		states[i] = s
+		byName[s.Node.Node.Name] = s
+	}
+	add := func(pod *corev1.Pod, node string) {
+		if s, ok := byName[node]; ok {
+			s.pods = append(s.pods, pod)
+			r := scheduling.PodRequests(pod)
+			s.requested.Add(&r, 1)
+		}
+	}
+	for _, p := range in.Pods {
+		add(p, p.Spec.NodeName)
+	}
+	for _, pl := range in.Placed {
+		p := pl.Pod.DeepCopy()
+		p.Spec.NodeName = pl.NodeName
+		add(p, pl.NodeName)
+		if s, ok := byName[pl.NodeName]; ok {
+			if s.placed == nil {
+				s.placed = map[*corev1.Pod]bool{}
+			}
+			s.placed[p] = true
+		}
+	}
+	for _, s := range states {
+		s.util = Utilization(&s.requested, &s.alloc)
+	}
+	return states
+}
+
+// classifyNodes blocks nodes that cannot be candidates and fills each
+// remaining node's movable pods.
+func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex) {
+	for _, s := range states {
+		c.classifyNode(s, groups, pdbs)
+	}
+}
+
+func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex) {
+	node := s.Node.Node
+	if _, ok := groups[s.Group]; !ok || s.Group == "" {
+		s.block(ReasonNotAutoscaled, nil, "")
+		return
+	}
+	if node.Annotations[ScaleDownDisabledAnnotation] == "true" {
+		s.block(ReasonScaleDownDisabled, nil, "")
+		return
+	}
+	if clusterstate.HasTaint(node, clusterstate.ToBeDeletedTaint) || clusterstate.HasTaint(node, clusterstate.BeingDeletedTaint) {
+		s.block(ReasonBeingDeleted, nil, "")
+		return
+	}
+	if s.util >= c.UtilizationThreshold {
+		s.block(ReasonHighUtilization, nil, fmt.Sprintf("utilization %.2f is not under %.2f", s.util, c.UtilizationThreshold))
+		return
+	}
+	for _, p := range s.pods {
+		covered, pdb := pdbs.check(p)
+		kind, reason := c.classify(p, covered)
+		if kind == podIgnored {
+			continue
+		}
+		if reason == "" && pdb != nil {
+			reason = ReasonPDB
+		}
+		if reason != "" {
+			detail := ""
+			if reason == ReasonPDB {
+				detail = "PodDisruptionBudget " + pdb.Namespace + "/" + pdb.Name + " allows no disruption"
+			}
+			s.block(reason, p, detail)
+			return
+		}
+		s.movable = append(s.movable, p)
+	}
+}
+
+// candidateOrder sorts removal candidates: empty first, then the least
+// utilized, then by name.
+func candidateOrder(a, b *nodeState) int {
+	if ae, be := len(a.movable) == 0, len(b.movable) == 0; ae != be {
+		if ae {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(a.util, b.util); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+}
+
+// splitCandidates returns the unblocked nodes in removal order and the
+// order in which nodes go into the snapshot: kept nodes most utilized first,
+// then candidates in reverse removal order. The simulator places moved pods
+// on the first node that fits, so they land on the fullest kept nodes and
+// on the candidates considered last.
+func splitCandidates(states []*nodeState) (cands, snapOrder []*nodeState) {
+	var kept []*nodeState
+	for _, s := range states {
+		if s.blocked == nil {
+			cands = append(cands, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	slices.SortFunc(cands, candidateOrder)
+	slices.SortFunc(kept, func(a, b *nodeState) int {
+		if c := cmp.Compare(b.util, a.util); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+	})
+	snapOrder = append(kept, cands...)
+	slices.Reverse(snapOrder[len(kept):])
+	return cands, snapOrder
+}
+
+// evictable returns the movable pods that really run on the node.
+func (n *nodeState) evictable() []*corev1.Pod {
+	if len(n.placed) == 0 {
+		return n.movable
+	}
+	var out []*corev1.Pod
+	for _, p := range n.movable {
+		if !n.placed[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,105 @@
+package scaledown
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+)
+
+// Defaults of the settings the shared options struct does not carry yet
+// (upstream cluster-autoscaler's defaults).
+const (
+	// DefaultMaxScaleDownParallelism is --max-scale-down-parallelism.
+	DefaultMaxScaleDownParallelism = 10
+	// DefaultMaxDrainParallelism is --max-drain-parallelism.
+	DefaultMaxDrainParallelism = 1
+)
+
+// Config holds the planner's settings. Field comments name the flag.
+type Config struct {
+	// Enabled is --scale-down-enabled; when false nothing is selected for
+	// deletion (unneeded nodes are still reported).
+	Enabled bool
+	// UtilizationThreshold is --scale-down-utilization-threshold.
+	UtilizationThreshold float64
+	// UnneededTime is --scale-down-unneeded-time.
+	UnneededTime time.Duration
+	// UnreadyTime is --scale-down-unready-time.
+	UnreadyTime time.Duration
+	// DelayAfterAdd is --scale-down-delay-after-add; negative disables it.
+	DelayAfterAdd time.Duration
+	// DelayAfterDelete is --scale-down-delay-after-delete; 0 means ScanInterval.
+	DelayAfterDelete time.Duration
+	// DelayAfterFailure is --scale-down-delay-after-failure.
+	DelayAfterFailure time.Duration
+	// ScanInterval is --scan-interval.
+	ScanInterval time.Duration
+	// IgnoreSchedulablePods is --scale-down-ignore-schedulable-pods.
+	IgnoreSchedulablePods bool
+	// SkipNodesWithSystemPods is --skip-nodes-with-system-pods.
+	SkipNodesWithSystemPods bool
+	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
+	SkipNodesWithLocalStorage bool
+	// MaxEmptyBulkDelete is --max-empty-bulk-delete.
+	MaxEmptyBulkDelete int
+	// MaxScaleDownParallelism is --max-scale-down-parallelism: nodes being
+	// deleted at once, empty and non-empty.
+	MaxScaleDownParallelism int
+	// MaxDrainParallelism is --max-drain-parallelism: non-empty nodes
+	// drained at once.
+	MaxDrainParallelism int
+	// SpreadLabel is --emulated-topology-spread-constraint-label; pods with
+	// the emulated zone spread never move across zones. Empty disables it.
+	SpreadLabel string
+}
+
+// Default returns the defaults of every flag.
+func Default() Config {
+	return FromOptions(options.Default())
+}
+
+// FromOptions takes the settings from the node autoscaler options.
+func FromOptions(o options.Options) Config {
+	sd := o.ScaleDown
+	return Config{
+		Enabled:                   sd.Enabled,
+		UtilizationThreshold:      sd.UtilizationThreshold,
+		UnneededTime:              sd.UnneededTime,
+		UnreadyTime:               sd.UnreadyTime,
+		DelayAfterAdd:             sd.DelayAfterAdd,
+		DelayAfterDelete:          sd.DelayAfterDelete,
+		DelayAfterFailure:         sd.DelayAfterFailure,
+		ScanInterval:              o.ScanInterval,
+		IgnoreSchedulablePods:     sd.IgnoreSchedulablePods,
+		SkipNodesWithSystemPods:   sd.SkipNodesWithSystemPods,
+		SkipNodesWithLocalStorage: sd.SkipNodesWithLocalStorage,
+		MaxEmptyBulkDelete:        sd.MaxEmptyBulkDelete,
+		MaxScaleDownParallelism:   DefaultMaxScaleDownParallelism,
+		MaxDrainParallelism:       DefaultMaxDrainParallelism,
+		SpreadLabel:               o.EmulatedTopologySpreadLabel,
+	}
+}
+
+// Validate names the first bad setting by its flag.
+func (c *Config) Validate() error {
+	switch {
+	case c.UtilizationThreshold < 0 || c.UtilizationThreshold > 1:
+		return fmt.Errorf("--scale-down-utilization-threshold: %v is not within [0, 1]", c.UtilizationThreshold)
+	case c.UnneededTime < 0:
+		return fmt.Errorf("--scale-down-unneeded-time: %v is negative", c.UnneededTime)
+	case c.UnreadyTime < 0:
+		return fmt.Errorf("--scale-down-unready-time: %v is negative", c.UnreadyTime)
+	case c.DelayAfterDelete < 0:
+		return fmt.Errorf("--scale-down-delay-after-delete: %v is negative", c.DelayAfterDelete)
+	case c.DelayAfterFailure < 0:
+		return fmt.Errorf("--scale-down-delay-after-failure: %v is negative", c.DelayAfterFailure)
+	case c.MaxEmptyBulkDelete < 1:
+		return fmt.Errorf("--max-empty-bulk-delete: %d is less than 1", c.MaxEmptyBulkDelete)
+	case c.MaxScaleDownParallelism < 1:
+		return fmt.Errorf("--max-scale-down-parallelism: %d is less than 1", c.MaxScaleDownParallelism)
+	case c.MaxDrainParallelism < 1:
+		return fmt.Errorf("--max-drain-parallelism: %d is less than 1", c.MaxDrainParallelism)
+	}
+	return nil
+}

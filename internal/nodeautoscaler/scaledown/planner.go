@@ -1,0 +1,141 @@
+package scaledown
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Planner finds unneeded nodes and picks the ones to remove. It remembers
+// since when each node has been unneeded, so keep one Planner for the life
+// of the loop. It is not safe for concurrent use.
+type Planner struct {
+	cfg   Config
+	since map[string]time.Time
+}
+
+// NewPlanner validates the config and returns a planner.
+func NewPlanner(cfg Config) (*Planner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("configuring scale-down: %w", err)
+	}
+	return &Planner{cfg: cfg, since: map[string]time.Time{}}, nil
+}
+
+// Plan runs one planning round at in.Now.
+func (p *Planner) Plan(in Input) (Plan, error) {
+	groups := make(map[string]Group, len(in.Groups))
+	for _, g := range in.Groups {
+		groups[g.ID] = g
+	}
+	states := gatherNodes(&in)
+	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs))
+	cands, snapOrder := splitCandidates(states)
+	r, err := newRemoval(&p.cfg, &in, snapOrder)
+	if err != nil {
+		return Plan{}, err
+	}
+	var plan Plan
+	for _, s := range cands {
+		if r.try(s) {
+			plan.Unneeded = append(plan.Unneeded, p.candidate(s))
+		}
+	}
+	p.forget(plan.Unneeded, in.Now)
+	plan.Blocked = blockedOf(states)
+	plan.Skipped = p.skipReason(&in)
+	if plan.Skipped == "" {
+		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)
+	}
+	return plan, nil
+}
+
+// candidate records the node as unneeded (keeping an earlier start).
+func (p *Planner) candidate(s *nodeState) Candidate {
+	name := s.Node.Node.Name
+	c := Candidate{
+		Node: s.Node.Node, Group: s.Group, Instance: s.Instance, Ready: s.Ready,
+		Empty: len(s.movable) == 0, Utilization: s.util, Pods: s.evictable(),
+	}
+	if since, ok := p.since[name]; ok {
+		c.UnneededSince = since
+	}
+	return c
+}
+
+// forget keeps the unneeded-since times of exactly the given nodes, starting
+// the clock at now for the new ones.
+func (p *Planner) forget(unneeded []Candidate, now time.Time) {
+	next := make(map[string]time.Time, len(unneeded))
+	for i := range unneeded {
+		c := &unneeded[i]
+		if c.UnneededSince.IsZero() {
+			c.UnneededSince = now
+		}
+		next[c.Node.Name] = c.UnneededSince
+	}
+	p.since = next
+}
+
+// skipReason says why no node is removed this round, or "".
+func (p *Planner) skipReason(in *Input) string {
+	c := &p.cfg
+	afterDelete := c.DelayAfterDelete
+	if afterDelete == 0 {
+		afterDelete = c.ScanInterval
+	}
+	switch {
+	case !c.Enabled:
+		return "scale-down is disabled"
+	case in.SchedulablePending && !c.IgnoreSchedulablePods:
+		return "pending pods fit on existing nodes"
+	case c.DelayAfterAdd >= 0 && !in.LastScaleUp.IsZero() && in.Now.Before(in.LastScaleUp.Add(c.DelayAfterAdd)):
+		return "in cooldown after a scale-up (--scale-down-delay-after-add)"
+	case !in.LastDeletion.IsZero() && in.Now.Before(in.LastDeletion.Add(afterDelete)):
+		return "in cooldown after a node deletion (--scale-down-delay-after-delete)"
+	case !in.LastFailure.IsZero() && in.Now.Before(in.LastFailure.Add(c.DelayAfterFailure)):
+		return "in cooldown after a failed scale-down (--scale-down-delay-after-failure)"
+	}
+	return ""
+}
+
+// choose picks the nodes unneeded long enough, within the parallelism limits:
+// empty nodes first (in bulk), then nodes to drain.
+func (p *Planner) choose(unneeded []Candidate, inFlight InFlight, now time.Time) (empty, drain []Candidate) {
+	budget := p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty
+	drainBudget := p.cfg.MaxDrainParallelism - inFlight.NonEmpty
+	for _, c := range unneeded {
+		if !p.longEnough(&c, now) {
+			continue
+		}
+		switch {
+		case c.Empty && len(empty) < min(budget, p.cfg.MaxEmptyBulkDelete):
+			empty = append(empty, c)
+		case !c.Empty && len(drain) < min(budget-len(empty), drainBudget):
+			drain = append(drain, c)
+		}
+	}
+	return empty, drain
+}
+
+// longEnough reports whether the node has been unneeded for the unneeded
+// time (ready nodes) or the unready time (unready nodes).
+func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
+	wait := p.cfg.UnneededTime
+	if !c.Ready {
+		wait = p.cfg.UnreadyTime
+	}
+	return !now.Before(c.UnneededSince.Add(wait))
+}
+
+func blockedOf(states []*nodeState) []Blocked {
+	var out []Blocked
+	for _, s := range states {
+		if s.blocked != nil {
+			out = append(out, *s.blocked)
+		}
+	}
+	slices.SortFunc(out, func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) })
+	return out
+}

@@ -1,0 +1,104 @@
+package scaledown
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Annotations and well-known names the drain rules read.
+const (
+	// SafeToEvictAnnotation set to "false" makes a pod block its node; "true"
+	// makes any controller-less, local-storage or kube-system pod movable.
+	SafeToEvictAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict"
+	// SafeToEvictLocalVolumesAnnotation lists (comma-separated) the pod's
+	// local volumes that may be lost.
+	SafeToEvictLocalVolumesAnnotation = "cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"
+	// ScaleDownDisabledAnnotation set to "true" on a node keeps it.
+	ScaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
+	// MirrorPodAnnotation marks static (mirror) pods.
+	MirrorPodAnnotation = "kubernetes.io/config.mirror"
+	systemNamespace     = "kube-system"
+)
+
+// podKind is how the drain rules see one pod.
+type podKind int
+
+const (
+	// podIgnored pods stay: DaemonSet, mirror, finished or terminating pods.
+	podIgnored podKind = iota
+	// podMovable pods are evicted and rescheduled elsewhere.
+	podMovable
+)
+
+// classify decides whether the pod is ignored, movable or blocks the node
+// (the returned Reason is non-empty then). covered reports whether a
+// PodDisruptionBudget selects the pod.
+func (c *Config) classify(pod *corev1.Pod, covered bool) (podKind, Reason) {
+	if isIgnored(pod) {
+		return podIgnored, ""
+	}
+	if isJobPod(pod) {
+		return podMovable, ReasonJobPod
+	}
+	switch pod.Annotations[SafeToEvictAnnotation] {
+	case "true":
+		return podMovable, ""
+	case "false":
+		return podMovable, ReasonNotSafeToEvict
+	}
+	if metav1.GetControllerOf(pod) == nil {
+		return podMovable, ReasonBarePod
+	}
+	if c.SkipNodesWithSystemPods && pod.Namespace == systemNamespace && !covered {
+		return podMovable, ReasonSystemPod
+	}
+	if c.SkipNodesWithLocalStorage && hasUnsafeLocalStorage(pod) {
+		return podMovable, ReasonLocalStorage
+	}
+	return podMovable, ""
+}
+
+// isIgnored reports pods that neither move nor block: DaemonSet and mirror
+// pods, finished pods and pods already being deleted.
+func isIgnored(pod *corev1.Pod) bool {
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		return true
+	}
+	if pod.DeletionTimestamp != nil {
+		return true
+	}
+	if _, ok := pod.Annotations[MirrorPodAnnotation]; ok {
+		return true
+	}
+	owner := metav1.GetControllerOf(pod)
+	return owner != nil && owner.Kind == "DaemonSet"
+}
+
+// isJobPod reports pods owned by a batch Job (fork rule: unmovable).
+func isJobPod(pod *corev1.Pod) bool {
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "Job" && strings.HasPrefix(o.APIVersion, "batch/") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasUnsafeLocalStorage reports an emptyDir or hostPath volume not listed in
+// the safe-to-evict-local-volumes annotation.
+func hasUnsafeLocalStorage(pod *corev1.Pod) bool {
+	safe := map[string]bool{}
+	for _, v := range strings.Split(pod.Annotations[SafeToEvictLocalVolumesAnnotation], ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			safe[v] = true
+		}
+	}
+	for _, v := range pod.Spec.Volumes {
+		if (v.EmptyDir != nil || v.HostPath != nil) && !safe[v.Name] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+package scaledown
+
+import "fmt"
+
+// Reason says why a node is not removed. The values are stable strings used
+// in events, simulate output and metrics labels.
+type Reason string
+
+// Reasons a node is kept.
+const (
+	// ReasonNotAutoscaled: the node belongs to no managed node group.
+	ReasonNotAutoscaled Reason = "NotAutoscaled"
+	// ReasonScaleDownDisabled: the node carries the
+	// cluster-autoscaler.kubernetes.io/scale-down-disabled=true annotation.
+	ReasonScaleDownDisabled Reason = "ScaleDownDisabledAnnotation"
+	// ReasonBeingDeleted: the node is already tainted for deletion.
+	ReasonBeingDeleted Reason = "BeingDeleted"
+	// ReasonHighUtilization: requests / allocatable is at or over the threshold.
+	ReasonHighUtilization Reason = "HighUtilization"
+	// ReasonMinSize: removing the node would take its group below its minimum size.
+	ReasonMinSize Reason = "NodeGroupMinSizeReached"
+	// ReasonBarePod: a pod has no controller, so nothing would recreate it.
+	ReasonBarePod Reason = "NotReplicated"
+	// ReasonJobPod: a pod belongs to a batch Job; Job pods are unmovable.
+	ReasonJobPod Reason = "JobPod"
+	// ReasonLocalStorage: a pod uses local storage (emptyDir or hostPath)
+	// and --skip-nodes-with-local-storage is on.
+	ReasonLocalStorage Reason = "LocalStorage"
+	// ReasonSystemPod: a kube-system pod without a PodDisruptionBudget runs
+	// there and --skip-nodes-with-system-pods is on.
+	ReasonSystemPod Reason = "UnmovableKubeSystemPod"
+	// ReasonNotSafeToEvict: a pod is annotated
+	// cluster-autoscaler.kubernetes.io/safe-to-evict: "false".
+	ReasonNotSafeToEvict Reason = "NotSafeToEvict"
+	// ReasonPDB: a pod's PodDisruptionBudget allows no disruption now.
+	ReasonPDB Reason = "NotEnoughPDB"
+	// ReasonNoPlaceToMove: some pod fits on no other node (resources,
+	// affinity, topology spread, taints, ...).
+	ReasonNoPlaceToMove Reason = "NoPlaceToMovePods"
+	// ReasonSimulationError: the node could not be simulated.
+	ReasonSimulationError Reason = "SimulationError"
+)
+
+// Blocked is a node that is not removed, and why.
+type Blocked struct {
+	// Node is the node name.
+	Node string
+	// Group is the node group id; empty when the node has none.
+	Group string
+	// Reason is the typed reason.
+	Reason Reason
+	// Pod is namespace/name of the pod that blocks the node, if one does.
+	Pod string
+	// Detail adds specifics, such as the failing scheduling filter.
+	Detail string
+}
+
+// String renders the block for events and simulate output.
+func (b Blocked) String() string {
+	s := fmt.Sprintf("node %s: %s", b.Node, b.Reason)
+	if b.Pod != "" {
+		s += " (pod " + b.Pod + ")"
+	}
+	if b.Detail != "" {
+		s += ": " + b.Detail
+	}
+	return s
+}
