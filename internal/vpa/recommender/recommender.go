@@ -117,7 +117,6 @@ func New(cfg Config, deps Deps) (*Recommender, error) {
 		cluster: model.NewCluster(&cfg.Model),
 		est:     estimator.New(cfg.Estimator),
 		ckpt:    checkpoint.NewManager(deps.VPAs, cfg.Checkpoints),
-		started: deps.Clock.Now(),
 	}, nil
 }
 
@@ -125,6 +124,9 @@ func New(cfg Config, deps Deps) (*Recommender, error) {
 func (r *Recommender) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("vpa.recommender")
 	ctx = klog.NewContext(ctx, log)
+	r.mu.Lock()
+	r.started = r.deps.Clock.Now()
+	r.mu.Unlock()
 	if err := r.LoadHistory(ctx); err != nil {
 		log.Error(err, "Loading history failed; starting without it")
 	}
@@ -176,10 +178,15 @@ func (r *Recommender) loadExternalHistory(ctx context.Context, now time.Time) er
 	return nil
 }
 
-// Healthy reports an error when no loop completed within five intervals.
+// Healthy reports an error when Run started but no loop completed within
+// five intervals. A recommender that is not running (for example waiting
+// for leadership) is healthy.
 func (r *Recommender) Healthy(now time.Time) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.started.IsZero() {
+		return nil
+	}
 	last := r.lastLoop
 	if last.IsZero() {
 		last = r.started

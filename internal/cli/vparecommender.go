@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	prommodel "github.com/prometheus/common/model"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
+	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kscale/kscale/internal/vpa/input"
+	"github.com/kscale/kscale/internal/vpa/recommender"
+	"github.com/kscale/kscale/internal/vpa/target"
+)
+
+// vpaRecommenderOptions are the flags of `kscale vpa-recommender`.
+type vpaRecommenderOptions struct {
+	cfg          recommender.Config
+	history      input.HistoryConfig
+	leader       recommender.LeaderElection
+	kubeconfig   string
+	qps          float64
+	burst        int
+	address      string
+	storage      string
+	podMinMemMB  float64
+	maxCPU       string
+	maxMemory    string
+	historyLen   string
+	historyRes   string
+	watchEvents  bool
+	cacheTimeout time.Duration
+}
+
+// newVPARecommenderCommand builds `kscale vpa-recommender`.
+func newVPARecommenderCommand() *cobra.Command {
+	o := &vpaRecommenderOptions{}
+	cmd := &cobra.Command{
+		Use:   "vpa-recommender",
+		Short: "Compute VerticalPodAutoscaler recommendations from usage (autoscaling.k8s.io/v1)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return &UsageError{Err: err}
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags registers every flag with the upstream name and default.
+func (o *vpaRecommenderOptions) addFlags(fs *pflag.FlagSet) {
+	c, m, e, k := &o.cfg, &o.cfg.Model, &o.cfg.Estimator, &o.cfg.Checkpoints
+	fs.DurationVar(&c.Interval, "recommender-interval", time.Minute, "How often metrics are fetched and recommendations computed.")
+	fs.StringVar(&c.Name, "recommender-name", recommender.DefaultRecommenderName, "Name of this recommender; it serves VPAs naming it (and, as \"default\", VPAs naming none).")
+	fs.BoolVar(&c.MemorySaver, "memory-saver", false, "Keep state only for pods some VPA selects.")
+	fs.IntVar(&c.Workers, "update-worker-count", 10, "Number of concurrent VPA status writers.")
+	fs.Float64Var(&e.MarginFraction, "recommendation-margin-fraction", 0.15, "Fraction of usage added as the safety margin.")
+	fs.Int64Var(&e.PodMinCPUMillicores, "pod-recommendation-min-cpu-millicores", 25, "Least CPU recommended per pod, in millicores.")
+	fs.Float64Var(&o.podMinMemMB, "pod-recommendation-min-memory-mb", 250, "Least memory recommended per pod, in MiB.")
+	fs.Float64Var(&e.TargetCPUPercentile, "target-cpu-percentile", 0.9, "CPU usage percentile of the target.")
+	fs.Float64Var(&e.LowerBoundCPUPercentile, "recommendation-lower-bound-cpu-percentile", 0.5, "CPU usage percentile of the lower bound.")
+	fs.Float64Var(&e.UpperBoundCPUPercentile, "recommendation-upper-bound-cpu-percentile", 0.95, "CPU usage percentile of the upper bound.")
+	fs.Float64Var(&e.TargetMemoryPercentile, "target-memory-percentile", 0.9, "Memory peak percentile of the target.")
+	fs.Float64Var(&e.LowerBoundMemoryPercentile, "recommendation-lower-bound-memory-percentile", 0.5, "Memory peak percentile of the lower bound.")
+	fs.Float64Var(&e.UpperBoundMemoryPercentile, "recommendation-upper-bound-memory-percentile", 0.95, "Memory peak percentile of the upper bound.")
+	fs.DurationVar(&e.ConfidenceIntervalCPU, "confidence-interval-cpu", 24*time.Hour, "History length at which CPU confidence reaches 1.")
+	fs.DurationVar(&e.ConfidenceIntervalMemory, "confidence-interval-memory", 24*time.Hour, "History length at which memory confidence reaches 1.")
+	fs.Int64Var(&e.RoundCPUMillicores, "round-cpu-millicores", 1, "Round CPU recommendations up to a multiple of this many millicores.")
+	fs.Int64Var(&e.RoundMemoryBytes, "round-memory-bytes", 1, "Round memory recommendations up to a multiple of this many bytes.")
+	fs.StringVar(&o.maxCPU, "container-recommendation-max-allowed-cpu", "", "Largest CPU recommended per container unless the VPA sets maxAllowed (quantity; empty = none).")
+	fs.StringVar(&o.maxMemory, "container-recommendation-max-allowed-memory", "", "Largest memory recommended per container unless the VPA sets maxAllowed (quantity; empty = none).")
+	fs.BoolVar(&e.IntegerCPU, "cpu-integer-post-processor-enabled", false, "Round CPU up to whole cores for containers the VPA annotates with vpa-post-processor.kubernetes.io/<container>_integerCPU=true.")
+	fs.DurationVar(&m.CPUHalfLife, "cpu-histogram-decay-half-life", 24*time.Hour, "Half-life of the weight of CPU samples.")
+	fs.DurationVar(&m.MemoryHalfLife, "memory-histogram-decay-half-life", 24*time.Hour, "Half-life of the weight of memory peaks.")
+	fs.DurationVar(&m.MemoryAggregationInterval, "memory-aggregation-interval", 24*time.Hour, "Length of one memory peak window.")
+	fs.Int64Var(&m.MemoryAggregationIntervalCount, "memory-aggregation-interval-count", 8, "Number of memory peak windows kept.")
+	fs.Float64Var(&m.OOMBumpUpRatio, "oom-bump-up-ratio", 1.2, "Multiplier of the memory in use at an OOM kill.")
+	fs.Float64Var(&m.OOMMinBumpUpBytes, "oom-min-bump-up-bytes", 100*1024*1024, "Least memory added at an OOM kill, in bytes.")
+	fs.DurationVar(&k.GCInterval, "checkpoints-gc-interval", 10*time.Minute, "How often checkpoints of deleted VPAs are removed.")
+	fs.DurationVar(&k.Timeout, "checkpoints-timeout", time.Minute, "Time budget for writing checkpoints in one loop.")
+	fs.StringVar(&o.storage, "storage", "", "History source at start-up: \"\" or \"checkpoint\" (VPA checkpoints) or \"prometheus\".")
+	o.addHistoryFlags(fs)
+	o.addClientFlags(fs)
+}
+
+// addHistoryFlags registers the Prometheus history flags.
+func (o *vpaRecommenderOptions) addHistoryFlags(fs *pflag.FlagSet) {
+	h := &o.history
+	fs.StringVar(&h.Address, "prometheus-address", "", "Prometheus base URL for --storage=prometheus.")
+	fs.StringVar(&o.historyLen, "history-length", "8d", "How much history to read from Prometheus.")
+	fs.StringVar(&o.historyRes, "history-resolution", "1h", "Step of the Prometheus history queries.")
+	fs.DurationVar(&h.QueryTimeout, "prometheus-query-timeout", 5*time.Minute, "Timeout of each Prometheus query.")
+	fs.StringVar(&h.CadvisorJob, "prometheus-cadvisor-job-name", "kubernetes-cadvisor", "Job of the cAdvisor container metrics.")
+	fs.StringVar(&h.PodsJob, "prometheus-pods-job-name", "kubernetes-pods", "Job whose up series carry the pod labels.")
+	fs.StringVar(&h.PodLabelPrefix, "pod-label-prefix", "pod_label_", "Prefix of pod labels on those series.")
+	fs.StringVar(&h.PodNamespaceLabel, "pod-namespace-label", "kubernetes_namespace", "Label naming the pod's namespace on those series.")
+	fs.StringVar(&h.PodNameLabel, "pod-name-label", "kubernetes_pod_name", "Label naming the pod on those series.")
+	fs.StringVar(&h.ContainerNamespaceLabel, "container-namespace-label", "namespace", "Label naming the namespace on cAdvisor series.")
+	fs.StringVar(&h.ContainerPodNameLabel, "container-pod-name-label", "pod", "Label naming the pod on cAdvisor series.")
+	fs.StringVar(&h.ContainerNameLabel, "container-name-label", "container", "Label naming the container on cAdvisor series.")
+}
+
+// addClientFlags registers API client, serving and leader election flags.
+func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
+	fs.Float64Var(&o.qps, "kube-api-qps", 50, "QPS limit of the Kubernetes API client.")
+	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst limit of the Kubernetes API client.")
+	fs.StringVar(&o.address, "address", ":8942", "Address serving /metrics and /healthz.")
+	fs.BoolVar(&o.watchEvents, "watch-eviction-events", true, "Also read OOMs from kubelet eviction events.")
+	fs.DurationVar(&o.cacheTimeout, "cache-sync-timeout", 2*time.Minute, "How long to wait for the pod cache at start-up.")
+	l := &o.leader
+	fs.BoolVar(&l.Enabled, "leader-elect", false, "Elect a leader on a Lease before running.")
+	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
+	fs.StringVar(&l.Name, "leader-elect-resource-name", "vpa-recommender-lease", "Name of the leader election Lease.")
+	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
+	fs.DurationVar(&l.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
+	fs.DurationVar(&l.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+}
+
+// complete converts and validates the flags.
+func (o *vpaRecommenderOptions) complete() error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--recommender-interval", o.cfg.Interval}, {"--checkpoints-timeout", o.cfg.Checkpoints.Timeout},
+		{"--checkpoints-gc-interval", o.cfg.Checkpoints.GCInterval}, {"--cpu-histogram-decay-half-life", o.cfg.Model.CPUHalfLife},
+		{"--memory-histogram-decay-half-life", o.cfg.Model.MemoryHalfLife}, {"--memory-aggregation-interval", o.cfg.Model.MemoryAggregationInterval},
+		{"--confidence-interval-cpu", o.cfg.Estimator.ConfidenceIntervalCPU}, {"--confidence-interval-memory", o.cfg.Estimator.ConfidenceIntervalMemory},
+	} {
+		if d.v <= 0 {
+			return fmt.Errorf("%s: %v must be positive", d.flag, d.v)
+		}
+	}
+	if o.podMinMemMB < 0 {
+		return errors.New("--pod-recommendation-min-memory-mb: must not be negative")
+	}
+	o.cfg.Estimator.PodMinMemoryBytes = int64(o.podMinMemMB * 1024 * 1024)
+	for _, q := range []struct {
+		flag, v string
+		dst     *int64
+		milli   bool
+	}{
+		{"--container-recommendation-max-allowed-cpu", o.maxCPU, &o.cfg.Estimator.MaxAllowedCPUMillicores, true},
+		{"--container-recommendation-max-allowed-memory", o.maxMemory, &o.cfg.Estimator.MaxAllowedMemoryBytes, false},
+	} {
+		if q.v == "" {
+			continue
+		}
+		parsed, err := resource.ParseQuantity(q.v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q.flag, err)
+		}
+		*q.dst = parsed.Value()
+		if q.milli {
+			*q.dst = parsed.MilliValue()
+		}
+	}
+	if err := o.completeHistory(); err != nil {
+		return err
+	}
+	o.cfg.Default()
+	if err := o.cfg.Validate(); err != nil {
+		return err
+	}
+	if o.leader.Enabled && o.leader.Identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("--leader-elect: no identity: %w", err)
+		}
+		o.leader.Identity = host
+	}
+	o.leader.Default()
+	return o.leader.Validate()
+}
+
+// completeHistory validates --storage and the Prometheus flags.
+func (o *vpaRecommenderOptions) completeHistory() error {
+	switch o.storage {
+	case "", "checkpoint":
+		return nil
+	case "prometheus":
+	default:
+		return fmt.Errorf("--storage: %q is not one of \"\", checkpoint, prometheus", o.storage)
+	}
+	for _, d := range []struct {
+		flag, v string
+		dst     *time.Duration
+	}{{"--history-length", o.historyLen, &o.history.Length}, {"--history-resolution", o.historyRes, &o.history.Resolution}} {
+		parsed, err := prommodel.ParseDuration(d.v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.flag, err)
+		}
+		*d.dst = time.Duration(parsed)
+	}
+	o.history.Default()
+	return o.history.Validate()
+}
+
+// restConfig loads the client configuration.
+func (o *vpaRecommenderOptions) restConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	return cfg, nil
+}
+
+// run wires the recommender and runs it until ctx ends.
+func (o *vpaRecommenderOptions) run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating Kubernetes client: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	deps, watcher, err := o.deps(cfg, kube, reg)
+	if err != nil {
+		return err
+	}
+	r, err := recommender.New(o.cfg, deps)
+	if err != nil {
+		return err
+	}
+	srv, err := serveMetrics(ctx, o.address, reg, r)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = srv.Close() }()
+	return recommender.RunLeading(ctx, kube, o.leader, func(ctx context.Context) {
+		if err := watcher.Start(ctx, o.cacheTimeout); err != nil {
+			klog.FromContext(ctx).Error(err, "Pod cache did not sync")
+			return
+		}
+		defer watcher.Shutdown()
+		_ = r.Run(ctx)
+	})
+}
+
+// deps builds the recommender's clients.
+func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface, reg prometheus.Registerer) (recommender.Deps, *input.PodWatcher, error) {
+	vpas, err := vpaclientset.NewForConfig(cfg)
+	if err != nil {
+		return recommender.Deps{}, nil, fmt.Errorf("creating VPA client: %w", err)
+	}
+	mc, err := metricsclientset.NewForConfig(cfg)
+	if err != nil {
+		return recommender.Deps{}, nil, fmt.Errorf("creating metrics client: %w", err)
+	}
+	cr, err := client.New(cfg, client.Options{})
+	if err != nil {
+		return recommender.Deps{}, nil, fmt.Errorf("creating controller client: %w", err)
+	}
+	watcher, err := input.NewPodWatcher(kube, o.watchEvents)
+	if err != nil {
+		return recommender.Deps{}, nil, err
+	}
+	deps := recommender.Deps{
+		VPAs: vpas.AutoscalingV1(), Pods: watcher, OOMs: watcher,
+		Usage:   input.NewMetricsSource(mc.MetricsV1beta1()),
+		Targets: target.NewResolver(cr), Clock: clock.RealClock{}, Registerer: reg,
+	}
+	if o.storage == "prometheus" {
+		h, err := input.NewPrometheusHistory(o.history, clock.RealClock{})
+		if err != nil {
+			return recommender.Deps{}, nil, err
+		}
+		deps.History = h
+	}
+	return deps, watcher, nil
+}
+
+// serveMetrics serves /metrics from reg and /healthz from r until ctx ends.
+func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, r *recommender.Recommender) (*http.Server, error) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := r.Healthy(clock.RealClock{}.Now()); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok"))
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on --address %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	return srv, nil
+}
