@@ -44,7 +44,7 @@ func gatherNodes(in *Input) []*nodeState {
 	add := func(pod *corev1.Pod, node string) {
 		if s, ok := byName[node]; ok {
 			s.pods = append(s.pods, pod)
-			r := scheduling.PodRequests(pod)
+			r := podRequests(pod)
 			s.requested.Add(&r, 1)
 		}
 	}

@@ -48,7 +48,7 @@ func (c *Config) classify(pod *corev1.Pod, covered bool) (podKind, Reason) {
 	case "false":
 		return podMovable, ReasonNotSafeToEvict
 	}
-	if metav1.GetControllerOf(pod) == nil {
+	if controllerOf(pod) == nil {
 		return podMovable, ReasonBarePod
 	}
 	if c.SkipNodesWithSystemPods && pod.Namespace == systemNamespace && !covered {
@@ -72,8 +72,18 @@ func isIgnored(pod *corev1.Pod) bool {
 	if _, ok := pod.Annotations[MirrorPodAnnotation]; ok {
 		return true
 	}
-	owner := metav1.GetControllerOf(pod)
+	owner := controllerOf(pod)
 	return owner != nil && owner.Kind == "DaemonSet"
+}
+
+// controllerOf returns the pod's controller reference without copying it.
+func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
+	for i := range pod.OwnerReferences {
+		if c := pod.OwnerReferences[i].Controller; c != nil && *c {
+			return &pod.OwnerReferences[i]
+		}
+	}
+	return nil
 }
 
 // isJobPod reports pods owned by a batch Job (fork rule: unmovable).

@@ -73,21 +73,24 @@ func (r *removal) try(s *nodeState) bool {
 		Memory:   s.alloc.Memory - cur.Memory,
 		Pods:     s.alloc.Pods - cur.Pods,
 	}
-	var need scheduling.Resources
-	var pods []*corev1.Pod
-	zone := s.Node.Node.Labels[zoneLabel]
+	need := cur
 	for _, p := range info.Pods() {
 		if isIgnored(p) {
-			continue
+			req := podRequests(p)
+			need.Add(&req, -1)
 		}
-		req := scheduling.PodRequests(p)
-		need.Add(&req, 1)
-		pods = append(pods, movedCopy(p, r.cfg.SpreadLabel, zone))
 	}
 	if need.MilliCPU > r.free.MilliCPU-nodeFree.MilliCPU || need.Memory > r.free.Memory-nodeFree.Memory ||
 		need.Pods > r.free.Pods-nodeFree.Pods {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
 		return false
+	}
+	zone := s.Node.Node.Labels[zoneLabel]
+	var pods []*corev1.Pod
+	for _, p := range info.Pods() {
+		if !isIgnored(p) {
+			pods = append(pods, movedCopy(p, r.cfg.SpreadLabel, zone))
+		}
 	}
 	if !r.remove(s, pods) {
 		return false
