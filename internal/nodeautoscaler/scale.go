@@ -136,9 +136,9 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, now time.Ti
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
-		msg := fmt.Sprintf("%d pending pod(s)", inc.Pods)
+		msg := ""
 		if plan.LimitedBy != "" {
-			msg += ", limited by --" + plan.LimitedBy
+			msg = "limited by --" + plan.LimitedBy
 		}
 		a.record(ctx, Event{Type: EventScaleUp, Group: inc.Group, Delta: inc.Delta, Pods: inc.Pods, Message: msg})
 	}

@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kscale/kscale/internal/offline"
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// simulateFlags are the flags of `kscale simulate`.
+type simulateFlags struct {
+	check  bool
+	output string
+	report string
+}
+
+func newSimulateCommand() *cobra.Command {
+	f := &simulateFlags{}
+	cmd := &cobra.Command{
+		Use:   "simulate FILE",
+		Short: "Run the node autoscaler against a simulated cluster and cloud on a fake clock",
+		Long: "simulate reads a scenario file (docs/scenarios.md), runs the real node autoscaler loop in an\n" +
+			"offline world for the scenario's duration and prints the timeline of its decisions.\n" +
+			"With --check it exits non-zero when an expectation of the file fails.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return &UsageError{Err: fmt.Errorf("simulate takes exactly one scenario file, got %d arguments", len(args))}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("simulating %s: internal error: %v", args[0], r)
+				}
+			}()
+			return runSimulate(cmd, args[0], f)
+		},
+	}
+	cmd.Flags().BoolVar(&f.check, "check", false, "Exit non-zero when an expectation of the scenario fails")
+	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "Output format: text, json or none (none prints only failed checks)")
+	cmd.Flags().StringVar(&f.report, "report", "", "Also write a self-contained HTML report with charts to this file")
+	return cmd
+}
+
+func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
+	if !slices.Contains([]string{"text", "json", "none"}, f.output) {
+		return &UsageError{Err: fmt.Errorf("--output: want text, json or none, got %q", f.output)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("reading scenario: %w", err)}
+	}
+	scn, err := scenario.Parse(data)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("%s: %w", path, indent(err))}
+	}
+	world, err := offline.New(scn)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("%s: setting up the scenario: %w", path, err)}
+	}
+	res, err := world.Run(cmd.Context())
+	if err != nil {
+		return fmt.Errorf("simulating %s: %w", path, err)
+	}
+	checks := res.Checks(scn)
+	if err := writeOutput(cmd.OutOrStdout(), f.output, scn, res, checks, f.check); err != nil {
+		return err
+	}
+	if f.report != "" {
+		if err := writeReportFile(f.report, scn, res, checks); err != nil {
+			return err
+		}
+	}
+	return checkResult(f.check, checks)
+}
+
+// indent puts every joined error on its own line.
+func indent(err error) error {
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) == 1 {
+		return err
+	}
+	return errors.New("\n  " + strings.Join(lines, "\n  "))
+}
+
+func checkResult(check bool, checks []offline.Check) error {
+	if !check {
+		return nil
+	}
+	failed := 0
+	for _, c := range checks {
+		if !c.OK {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d expectations failed", failed, len(checks))
+	}
+	return nil
+}
+
+func writeOutput(w io.Writer, format string, scn *scenario.Scenario, res *offline.Result, checks []offline.Check, check bool) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		events := res.Events
+		if events == nil {
+			events = []offline.Event{}
+		}
+		return enc.Encode(struct {
+			Scenario string          `json:"scenario"`
+			Events   []offline.Event `json:"events"`
+			Final    offline.Final   `json:"final"`
+			Checks   []offline.Check `json:"checks"`
+		}{scn.Name, events, res.Final, checks})
+	case "none":
+		return writeChecks(w, checks, true)
+	}
+	if err := writeTimeline(w, scn, res); err != nil {
+		return err
+	}
+	if check || len(checks) > 0 {
+		return writeChecks(w, checks, false)
+	}
+	return nil
+}
