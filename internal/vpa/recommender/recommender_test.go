@@ -391,7 +391,12 @@ func testLeaderElection(t *testing.T, env *testenv.Env) {
 		t.Fatalf("first leader = %s, want a", got)
 	}
 	stopB, doneB := start("b")
-	defer func() { stopB(); <-doneB }()
+	defer func() {
+		stopB()
+		if err := <-doneB; err != nil {
+			t.Errorf("RunLeading(b) = %v", err)
+		}
+	}()
 	lease, err := env.Client.CoordinationV1().Leases("default").Get(ctx, le.Name, metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != "a" {
 		t.Fatalf("lease holder = %v, %v; want a", lease.Spec.HolderIdentity, err)
