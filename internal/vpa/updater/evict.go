@@ -1,0 +1,156 @@
+package updater
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/vpa/recommendation"
+)
+
+// planned is a candidate with the controller group it belongs to.
+type planned struct {
+	Candidate
+	owner types.UID
+}
+
+// updateVPA evicts (or resizes) the worthiest pods of one VPA, within each
+// controller's budget and the global rate limit. Refused evictions (for
+// example by a PodDisruptionBudget) are logged and counted; only a
+// cancelled context stops the loop. It returns the number of candidates.
+func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
+	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
+	budgets, plan := u.plan(ctx, w)
+	for _, c := range plan {
+		pending := c.Pod.Status.Phase == corev1.PodPending
+		budget := budgets[c.owner]
+		bypass := u.cfg.InPlaceSkipDisruptionBudget && UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate && noRestartResize(c.Pod)
+		if !bypass && !budget.CanDisrupt(pending) {
+			log.V(1).Info("Eviction budget exhausted", "pod", klog.KObj(c.Pod))
+			continue
+		}
+		if err := u.limiter.Wait(ctx); err != nil {
+			return len(plan), err
+		}
+		var done bool
+		if UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate {
+			done = u.inPlaceOrEvict(ctx, w.vpa, c.Candidate)
+		} else {
+			done = u.evict(ctx, w.vpa, c.Pod, c.Priority.Reason())
+		}
+		if done {
+			budget.Disrupted(pending)
+		}
+	}
+	return len(plan), nil
+}
+
+// plan builds each group's budget and the VPA's sorted candidate list.
+func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, []planned) {
+	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
+	minReplicas := u.cfg.MinReplicas
+	if p := w.vpa.Spec.UpdatePolicy; p != nil && p.MinReplicas != nil {
+		minReplicas = int(*p.MinReplicas)
+	}
+	now := u.clock.Now()
+	budgets := map[types.UID]*Budget{}
+	var plan []planned
+	for uid, g := range w.groups {
+		if !EnoughReplicas(len(g.pods), minReplicas) {
+			log.V(1).Info("Too few live replicas to update", "controller", g.owner.Name, "live", len(g.pods), "minReplicas", minReplicas)
+			continue
+		}
+		configured, err := u.configured(ctx, w.vpa.Namespace, g.owner, len(g.pods))
+		if err != nil {
+			log.Info("Skipping controller", "controller", g.owner.Name, "err", err)
+			continue
+		}
+		budgets[uid] = NewBudget(configured, len(g.pods), countPending(g.pods), u.cfg.EvictionTolerance)
+		for _, pod := range g.pods {
+			if c, ok := u.assess(w, pod, now); ok {
+				plan = append(plan, planned{Candidate: c, owner: uid})
+			}
+		}
+	}
+	sortPlanned(plan)
+	return budgets, plan
+}
+
+// assess processes the pod's recommendation and returns it as a candidate
+// when it is worth updating.
+func (u *Updater) assess(w *vpaWork, pod *corev1.Pod, now time.Time) (Candidate, bool) {
+	processed := recommendation.Process(pod, w.vpa.Status.Recommendation, w.vpa.Spec.ResourcePolicy, w.limits)
+	if len(processed.Containers) == 0 {
+		return Candidate{}, false
+	}
+	p := Assess(pod, processed, now, u.cfg.Thresholds)
+	if !p.ShouldUpdate(u.cfg.Thresholds) {
+		return Candidate{}, false
+	}
+	var reqs []*vpav1.EvictionRequirement
+	if w.vpa.Spec.UpdatePolicy != nil {
+		reqs = w.vpa.Spec.UpdatePolicy.EvictionRequirements
+	}
+	if !PassesEvictionRequirements(pod, processed, reqs) {
+		return Candidate{}, false
+	}
+	return Candidate{Pod: pod, Priority: p, Processed: processed}, true
+}
+
+func sortPlanned(plan []planned) {
+	cs := make([]Candidate, len(plan))
+	owners := map[*corev1.Pod]types.UID{}
+	for i, p := range plan {
+		cs[i] = p.Candidate
+		owners[p.Pod] = p.owner
+	}
+	// Sort by name first so that equal priorities evict in a stable order.
+	slices.SortFunc(cs, func(a, b Candidate) int { return compareStrings(a.Pod.Name, b.Pod.Name) })
+	SortByPriority(cs)
+	for i, c := range cs {
+		plan[i] = planned{Candidate: c, owner: owners[c.Pod]}
+	}
+}
+
+func countPending(pods []*corev1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Status.Phase == corev1.PodPending {
+			n++
+		}
+	}
+	return n
+}
+
+// evict asks the API server to evict the pod through the Eviction API, so
+// PodDisruptionBudgets are honoured. It reports whether the pod was evicted.
+func (u *Updater) evict(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, pod *corev1.Pod, reason string) bool {
+	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(vpa), "pod", klog.KObj(pod))
+	ev := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
+	err := u.client.SubResource("eviction").Create(ctx, pod, ev)
+	switch {
+	case apierrors.IsTooManyRequests(err):
+		u.metrics.failures.WithLabelValues("DisruptionBudget").Inc()
+		log.Info("Eviction refused by a PodDisruptionBudget", "err", err)
+		return false
+	case err != nil:
+		u.metrics.failures.WithLabelValues("Error").Inc()
+		log.Error(err, "Evicting pod")
+		return false
+	}
+	u.metrics.evictions.WithLabelValues(reason).Inc()
+	u.recorder.Eventf(pod, vpa, corev1.EventTypeNormal, "EvictedByVPA", "Evict",
+		"Pod was evicted by the VPA updater to apply the resource recommendation (%s).", reason)
+	u.recorder.Eventf(vpa, pod, corev1.EventTypeNormal, "EvictedPod", "Evict",
+		"The VPA updater evicted pod %s to apply the resource recommendation (%s).", pod.Name, reason)
+	log.Info("Evicted pod", "reason", reason)
+	return true
+}
