@@ -1,0 +1,169 @@
+package custommetrics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
+
+	"github.com/kscale/kscale/internal/custommetrics/credentials"
+	"github.com/kscale/kscale/internal/custommetrics/discovery"
+	"github.com/kscale/kscale/internal/custommetrics/ha"
+	"github.com/kscale/kscale/internal/custommetrics/metrics"
+	"github.com/kscale/kscale/internal/custommetrics/provider"
+	"github.com/kscale/kscale/internal/custommetrics/rate"
+	"github.com/kscale/kscale/internal/custommetrics/scrape"
+)
+
+// APIServer serves a custom metrics provider until ctx ends.
+type APIServer interface {
+	Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) error
+}
+
+// Config is everything Run needs. Client fields of the sub-configs are
+// filled by Run from Client.
+type Config struct {
+	// Client talks to the cluster hosting the kube-apiserver pods.
+	Client kubernetes.Interface
+	// Server serves the custom metrics API.
+	Server APIServer
+	// Registerer receives the provider's own metrics.
+	Registerer prometheus.Registerer
+	// Discovery selects the pods to scrape.
+	Discovery discovery.Config
+	// Credentials selects the CA and token secrets.
+	Credentials credentials.Config
+	// Scrape configures a single scrape.
+	Scrape scrape.ClientConfig
+	// Schedule configures the scrape schedule.
+	Schedule scrape.SchedulerConfig
+	// Rate configures the sample rules.
+	Rate rate.Config
+	// MetricNames are the served metric names.
+	MetricNames []string
+	// LeaderElection turns on active/passive HA; HA configures it.
+	LeaderElection bool
+	// HA configures leader election and the EndpointSlice.
+	HA ha.Config
+	// Clock tells the time for the stale-targets gauge; default the real clock.
+	Clock clock.PassiveClock
+}
+
+// Run runs the provider until ctx ends. Discovery and credential informers
+// run on every replica, so a new leader starts with warm caches; scraping
+// and serving run only while leading (always, without leader election).
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Client == nil || cfg.Server == nil || cfg.Registerer == nil {
+		return errors.New("client, server and registerer: required")
+	}
+	c, err := build(cfg)
+	if err != nil {
+		return err
+	}
+	go c.discovery.Run(ctx)
+	go c.creds.Run(ctx)
+	if err := c.discovery.WaitForSync(ctx); err != nil {
+		return err
+	}
+	if err := c.creds.WaitForSync(ctx); err != nil {
+		return err
+	}
+	if !cfg.LeaderElection {
+		return c.lead(ctx)
+	}
+	cfg.HA.Client = cfg.Client
+	elector, err := ha.New(cfg.HA)
+	if err != nil {
+		return err
+	}
+	return elector.Run(ctx, c.lead)
+}
+
+// components are the wired parts.
+type components struct {
+	cfg       Config
+	discovery *discovery.Discovery
+	creds     *credentials.Store
+	scheduler *scrape.Scheduler
+	provider  *provider.Provider
+	sink      *sink
+}
+
+func build(cfg Config) (*components, error) {
+	c := &components{cfg: cfg}
+	var err error
+	cfg.Discovery.Client, cfg.Credentials.Client = cfg.Client, cfg.Client
+	if c.discovery, err = discovery.New(cfg.Discovery); err != nil {
+		return nil, err
+	}
+	if c.creds, err = credentials.New(cfg.Credentials); err != nil {
+		return nil, err
+	}
+	cfg.Scrape.Credentials = c.creds
+	client, err := scrape.NewClient(cfg.Scrape)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Rate.Default()
+	store, err := rate.NewStore(cfg.Rate)
+	if err != nil {
+		return nil, err
+	}
+	m, err := metrics.New(cfg.Registerer, metrics.Gauges{Targets: c.discovery.Len, Stale: staleCounter(c.discovery, store, cfg.Clock)})
+	if err != nil {
+		return nil, err
+	}
+	c.sink = &sink{store: store, metrics: m, pods: c.discovery, forgetTransport: client.Forget, faults: map[types.NamespacedName]int{}}
+	cfg.Schedule.Targets, cfg.Schedule.Scraper, cfg.Schedule.Sink = c.discovery, client, c.sink
+	if cfg.Schedule.WarmupGap == 0 {
+		cfg.Schedule.WarmupGap = cfg.Rate.MinGap + time.Second
+	}
+	if c.scheduler, err = scrape.NewScheduler(cfg.Schedule); err != nil {
+		return nil, err
+	}
+	c.provider, err = provider.New(provider.Config{Pods: c.discovery, Rates: store, MetricNames: cfg.MetricNames})
+	return c, err
+}
+
+// lead scrapes and serves until ctx ends or the server fails.
+func (c *components) lead(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	c.sink.log = klog.FromContext(ctx).WithName("scrape")
+	scraped := make(chan struct{})
+	go func() { c.scheduler.Run(ctx); close(scraped) }()
+	err := c.cfg.Server.Serve(ctx, c.provider)
+	stopped := ctx.Err() != nil
+	cancel()
+	<-scraped
+	if err != nil && !stopped {
+		return fmt.Errorf("serving custom metrics: %w", err)
+	}
+	if !stopped {
+		return errors.New("custom metrics server stopped unexpectedly")
+	}
+	return nil
+}
+
+func staleCounter(d *discovery.Discovery, store *rate.Store, clk clock.PassiveClock) func() int {
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	return func() int {
+		now := clk.Now()
+		n := 0
+		for _, t := range d.Targets() {
+			if !store.Fresh(t.Key, now) {
+				n++
+			}
+		}
+		return n
+	}
+}
