@@ -21,6 +21,10 @@ func (a *Autoscaler) repairSizes(ctx context.Context, now time.Time) (bool, erro
 			Reason: "IncorrectSize", Message: "target above registered nodes for longer than the provision time"})
 		changed = true
 	}
+	if changed {
+		// The state is stale now; the next loop sees the new targets.
+		return true, nil
+	}
 	for _, st := range a.state.Groups() {
 		if len(st.LongUnregistered) == 0 || st.Group.TargetSize <= st.Group.MinSize {
 			continue

@@ -136,6 +136,9 @@ func (w *World) addInstance(c scenario.InstanceChange) error {
 	if c.NotReady && name != "" {
 		w.notReady[name] = true
 	}
+	if len(c.Taints.Value) > 0 && name != "" {
+		w.startTaints[name] = c.Taints.Value
+	}
 	return nil
 }
 

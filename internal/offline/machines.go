@@ -72,6 +72,7 @@ func (w *World) newNode(m inmemory.Machine, now time.Time) (*corev1.Node, error)
 			LastHeartbeatTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now),
 		}}},
 	}
+	n.Spec.Taints = append(n.Spec.Taints, w.startTaints[m.ID]...)
 	if w.notReady[m.ID] {
 		n.Status.Conditions[0].Status, n.Status.Conditions[0].Reason = corev1.ConditionFalse, "KubeletNotReady"
 		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})

@@ -22,29 +22,30 @@ var Start = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // World is one running simulation.
 type World struct {
-	scn        *scenario.Scenario
-	clock      *clocktesting.FakeClock
-	cloud      *inmemory.Cloud
-	cluster    *cluster
-	autoscaler *nodeautoscaler.Autoscaler
-	workloads  []*workload
-	byName     map[string]*workload
-	bare       map[string]string
-	reserved   map[string]corev1.ResourceList
-	notReady   map[string]bool
-	readyNodes map[string]bool
-	lastReason map[string]string
-	restarts   int
-	pending    int
-	res        Result
-	seen       map[string]bool
+	scn         *scenario.Scenario
+	clock       *clocktesting.FakeClock
+	cloud       *inmemory.Cloud
+	cluster     *cluster
+	autoscaler  *nodeautoscaler.Autoscaler
+	workloads   []*workload
+	byName      map[string]*workload
+	bare        map[string]string
+	reserved    map[string]corev1.ResourceList
+	notReady    map[string]bool
+	startTaints map[string][]corev1.Taint
+	readyNodes  map[string]bool
+	lastReason  map[string]string
+	restarts    int
+	pending     int
+	res         Result
+	seen        map[string]bool
 }
 
 // New builds the world of a parsed scenario at its start.
 func New(scn *scenario.Scenario) (*World, error) {
 	clk := clocktesting.NewFakeClock(Start)
 	w := &World{scn: scn, clock: clk, cloud: inmemory.New(clk), cluster: newCluster(), byName: map[string]*workload{},
-		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, notReady: map[string]bool{},
+		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
 		readyNodes: map[string]bool{}, lastReason: map[string]string{}, seen: map[string]bool{}}
 	w.res.Name = scn.Name
 	for _, g := range scn.NodeGroups {

@@ -89,6 +89,9 @@ type InstanceChange struct {
 	NotReady bool `yaml:"notReady"`
 	// BootTime delays the node (add only, default 0).
 	BootTime Duration `yaml:"bootTime"`
+	// Taints are put on the node when it registers (add only), e.g. a
+	// startup taint.
+	Taints K8s[[]corev1.Taint] `yaml:"taints"`
 }
 
 // NodeTaint adds or removes a taint.

@@ -70,6 +70,8 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		group(e.SetTarget.Group, "setTarget")
 	case e.AddInstance != nil:
 		group(e.AddInstance.Group, "addInstance")
+		c.failf((e.AddInstance.NotReady || len(e.AddInstance.Taints.Value) > 0) && e.AddInstance.Name == "",
+			append(slices.Clone(at), "addInstance"), "addInstance: notReady and taints need a name")
 	case e.RemoveInstance != nil:
 		group(e.RemoveInstance.Group, "removeInstance")
 	case e.SetCloudError != nil:
