@@ -1,0 +1,197 @@
+package memcluster
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+)
+
+// Cluster holds nodes, pods and PodDisruptionBudgets. Stored objects are
+// replaced, never changed in place.
+type Cluster struct {
+	nodes    map[string]*corev1.Node
+	pods     map[string]*corev1.Pod
+	order    []string
+	pdbs     []*policyv1.PodDisruptionBudget
+	expected map[string]int
+	goneAt   map[string]time.Time
+	readyAt  map[string]time.Time
+	now      time.Time
+	// Evictions lists namespace/name of every accepted eviction, in order.
+	Evictions []string
+	// OnEvict, when set, runs after an accepted eviction (for example to
+	// create the replacement pod a ReplicaSet would).
+	OnEvict func(evicted *corev1.Pod)
+}
+
+var _ actuation.Cluster = (*Cluster)(nil)
+
+// New returns an empty cluster at time now.
+func New(now time.Time) *Cluster {
+	return &Cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, expected: map[string]int{},
+		goneAt: map[string]time.Time{}, readyAt: map[string]time.Time{}, now: now}
+}
+
+func key(ns, name string) string { return ns + "/" + name }
+
+// AddNode stores a node.
+func (c *Cluster) AddNode(n *corev1.Node) { c.nodes[n.Name] = n }
+
+// Node returns the stored node.
+func (c *Cluster) Node(name string) (*corev1.Node, bool) {
+	n, ok := c.nodes[name]
+	return n, ok
+}
+
+// AddPod stores a pod that turns Ready at readyAt (the zero time: as it is).
+func (c *Cluster) AddPod(p *corev1.Pod, readyAt time.Time) {
+	k := key(p.Namespace, p.Name)
+	if _, ok := c.pods[k]; !ok {
+		c.order = append(c.order, k)
+	}
+	c.pods[k] = p
+	delete(c.goneAt, k)
+	if !readyAt.IsZero() {
+		c.readyAt[k] = readyAt
+	}
+}
+
+// AddPDB stores a budget; expected is the pod count its controllers want
+// (0: the selected pods).
+func (c *Cluster) AddPDB(pdb *policyv1.PodDisruptionBudget, expected int) {
+	c.pdbs = append(c.pdbs, pdb)
+	c.expected[pdb.Namespace+"/"+pdb.Name] = expected
+}
+
+// Pods returns the stored pods in creation order.
+func (c *Cluster) Pods() []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(c.order))
+	for _, k := range c.order {
+		out = append(out, c.pods[k])
+	}
+	return out
+}
+
+// PDBs returns the budgets with their status computed now.
+func (c *Cluster) PDBs() []*policyv1.PodDisruptionBudget {
+	out := make([]*policyv1.PodDisruptionBudget, len(c.pdbs))
+	pods := c.Pods()
+	for i, p := range c.pdbs {
+		cp := p.DeepCopy()
+		cp.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(p, pods, c.expected[p.Namespace+"/"+p.Name])
+		out[i] = cp
+	}
+	return out
+}
+
+// Tick moves the cluster to now: terminating pods past their grace period
+// disappear, pods past their start time turn Ready.
+func (c *Cluster) Tick(now time.Time) {
+	c.now = now
+	for k, at := range c.goneAt {
+		if !now.Before(at) {
+			c.remove(k)
+		}
+	}
+	for k, at := range c.readyAt {
+		if p, ok := c.pods[k]; ok && !now.Before(at) {
+			cp := p.DeepCopy()
+			cp.Status.Phase = corev1.PodRunning
+			cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+			c.pods[k] = cp
+			delete(c.readyAt, k)
+		}
+	}
+}
+
+func (c *Cluster) remove(k string) {
+	delete(c.pods, k)
+	delete(c.goneAt, k)
+	delete(c.readyAt, k)
+	c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == k })
+}
+
+// AddTaint implements actuation.Cluster.
+func (c *Cluster) AddTaint(_ context.Context, node string, taint corev1.Taint) error {
+	n, ok := c.nodes[node]
+	if !ok {
+		return fmt.Errorf("tainting node %s: not found", node)
+	}
+	for _, t := range n.Spec.Taints {
+		if t.Key == taint.Key {
+			return nil
+		}
+	}
+	cp := n.DeepCopy()
+	cp.Spec.Taints = append(cp.Spec.Taints, taint)
+	c.nodes[node] = cp
+	return nil
+}
+
+// RemoveTaints implements actuation.Cluster.
+func (c *Cluster) RemoveTaints(_ context.Context, node string, keys ...string) error {
+	n, ok := c.nodes[node]
+	if !ok {
+		return nil
+	}
+	cp := n.DeepCopy()
+	cp.Spec.Taints = slices.DeleteFunc(cp.Spec.Taints, func(t corev1.Taint) bool { return slices.Contains(keys, t.Key) })
+	c.nodes[node] = cp
+	return nil
+}
+
+// EvictPod implements actuation.Cluster: it checks the UID precondition and
+// every budget selecting the pod, then starts the pod's graceful deletion.
+func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) error {
+	k := key(pod.Namespace, pod.Name)
+	cur, ok := c.pods[k]
+	if !ok || cur.UID != pod.UID {
+		return fmt.Errorf("evicting pod %s: %w", k, actuation.ErrPodGone)
+	}
+	if cur.DeletionTimestamp != nil {
+		return nil
+	}
+	for _, p := range c.PDBs() {
+		if selects(p, cur) && p.Status.DisruptionsAllowed < 1 {
+			return fmt.Errorf("evicting pod %s: budget %s: %w", k, p.Name, actuation.ErrEvictionRefused)
+		}
+	}
+	cp := cur.DeepCopy()
+	ts := metav1.NewTime(c.now)
+	cp.DeletionTimestamp = &ts
+	c.pods[k] = cp
+	c.goneAt[k] = c.now.Add(time.Duration(grace) * time.Second)
+	c.Evictions = append(c.Evictions, k)
+	if grace == 0 {
+		c.remove(k)
+	}
+	if c.OnEvict != nil {
+		c.OnEvict(cur)
+	}
+	return nil
+}
+
+// GetPod implements actuation.Cluster.
+func (c *Cluster) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
+	p, ok := c.pods[key(namespace, name)]
+	if !ok {
+		return nil, fmt.Errorf("getting pod %s/%s: %w", namespace, name, actuation.ErrPodGone)
+	}
+	return p, nil
+}
+
+func selects(pdb *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
+	if pdb.Namespace != p.Namespace {
+		return false
+	}
+	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+	return err == nil && sel.Matches(labelsOf(p))
+}

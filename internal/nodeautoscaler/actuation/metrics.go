@@ -1,0 +1,72 @@
+package actuation
+
+import (
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are the scale-down series. The zero registry registers nothing.
+type Metrics struct {
+	failed   *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	deleted  *prometheus.CounterVec
+	unneeded prometheus.Gauge
+	evicted  *prometheus.CounterVec
+}
+
+// Eviction results, as values of the eviction_result label.
+const (
+	evictionSucceeded = "succeeded"
+	evictionRefused   = "refused"
+	evictionError     = "error"
+)
+
+// NewMetrics creates the scale-down metrics and registers them on reg
+// (nil: not registered).
+func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
+	const ns = "cluster_autoscaler"
+	m := &Metrics{
+		failed: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "failed_scale_down_total",
+			Help: "Failed node deletions by kind (empty, nonempty) and reason code (1 taint, 2 eviction, 3 cloud delete)."},
+			[]string{"kind", "reason"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "node_deletion_duration_seconds",
+			Help:    "Time from the start of a node deletion to its end, success or failure, by kind (empty, nonEmpty).",
+			Buckets: []float64{1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200}}, []string{"kind"}),
+		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "scaled_down_nodes_total",
+			Help: "Nodes removed by scale-down, by kind (empty, nonEmpty)."}, []string{"kind"}),
+		unneeded: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unneeded_nodes_count",
+			Help: "Nodes found unneeded by the last scale-down planning."}),
+		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "evicted_pods_total",
+			Help: "Pod eviction attempts during scale-down by eviction_result (succeeded, refused, error)."},
+			[]string{"eviction_result"}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.failed, m.duration, m.deleted, m.unneeded, m.evicted} {
+		if err := reg.Register(c); err != nil {
+			return nil, fmt.Errorf("registering scale-down metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// SetUnneeded records the number of unneeded nodes.
+func (m *Metrics) SetUnneeded(n int) { m.unneeded.Set(float64(n)) }
+
+// observe records one finished deletion.
+func (m *Metrics) observe(o Outcome) {
+	m.duration.WithLabelValues(string(o.Kind)).Observe(o.Ended.Sub(o.Started).Seconds())
+	if o.Failed() {
+		kind := "empty"
+		if o.Kind == KindNonEmpty {
+			kind = "nonempty"
+		}
+		m.failed.WithLabelValues(kind, o.Failure.Code()).Inc()
+		return
+	}
+	m.deleted.WithLabelValues(string(o.Kind)).Inc()
+}
+
+func (m *Metrics) eviction(result string) { m.evicted.WithLabelValues(result).Inc() }
