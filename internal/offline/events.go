@@ -27,7 +27,7 @@ func templateOf(group string, types []string, res scenario.Resources, zone strin
 		if _, ok := capacity[corev1.ResourcePods]; !ok {
 			capacity[corev1.ResourcePods] = *resourceQuantity(inmemory.DefaultMaxPods)
 		}
-		t.InstanceTypes = append(t.InstanceTypes, cloudprovider.InstanceType{Name: group + "-type", Capacity: capacity})
+		t.InstanceTypes = append(t.InstanceTypes, cloudprovider.InstanceType{Name: inlineTypeName(capacity), Capacity: capacity})
 	}
 	if zone != "" {
 		t.Zones = []string{zone}
@@ -165,4 +165,11 @@ func (w *World) untaint(node, key string) error {
 	c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, func(x corev1.Taint) bool { return x.Key == key })
 	w.cluster.addNode(c)
 	return nil
+}
+
+// inlineTypeName names an inline instance type by its CPU and memory, so a
+// changed size is a different type whose allocatable is not taken from live
+// nodes of the old size.
+func inlineTypeName(capacity corev1.ResourceList) string {
+	return fmt.Sprintf("custom-%dm-%dMi", capacity.Cpu().MilliValue(), capacity.Memory().Value()>>20)
 }
