@@ -179,11 +179,9 @@ func runProvider(ctx context.Context, s providerSetup) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	l, err := listenInNetns(s.Netns, net.JoinHostPort(s.IP, strconv.Itoa(servingPort)))
-	if err != nil {
-		return err
-	}
-	srv.SetListener(l)
+	srv.SetListen(func() (net.Listener, error) {
+		return listenInNetns(s.Netns, net.JoinHostPort(s.IP, strconv.Itoa(servingPort)))
+	})
 	restCfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {
 		return err

@@ -18,7 +18,8 @@ const DefaultSecurePort = 6443
 // authentication and authorization, audit, --lister-kubeconfig, ...) are the
 // library's; NewServer adds them to a flag set.
 type Server struct {
-	base *basecmd.AdapterBase
+	base   *basecmd.AdapterBase
+	listen func() (net.Listener, error)
 }
 
 // NewServer adds the server's flags to fs. Without --tls-cert-file the
@@ -32,11 +33,11 @@ func NewServer(fs *pflag.FlagSet, name string) *Server {
 	return &Server{base: base}
 }
 
-// SetListener makes the server accept on l instead of binding
-// --bind-address and --secure-port, for example a listener opened inside a
-// network namespace.
-func (s *Server) SetListener(l net.Listener) {
-	s.base.SecureServing.Listener = l
+// SetListen makes Serve accept on the listener listen opens instead of
+// binding --bind-address and --secure-port, for example a listener inside a
+// network namespace. Like the default, it is opened only when Serve starts.
+func (s *Server) SetListen(listen func() (net.Listener, error)) {
+	s.listen = listen
 }
 
 // SetKubeconfig sets the kubeconfig the library's clients use when
@@ -49,6 +50,13 @@ func (s *Server) SetKubeconfig(path string) {
 
 // Serve serves p until ctx ends.
 func (s *Server) Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) error {
+	if s.listen != nil {
+		l, err := s.listen()
+		if err != nil {
+			return fmt.Errorf("opening listener: %w", err)
+		}
+		s.base.SecureServing.Listener = l
+	}
 	s.base.WithCustomMetrics(p)
 	if err := s.base.Run(ctx); err != nil {
 		return fmt.Errorf("running custom metrics API server: %w", err)

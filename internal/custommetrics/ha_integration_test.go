@@ -1,0 +1,221 @@
+package custommetrics_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
+
+	"github.com/kscale/kscale/internal/custommetrics/testkube"
+)
+
+// replica is a provider process started from this test binary.
+type replica struct {
+	setup providerSetup
+	cmd   *exec.Cmd
+	log   string
+	done  chan struct{}
+}
+
+func startReplica(t *testing.T, s providerSetup) *replica {
+	t.Helper()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{setup: s, log: filepath.Join(t.TempDir(), s.Identity+".log"), done: make(chan struct{})}
+	logFile, err := os.Create(r.log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd = exec.Command(os.Args[0], "-test.run=^$")
+	r.cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
+	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = r.cmd.Wait(); _ = logFile.Close(); close(r.done) }()
+	t.Cleanup(func() {
+		_ = r.cmd.Process.Kill()
+		<-r.done
+		if t.Failed() {
+			out, _ := os.ReadFile(r.log)
+			t.Logf("log of replica %s:\n%s", s.Identity, tail(out, 4000))
+		}
+	})
+	return r
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// sliceWatch records every version of the Service's EndpointSlices and
+// counts versions in which more than one address was listed in total.
+type sliceWatch struct {
+	mu         sync.Mutex
+	addrs      map[string][]string // slice name -> addresses
+	violations []string
+}
+
+func watchSlices(t *testing.T, service string) *sliceWatch {
+	t.Helper()
+	sw := &sliceWatch{addrs: map[string][]string{}}
+	ctx, cancel := context.WithCancel(t.Context())
+	opts := metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service}
+	w, err := env.Client.DiscoveryV1().EndpointSlices(systemNS).Watch(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		for ev := range w.ResultChan() {
+			s, ok := ev.Object.(*discoveryv1.EndpointSlice)
+			if !ok {
+				continue
+			}
+			sw.observe(ev.Type, s)
+		}
+	}()
+	t.Cleanup(func() { cancel(); w.Stop(); <-stopped })
+	return sw
+}
+
+func (sw *sliceWatch) observe(typ watch.EventType, s *discoveryv1.EndpointSlice) {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	var addrs []string
+	for _, e := range s.Endpoints {
+		addrs = append(addrs, e.Addresses...)
+	}
+	if typ == watch.Deleted {
+		delete(sw.addrs, s.Name)
+	} else {
+		sw.addrs[s.Name] = addrs
+	}
+	var total []string
+	for _, a := range sw.addrs {
+		total = append(total, a...)
+	}
+	if len(total) > 1 {
+		sw.violations = append(sw.violations, s.ResourceVersion)
+	}
+}
+
+// current returns the single listed address, or "" when none.
+func (sw *sliceWatch) current() string {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	for _, a := range sw.addrs {
+		if len(a) == 1 {
+			return a[0]
+		}
+	}
+	return ""
+}
+
+// TestHA is scenario 11 with two replica processes against the real API
+// server and the real aggregation layer.
+func TestHA(t *testing.T) {
+	const ns, service = "shoot--ha--a", "cm-ha"
+	netA, netB := newNetns(t, 1), newNetns(t, 2)
+	certFile, keyFile, caBundle := servingCert(t, service)
+	registerAPIService(t, service, caBundle)
+	shootNamespace(t, ns, env.CAData)
+	ctx := t.Context()
+	testkube.Pod(t, ctx, env.Client, ns, "kapi-1", "127.0.0.1", testkube.APIServerLabels())
+	slices := watchSlices(t, service)
+
+	replicas := map[string]*replica{}
+	for id, n := range map[string]*netns{"replica-a": netA, "replica-b": netB} {
+		replicas[n.IP] = startReplica(t, providerSetup{
+			Netns: n.Name, IP: n.IP, Kubeconfig: env.KubeconfigPath, CertFile: certFile, KeyFile: keyFile,
+			ScrapePort: apiServerPort(t), Period: time.Minute, MinGap: 10 * time.Second,
+			LeaderElection: true, Service: service, Lease: "cm-ha-leader-election", Identity: id,
+		})
+	}
+	var leader string
+	testkube.Poll(t, ctx, time.Minute, "a leader publishing its address", func(context.Context) (bool, error) {
+		leader = slices.current()
+		return leader != "", nil
+	})
+	follower := netA.IP
+	if leader == netA.IP {
+		follower = netB.IP
+	}
+	t.Logf("leader %s (%s), follower %s", leader, replicas[leader].setup.Identity, follower)
+	expectValues(t, ns, 2*time.Minute, "values from the first leader")
+	if conn, err := net.DialTimeout("tcp", net.JoinHostPort(follower, "6443"), time.Second); err == nil {
+		_ = conn.Close()
+		t.Fatalf("follower %s serves HTTPS; only the leader should", follower)
+	}
+
+	// Kill the leader without a graceful shutdown.
+	killed := time.Now()
+	if err := replicas[leader].cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	testkube.Poll(t, ctx, time.Minute, "the follower taking over", func(context.Context) (bool, error) {
+		return slices.current() == follower, nil
+	})
+	takeover := time.Now()
+	expectValues(t, ns, time.Minute, "values from the new leader")
+	valuesBack := time.Now()
+	t.Logf("takeover %s after the kill; values %s after the takeover", takeover.Sub(killed).Round(time.Millisecond), valuesBack.Sub(takeover).Round(time.Millisecond))
+	if d := valuesBack.Sub(takeover); d > 20*time.Second {
+		t.Errorf("values returned %s after the takeover, want within 20s", d)
+	}
+
+	// A graceful stop releases the Lease and withdraws the slice at once.
+	if err := replicas[follower].cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-replicas[follower].done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("replica did not stop within 30s of SIGTERM")
+	}
+	if code := replicas[follower].cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("gracefully stopped replica exited with %d", code)
+	}
+	lease, err := env.Client.CoordinationV1().Leases(systemNS).Get(ctx, "cm-ha-leader-election", metav1.GetOptions{})
+	if err != nil || (lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "") {
+		t.Errorf("lease after graceful stop: %+v, %v; want released", lease.Spec, err)
+	}
+	if _, err := env.Client.DiscoveryV1().EndpointSlices(systemNS).Get(ctx, service, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("EndpointSlice after graceful stop: %v, want it withdrawn", err)
+	}
+	slices.mu.Lock()
+	defer slices.mu.Unlock()
+	if len(slices.violations) > 0 {
+		t.Errorf("EndpointSlice versions listing two addresses: %v", slices.violations)
+	}
+}
+
+func expectValues(t *testing.T, ns string, timeout time.Duration, what string) {
+	t.Helper()
+	path := "/apis/custom.metrics.k8s.io/v1beta2/namespaces/" + ns + "/pods/*/" + metricSum
+	testkube.Poll(t, t.Context(), timeout, what, func(ctx context.Context) (bool, error) {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		var list cmv1beta2.MetricValueList
+		err := getJSON(rctx, env.Client, path, "app=kubernetes,role=apiserver", &list)
+		return err == nil && len(list.Items) == 1, err
+	})
+}
