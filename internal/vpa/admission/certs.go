@@ -8,11 +8,12 @@ import (
 	"time"
 )
 
-// certReloader serves the key pair from two files and reloads it when either
-// file's modification time changes, so rotated certificates are picked up
-// without a restart.
+// certReloader serves the key pair from two files and, with reload set,
+// reloads it when either file's modification time changes, so rotated
+// certificates are picked up without a restart.
 type certReloader struct {
 	certFile, keyFile string
+	reload            bool
 
 	mu      sync.Mutex
 	cert    *tls.Certificate
@@ -20,8 +21,8 @@ type certReloader struct {
 	keyMod  time.Time
 }
 
-func newCertReloader(certFile, keyFile string) (*certReloader, error) {
-	r := &certReloader{certFile: certFile, keyFile: keyFile}
+func newCertReloader(certFile, keyFile string, reload bool) (*certReloader, error) {
+	r := &certReloader{certFile: certFile, keyFile: keyFile, reload: reload}
 	if _, err := r.get(nil); err != nil {
 		return nil, err
 	}
@@ -33,6 +34,9 @@ func newCertReloader(certFile, keyFile string) (*certReloader, error) {
 func (r *certReloader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.cert != nil && !r.reload {
+		return r.cert, nil
+	}
 	certMod, err1 := modTime(r.certFile)
 	keyMod, err2 := modTime(r.keyFile)
 	if r.cert != nil && (err1 != nil || err2 != nil || (certMod.Equal(r.certMod) && keyMod.Equal(r.keyMod))) {

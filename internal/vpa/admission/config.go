@@ -31,6 +31,9 @@ type Config struct {
 	// CAFile is the CA that signed the serving certificate, put into the
 	// webhook's caBundle; --client-ca-file.
 	CAFile string
+	// ReloadCert re-reads the serving certificate and key when the files
+	// change; --reload-cert.
+	ReloadCert bool
 	// MinTLSVersion is tls1_2 or tls1_3; --min-tls-version.
 	MinTLSVersion string
 	// RegisterWebhook creates the MutatingWebhookConfiguration; --register-webhook.

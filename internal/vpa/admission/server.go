@@ -58,7 +58,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	certs, err := newCertReloader(cfg.CertFile, cfg.KeyFile)
+	certs, err := newCertReloader(cfg.CertFile, cfg.KeyFile, cfg.ReloadCert)
 	if err != nil {
 		return nil, err
 	}

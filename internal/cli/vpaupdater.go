@@ -1,0 +1,258 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/kscale/kscale/internal/vpa/target"
+	"github.com/kscale/kscale/internal/vpa/updater"
+)
+
+// vpaClientFlags are the API client and serving flags the VPA updater and
+// admission webhook share.
+type vpaClientFlags struct {
+	kubeconfig string
+	qps        float64
+	burst      int
+	address    string
+	namespace  string
+	ignored    string
+	only       string
+}
+
+func (f *vpaClientFlags) add(fs *pflag.FlagSet, address string) {
+	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
+	fs.Float64Var(&f.qps, "kube-api-qps", 50, "QPS limit of the Kubernetes API client.")
+	fs.IntVar(&f.burst, "kube-api-burst", 100, "Burst limit of the Kubernetes API client.")
+	fs.StringVar(&f.address, "address", address, "Address serving /metrics and /healthz.")
+	fs.StringVar(&f.only, "vpa-object-namespace", "", "Only serve VPAs and pods in this namespace (empty = all).")
+	fs.StringVar(&f.ignored, "ignored-vpa-object-namespaces", "", "Comma-separated namespaces whose VPAs and pods are ignored.")
+	ns := os.Getenv("NAMESPACE")
+	if ns == "" {
+		ns = "kube-system"
+	}
+	fs.StringVar(&f.namespace, "namespace", ns, "Namespace of the admission webhook's Service and status Lease (default $NAMESPACE, else kube-system).")
+}
+
+func (f *vpaClientFlags) validate() error {
+	var errs []error
+	if f.qps <= 0 || f.burst <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst: must be positive, got %g and %d", f.qps, f.burst))
+	}
+	if f.only != "" && f.ignored != "" {
+		errs = append(errs, errors.New("--vpa-object-namespace and --ignored-vpa-object-namespaces: set at most one"))
+	}
+	if f.namespace == "" {
+		errs = append(errs, errors.New("--namespace: required"))
+	}
+	return errors.Join(errs...)
+}
+
+func (f *vpaClientFlags) ignoredNamespaces() []string {
+	var out []string
+	for _, ns := range strings.Split(f.ignored, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// restConfig loads the client configuration.
+func (f *vpaClientFlags) restConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if f.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
+	return cfg, nil
+}
+
+// vpaScheme has the built-in types and autoscaling.k8s.io/v1.
+func vpaScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("building scheme: %w", err)
+	}
+	if err := vpav1.AddToScheme(s); err != nil {
+		return nil, fmt.Errorf("building scheme: %w", err)
+	}
+	return s, nil
+}
+
+// metricsRunnable serves /metrics and /healthz on every replica.
+func metricsRunnable(addr string, reg *prometheus.Registry) manager.Runnable {
+	return manager.RunnableFunc(func(ctx context.Context) error {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() { <-ctx.Done(); _ = srv.Close() }()
+		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("serving metrics on --address %s: %w", addr, err)
+		}
+		return nil
+	})
+}
+
+// notLeading wraps a runnable that every replica runs.
+type notLeading struct{ manager.Runnable }
+
+func (notLeading) NeedLeaderElection() bool { return false }
+
+// vpaUpdaterOptions are the flags of `kscale vpa-updater`.
+type vpaUpdaterOptions struct {
+	cfg     updater.Config
+	client  vpaClientFlags
+	leader  bool
+	leaseNS string
+	leaseID string
+	leaseD  time.Duration
+	renew   time.Duration
+	retry   time.Duration
+}
+
+// newVPAUpdaterCommand builds `kscale vpa-updater`.
+func newVPAUpdaterCommand() *cobra.Command {
+	o := &vpaUpdaterOptions{}
+	cmd := &cobra.Command{
+		Use:   "vpa-updater",
+		Short: "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return &UsageError{Err: err}
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags registers every flag with the upstream (and Gardener) name and default.
+func (o *vpaUpdaterOptions) addFlags(fs *pflag.FlagSet) {
+	c := &o.cfg
+	fs.DurationVar(&c.Interval, "updater-interval", updater.DefaultInterval, "How often the updater runs.")
+	fs.IntVar(&c.MinReplicas, "min-replicas", updater.DefaultMinReplicas, "Fewest live replicas a controller needs before its pods are updated (VPA updatePolicy.minReplicas overrides).")
+	fs.Float64Var(&c.EvictionTolerance, "eviction-tolerance", updater.DefaultEvictionTolerance, "Fraction of a controller's replicas that may be evicted at once.")
+	fs.Float64Var(&c.EvictionRateLimit, "eviction-rate-limit", updater.DefaultEvictionRateLimit, "Evictions per second across the cluster; 0 or less disables the limit.")
+	fs.IntVar(&c.EvictionRateBurst, "eviction-rate-burst", updater.DefaultEvictionRateBurst, "Burst of the eviction rate limit.")
+	fs.DurationVar(&c.Thresholds.EvictAfterOOM, "evict-after-oom-threshold", updater.DefaultEvictAfterOOMThreshold, "Evict pods OOM-killed within this long after starting, if the OOM is that recent.")
+	fs.Float64Var(&c.Thresholds.PodUpdate, "pod-update-threshold", updater.DefaultPodUpdateThreshold, "Least relative change (sum over cpu and memory) that updates a pod inside its recommended range.")
+	fs.DurationVar(&c.Thresholds.Lifetime, "in-recommendation-bounds-eviction-lifetime-threshold", updater.DefaultLifetimeThreshold, "Pods inside their recommended range are updated only after running this long.")
+	fs.BoolVar(&c.UseAdmissionStatus, "use-admission-controller-status", true, "Evict only while the admission webhook renews its status Lease.")
+	fs.DurationVar(&c.AdmissionStatusTimeout, "admission-controller-status-lease-timeout", updater.DefaultAdmissionStatusTimeout, "How old the admission webhook's status Lease may be.")
+	fs.BoolVar(&c.InPlaceSkipDisruptionBudget, "in-place-skip-disruption-budget", false, "In-place resizes that restart no container bypass the eviction budget.")
+	o.client.add(fs, ":8943")
+	fs.BoolVar(&o.leader, "leader-elect", false, "Elect a leader on a Lease before running (set it when running more than one replica).")
+	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "", "Namespace of the leader election Lease (default --namespace).")
+	fs.StringVar(&o.leaseID, "leader-elect-resource-name", "vpa-updater", "Name of the leader election Lease.")
+	fs.DurationVar(&o.leaseD, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
+	fs.DurationVar(&o.renew, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
+	fs.DurationVar(&o.retry, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+}
+
+// complete validates the flags and fills the derived settings.
+func (o *vpaUpdaterOptions) complete() error {
+	if err := o.client.validate(); err != nil {
+		return err
+	}
+	o.cfg.StatusNamespace = o.client.namespace
+	o.cfg.VPAObjectNamespace = o.client.only
+	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
+	if o.leaseNS == "" {
+		o.leaseNS = o.client.namespace
+	}
+	if o.leader && (o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0) {
+		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
+	}
+	return o.cfg.Validate()
+}
+
+// run wires the updater into a manager (cache, leader election, events)
+// and runs it until ctx ends or a signal arrives.
+func (o *vpaUpdaterOptions) run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	mgr, reg, err := o.manager()
+	if err != nil {
+		return err
+	}
+	u, err := updater.New(o.cfg, updater.Deps{
+		Client: mgr.GetClient(), Resolver: target.NewResolver(mgr.GetClient()),
+		Recorder: mgr.GetEventRecorder("vpa-updater"), Registerer: reg, Clock: clock.RealClock{},
+	})
+	if err != nil {
+		return err
+	}
+	if err := mgr.Add(u); err != nil {
+		return fmt.Errorf("adding the updater: %w", err)
+	}
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, reg)}); err != nil {
+		return fmt.Errorf("adding the metrics server: %w", err)
+	}
+	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader)
+	return mgr.Start(ctx)
+}
+
+func (o *vpaUpdaterOptions) manager() (manager.Manager, *prometheus.Registry, error) {
+	cfg, err := o.client.restConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	scheme, err := vpaScheme()
+	if err != nil {
+		return nil, nil, err
+	}
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:         scheme,
+		Metrics:        metricsserver.Options{BindAddress: "0"},
+		LeaderElection: o.leader, LeaderElectionID: o.leaseID, LeaderElectionNamespace: o.leaseNS,
+		LeaderElectionResourceLock: "leases", LeaseDuration: &o.leaseD, RenewDeadline: &o.renew, RetryPeriod: &o.retry,
+		LeaderElectionReleaseOnCancel: true,
+		// The admission Lease is read fresh every loop, not from a cache.
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&coordinationv1.Lease{}}}},
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("creating the controller manager: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return mgr, reg, nil
+}
