@@ -16,6 +16,13 @@ import (
 // gone disappears with its pods.
 func (w *World) syncMachines(now time.Time) {
 	live := map[string]bool{}
+	registered := map[string][]string{}
+	var groups []string
+	defer func() {
+		for _, g := range groups {
+			w.emit(Event{Type: "NodeRegistered", Group: g, Nodes: registered[g]})
+		}
+	}()
 	for _, m := range w.cloud.Machines() {
 		if m.Deleting {
 			continue
@@ -30,7 +37,10 @@ func (w *World) syncMachines(now time.Time) {
 			continue
 		}
 		w.cluster.addNode(n)
-		w.emit(Event{Type: "NodeRegistered", Group: m.Group, Nodes: []string{m.ID}})
+		if _, ok := registered[m.Group]; !ok {
+			groups = append(groups, m.Group)
+		}
+		registered[m.Group] = append(registered[m.Group], m.ID)
 	}
 	for _, name := range w.cluster.nodeOrder {
 		if !live[name] {

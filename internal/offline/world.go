@@ -132,12 +132,21 @@ func (w *World) tick(ctx context.Context) error {
 // autoscaler's rules (kubelet Ready and no startup taint).
 func (w *World) observeReadiness() {
 	rules := clusterstate.ReadinessRules{StartupTaints: w.scn.Options.AllStartupTaints()}
+	became := map[string][]string{}
+	var groups []string
 	for _, n := range w.cluster.nodeList() {
 		ready := rules.IsReady(n)
 		if ready && !w.readyNodes[n.Name] {
-			w.emit(Event{Type: "NodeReady", Group: groupOf(n), Nodes: []string{n.Name}})
+			g := groupOf(n)
+			if _, ok := became[g]; !ok {
+				groups = append(groups, g)
+			}
+			became[g] = append(became[g], n.Name)
 		}
 		w.readyNodes[n.Name] = ready
+	}
+	for _, g := range groups {
+		w.emit(Event{Type: "NodeReady", Group: g, Nodes: became[g]})
 	}
 }
 
