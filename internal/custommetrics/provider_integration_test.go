@@ -121,6 +121,7 @@ func TestProvider(t *testing.T) {
 			t.Fatalf("direct as reader: HTTP %d, want 200", code)
 		}
 	})
+	t.Run("HPA scales a stand-in kube-apiserver", testHPA)
 }
 
 func getJSON(ctx context.Context, c kubernetes.Interface, path, selector string, into any) error {
