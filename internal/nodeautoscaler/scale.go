@@ -13,22 +13,28 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
+	"github.com/kscale/kscale/internal/nodeautoscaler/spreademulation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/simulator"
 )
 
 // scaleUp evaluates and carries out one scale-up.
 func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Time) error {
-	var pending []*corev1.Pod
+	var pending, bound []*corev1.Pod
 	for _, p := range obs.pods {
-		if IsUnschedulable(p) {
+		switch {
+		case IsUnschedulable(p):
 			pending = append(pending, p)
+		case isActiveBound(p):
+			bound = append(bound, p)
 		}
 	}
 	if len(pending) == 0 {
 		return nil
 	}
-	snap, err := a.readySnapshot(obs, now)
+	emu := spreademulation.Emulate(a.cfg.Options.EmulatedTopologySpreadLabel, obs.nodes, pending, bound, now)
+	pending = emu.Pending
+	snap, err := a.readySnapshot(obs.nodes, emu.Scheduled, now)
 	if err != nil {
 		return err
 	}
@@ -49,11 +55,11 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 }
 
 // readySnapshot holds the ready nodes and the pods bound to them.
-func (a *Autoscaler) readySnapshot(obs *observation, now time.Time) (*simulator.Snapshot, error) {
+func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
 	snap := simulator.NewSnapshot()
 	ready := map[string]bool{}
-	for _, n := range obs.nodes {
+	for _, n := range nodes {
 		if rules.Bucket(n, now) != clusterstate.Ready {
 			continue
 		}
@@ -62,8 +68,8 @@ func (a *Autoscaler) readySnapshot(obs *observation, now time.Time) (*simulator.
 		}
 		ready[n.Name] = true
 	}
-	for _, p := range obs.pods {
-		if isActiveBound(p) && ready[p.Spec.NodeName] {
+	for _, p := range bound {
+		if ready[p.Spec.NodeName] {
 			if err := snap.AddPod(p); err != nil {
 				return nil, fmt.Errorf("building snapshot: %w", err)
 			}

@@ -37,7 +37,7 @@ func distribute(in Input, best expander.Option, opts []expander.Option) []Increa
 	}
 	set := []string{best.Group}
 	for _, o := range opts {
-		if o.Group != best.Group && similar(best.Template, o.Template) {
+		if o.Group != best.Group && similar(best.Template, o.Template) && fitsAll(o, best.Pods) {
 			set = append(set, o.Group)
 		}
 	}
@@ -105,6 +105,22 @@ func sameTaints(a, b []corev1.Taint) bool {
 	}
 	for i := range a {
 		if a[i].Key != b[i].Key || a[i].Value != b[i].Value || a[i].Effect != b[i].Effect {
+			return false
+		}
+	}
+	return true
+}
+
+// fitsAll reports whether the option's estimate placed every given pod, so
+// the group can take the chosen option's pods (a zone-pinned pod excludes
+// the groups of other zones).
+func fitsAll(o expander.Option, pods []*corev1.Pod) bool {
+	placed := make(map[*corev1.Pod]bool, len(o.Pods))
+	for _, p := range o.Pods {
+		placed[p] = true
+	}
+	for _, p := range pods {
+		if !placed[p] {
 			return false
 		}
 	}

@@ -1,0 +1,130 @@
+package spreademulation
+
+import (
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Annotation and label keys the emulation uses.
+const (
+	// TimeoutAnnotation releases a pending pod's zone pin once it has been
+	// pending longer than its value (a Go duration).
+	TimeoutAnnotation = "zalando.org/topology-spread-timeout"
+	// ZoneLabel is the zone topology key.
+	ZoneLabel = "topology.kubernetes.io/zone"
+)
+
+// Result is the emulated view of the pods.
+type Result struct {
+	// Pending are the pending pods, qualifying ones copied and pinned.
+	Pending []*corev1.Pod
+	// Scheduled are the scheduled pods, qualifying ones copied and pinned
+	// to their node's zone.
+	Scheduled []*corev1.Pod
+	// Emulated counts the pods that were rewritten.
+	Emulated int
+}
+
+// Emulate rewrites the pods for label (empty disables the emulation).
+// Scheduled pods are those with a node name that have not finished.
+func Emulate(label string, nodes []*corev1.Node, pending, scheduled []*corev1.Pod, now time.Time) Result {
+	if label == "" {
+		return Result{Pending: pending, Scheduled: scheduled}
+	}
+	zoneOf := map[string]string{}
+	var zones []string
+	for _, n := range nodes {
+		if z := n.Labels[ZoneLabel]; z != "" {
+			zoneOf[n.Name] = z
+			if !slices.Contains(zones, z) {
+				zones = append(zones, z)
+			}
+		}
+	}
+	slices.Sort(zones)
+	res := Result{Scheduled: make([]*corev1.Pod, 0, len(scheduled)), Pending: make([]*corev1.Pod, 0, len(pending))}
+	counts := map[string]map[string]int{}
+	for _, p := range scheduled {
+		zone, known := zoneOf[p.Spec.NodeName]
+		if v := p.Labels[label]; v != "" && known {
+			id := p.Namespace + "/" + v
+			if counts[id] == nil {
+				counts[id] = map[string]int{}
+			}
+			counts[id][zone]++
+		}
+		if Qualifies(p, label) {
+			res.Emulated++
+			res.Scheduled = append(res.Scheduled, pinned(p, zone, known))
+			continue
+		}
+		res.Scheduled = append(res.Scheduled, p)
+	}
+	for _, p := range pending {
+		if !Qualifies(p, label) {
+			res.Pending = append(res.Pending, p)
+			continue
+		}
+		res.Emulated++
+		if expired(p, now) || len(zones) == 0 {
+			res.Pending = append(res.Pending, pinned(p, "", false))
+			continue
+		}
+		id := p.Namespace + "/" + p.Labels[label]
+		if counts[id] == nil {
+			counts[id] = map[string]int{}
+		}
+		best := zones[0]
+		for _, z := range zones[1:] {
+			if counts[id][z] < counts[id][best] {
+				best = z
+			}
+		}
+		counts[id][best]++
+		res.Pending = append(res.Pending, pinned(p, best, true))
+	}
+	return res
+}
+
+// Qualifies reports whether the pod's spread constraint is the emulated shape.
+func Qualifies(p *corev1.Pod, label string) bool {
+	if len(p.Spec.TopologySpreadConstraints) != 1 {
+		return false
+	}
+	c := p.Spec.TopologySpreadConstraints[0]
+	if c.TopologyKey != ZoneLabel || c.MaxSkew != 1 || c.WhenUnsatisfiable != corev1.DoNotSchedule || c.LabelSelector == nil {
+		return false
+	}
+	sel := c.LabelSelector
+	if len(sel.MatchExpressions) != 0 || len(sel.MatchLabels) != 1 {
+		return false
+	}
+	v, ok := sel.MatchLabels[label]
+	return ok && v != "" && p.Labels[label] == v
+}
+
+func expired(p *corev1.Pod, now time.Time) bool {
+	v, ok := p.Annotations[TimeoutAnnotation]
+	if !ok {
+		return false
+	}
+	d, err := time.ParseDuration(v)
+	return err == nil && p.CreationTimestamp.Add(d).Before(now)
+}
+
+// pinned returns a copy without spread constraints, pinned to zone when set.
+func pinned(p *corev1.Pod, zone string, pin bool) *corev1.Pod {
+	c := p.DeepCopy()
+	c.Spec.TopologySpreadConstraints = nil
+	if pin {
+		sel := make(map[string]string, len(c.Spec.NodeSelector)+1)
+		for k, v := range c.Spec.NodeSelector {
+			sel[k] = v
+		}
+		sel[ZoneLabel] = zone
+		c.Spec.NodeSelector = sel
+	}
+	return c
+}
