@@ -29,8 +29,10 @@ func IsLeadershipLost(err error) bool { return errors.Is(err, ErrLeadershipLost)
 type Config struct {
 	// Client writes the Lease and the EndpointSlice.
 	Client kubernetes.Interface
-	// Namespace holds the Lease, the Service and the EndpointSlice.
+	// Namespace holds the Service and the EndpointSlice.
 	Namespace string
+	// LeaseNamespace holds the Lease; default Namespace.
+	LeaseNamespace string
 	// LeaseName is the Lease's name; default kscale-custom-metrics-leader-election.
 	LeaseName string
 	// ServiceName is the selector-less Service; the slice has the same name. Default kscale-custom-metrics.
@@ -53,6 +55,9 @@ type Config struct {
 
 // Default fills unset fields.
 func (c *Config) Default() {
+	if c.LeaseNamespace == "" {
+		c.LeaseNamespace = c.Namespace
+	}
 	if c.LeaseName == "" {
 		c.LeaseName = "kscale-custom-metrics-leader-election"
 	}
@@ -123,7 +128,7 @@ func (e *Elector) Run(ctx context.Context, lead func(context.Context) error) err
 	leading := make(chan error, 1)
 	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: &resourcelock.LeaseLock{
-			LeaseMeta:  metav1ObjectMeta(e.cfg.Namespace, e.cfg.LeaseName),
+			LeaseMeta:  metav1ObjectMeta(e.cfg.LeaseNamespace, e.cfg.LeaseName),
 			Client:     e.cfg.Client.CoordinationV1(),
 			LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.Identity},
 		},

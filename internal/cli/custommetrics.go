@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"regexp"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/custommetrics"
+	"github.com/kscale/kscale/internal/custommetrics/provider"
+)
+
+// customMetricsOptions are the flags of `kscale custom-metrics`.
+type customMetricsOptions struct {
+	cfg              custommetrics.Config
+	server           *provider.Server
+	kubeconfig       string
+	qps              float32
+	burst            int
+	metricsAddress   string
+	podSelector      string
+	namespacePattern string
+	caSelector       string
+	caKeys           []string
+	metricNames      []string
+	maxBodyBytes     int64
+}
+
+// newCustomMetricsCommand builds `kscale custom-metrics`.
+func newCustomMetricsCommand() *cobra.Command {
+	o := &customMetricsOptions{}
+	cmd := &cobra.Command{
+		Use:   "custom-metrics",
+		Short: "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return &UsageError{Err: err}
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	o.server = provider.NewServer(cmd.Flags(), "kscale-custom-metrics")
+	return cmd
+}
+
+// addFlags registers the provider's flags; the API server's own flags
+// (--secure-port, --tls-cert-file, --authentication-kubeconfig, ...) come
+// from the custom-metrics-apiserver library.
+func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
+	c := &o.cfg
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration.")
+	fs.Float32Var(&o.qps, "qps", 20, "QPS limit of the Kubernetes API client.")
+	fs.IntVar(&o.burst, "burst", 40, "Burst limit of the Kubernetes API client.")
+	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and /healthz over HTTP; empty disables it.")
+	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
+	fs.StringVar(&o.namespacePattern, "namespace-pattern", "^shoot-", "Regular expression the namespace of a scraped pod must match.")
+	fs.StringVar(&c.Credentials.TokenSecretName, "token-secret-name", "shoot-access-gardener-custom-metrics", "Name of the secret holding the bearer token in each namespace.")
+	fs.StringVar(&c.Credentials.TokenKey, "token-secret-key", "token", "Data key of the bearer token.")
+	fs.StringVar(&o.caSelector, "ca-secret-selector", "name in (ca,ca-bundle)", "Label selector of the secrets holding the trusted CA certificates in each namespace.")
+	fs.StringSliceVar(&o.caKeys, "ca-secret-keys", []string{"ca.crt", "bundle.crt"}, "Data keys holding PEM CA certificates in those secrets.")
+	fs.IntVar(&c.Scrape.Port, "scrape-port", 443, "kube-apiserver port on the pod IP.")
+	fs.Int64Var(&o.maxBodyBytes, "scrape-max-body-bytes", 20<<20, "Largest decompressed /metrics body; a larger one fails the scrape.")
+	fs.DurationVar(&c.Schedule.Period, "scrape-period", time.Minute, "How often each pod is scraped.")
+	fs.DurationVar(&c.Schedule.Timeout, "scrape-timeout", 0, "Timeout of one scrape; 0 means half the scrape period.")
+	fs.IntVar(&c.Schedule.MaxInFlight, "max-concurrent-scrapes", 50, "Most scrapes running at once.")
+	fs.DurationVar(&c.Rate.MinGap, "min-sample-gap", 10*time.Second, "A sample closer than this to the previous accepted one is dropped.")
+	fs.DurationVar(&c.Rate.MaxAge, "max-sample-age", 90*time.Second, "A pod whose newest sample is older than this has no value.")
+	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
+	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
+	o.addHAFlags(fs)
+}
+
+// addHAFlags registers leader election and EndpointSlice flags.
+func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
+	h := &o.cfg.HA
+	fs.BoolVar(&o.cfg.LeaderElection, "leader-election", true, "Run active/passive: only the Lease holder scrapes, serves and is listed in the Service's EndpointSlice.")
+	fs.StringVar(&h.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the Service and its EndpointSlice (env POD_NAMESPACE).")
+	fs.StringVar(&h.LeaseNamespace, "leader-election-namespace", os.Getenv("LEADER_ELECTION_NAMESPACE"), "Namespace of the Lease; default --namespace (env LEADER_ELECTION_NAMESPACE).")
+	fs.StringVar(&h.LeaseName, "leader-election-id", "kscale-custom-metrics-leader-election", "Name of the Lease.")
+	fs.DurationVar(&h.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "Leader election lease duration.")
+	fs.DurationVar(&h.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "Leader election renew deadline.")
+	fs.DurationVar(&h.RetryPeriod, "leader-election-retry-period", 2*time.Second, "Leader election retry period.")
+	fs.StringVar(&h.ServiceName, "service-name", "kscale-custom-metrics", "Selector-less Service the leader points at itself; its EndpointSlice has the same name.")
+	fs.StringVar(&h.Address, "access-ip", os.Getenv("POD_IP"), "This replica's IP as written into the EndpointSlice (env POD_IP).")
+	fs.Int32Var(&h.Port, "access-port", provider.DefaultSecurePort, "Port written into the EndpointSlice; the --secure-port the API is served on.")
+	fs.StringVar(&h.PortName, "access-port-name", "", "Name of the Service port; empty for an unnamed port.")
+}
+
+// complete converts and validates the flags.
+func (o *customMetricsOptions) complete() error {
+	sel, err := labels.Parse(o.podSelector)
+	if err != nil {
+		return fmt.Errorf("--pod-selector: %w", err)
+	}
+	o.cfg.Discovery.Selector = sel
+	if o.cfg.Discovery.NamespacePattern, err = regexp.Compile(o.namespacePattern); err != nil {
+		return fmt.Errorf("--namespace-pattern: %w", err)
+	}
+	if o.cfg.Credentials.CASelector, err = labels.Parse(o.caSelector); err != nil {
+		return fmt.Errorf("--ca-secret-selector: %w", err)
+	}
+	o.cfg.Credentials.CAKeys, o.cfg.MetricNames, o.cfg.Scrape.MaxBodyBytes = o.caKeys, o.metricNames, o.maxBodyBytes
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{
+		{"--scrape-period", o.cfg.Schedule.Period}, {"--min-sample-gap", o.cfg.Rate.MinGap},
+		{"--max-sample-age", o.cfg.Rate.MaxAge}, {"--max-sample-gap", o.cfg.Rate.MaxPairGap},
+	} {
+		if d.v <= 0 {
+			return fmt.Errorf("%s: must be positive, got %s", d.flag, d.v)
+		}
+	}
+	switch {
+	case o.cfg.Schedule.Timeout < 0 || o.cfg.Schedule.Timeout > o.cfg.Schedule.Period:
+		return fmt.Errorf("--scrape-timeout: must be between 0 and --scrape-period (%s)", o.cfg.Schedule.Period)
+	case o.cfg.Schedule.MaxInFlight < 1:
+		return errors.New("--max-concurrent-scrapes: must be at least 1")
+	case o.maxBodyBytes < 1:
+		return errors.New("--scrape-max-body-bytes: must be positive")
+	case o.cfg.Scrape.Port < 1 || o.cfg.Scrape.Port > 65535:
+		return fmt.Errorf("--scrape-port: %d is not a TCP port", o.cfg.Scrape.Port)
+	case o.cfg.Rate.MinGap+time.Second >= o.cfg.Schedule.Period:
+		return errors.New("--min-sample-gap: must be at least 1s below --scrape-period")
+	}
+	return o.completeHA()
+}
+
+func (o *customMetricsOptions) completeHA() error {
+	if !o.cfg.LeaderElection {
+		return nil
+	}
+	h := &o.cfg.HA
+	switch {
+	case h.Namespace == "":
+		return errors.New("--namespace: required with --leader-election (or set POD_NAMESPACE)")
+	case net.ParseIP(h.Address) == nil:
+		return fmt.Errorf("--access-ip: %q is not an IP address (set it or POD_IP)", h.Address)
+	case h.Port < 1 || h.Port > 65535:
+		return fmt.Errorf("--access-port: %d is not a TCP port", h.Port)
+	case h.LeaseDuration <= h.RenewDeadline || h.RenewDeadline <= h.RetryPeriod:
+		return errors.New("--leader-election-lease-duration > --leader-election-renew-deadline > --leader-election-retry-period: violated")
+	}
+	return nil
+}
+
+// run serves until SIGTERM or SIGINT.
+func (o *customMetricsOptions) run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	ctx = klog.NewContext(ctx, klog.Background().WithName("custom-metrics"))
+	restCfg, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(restCfg)
+	if err != nil {
+		return fmt.Errorf("building clientset: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	if o.metricsAddress != "" {
+		go serveOwnMetrics(ctx, o.metricsAddress, reg)
+	}
+	if o.kubeconfig != "" {
+		o.server.SetKubeconfig(o.kubeconfig)
+	}
+	o.cfg.Client, o.cfg.Server, o.cfg.Registerer = client, o.server, reg
+	return custommetrics.Run(ctx, o.cfg)
+}
+
+func (o *customMetricsOptions) restConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading Kubernetes client configuration: %w", err)
+	}
+	cfg.QPS, cfg.Burst, cfg.UserAgent = o.qps, o.burst, "kscale-custom-metrics"
+	return cfg, nil
+}
+
+// serveOwnMetrics serves /metrics and /healthz until ctx ends.
+func serveOwnMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		klog.FromContext(ctx).Error(err, "Serving own metrics failed", "address", addr)
+	}
+}
