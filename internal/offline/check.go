@@ -52,6 +52,19 @@ func (r *Result) check(e scenario.Expectation, end time.Duration) Check {
 		return c
 	case e.Group != nil:
 		return r.checkGroup(*e.Group, end)
+	case e.TargetTotal != nil:
+		t := at(e.TargetTotal.At, end)
+		s, _ := r.sampleAt(t)
+		sum := 0
+		for _, g := range e.TargetTotal.Groups {
+			sum += s.Groups[g].Target
+		}
+		c := Check{What: fmt.Sprintf("target of %s at %v within [%d, %d]", strings.Join(e.TargetTotal.Groups, "+"), t, e.TargetTotal.Min, e.TargetTotal.Max),
+			OK: sum >= e.TargetTotal.Min && sum <= e.TargetTotal.Max}
+		if !c.OK {
+			c.Detail = fmt.Sprintf("got %d", sum)
+		}
+		return c
 	case e.PendingPods != nil:
 		at := at(e.PendingPods.At, end)
 		s, _ := r.sampleAt(at)

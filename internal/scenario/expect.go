@@ -12,6 +12,8 @@ type Expectation struct {
 	Group *GroupExpectation `yaml:"group"`
 	// PendingPods asserts the number of pending pods at a time or the end.
 	PendingPods *PendingExpectation `yaml:"pendingPods"`
+	// TargetTotal asserts the summed target of several groups.
+	TargetTotal *TotalExpectation `yaml:"targetTotal"`
 	// Line is the expectation's line in the file.
 	Line int `yaml:"-"`
 }
@@ -77,4 +79,17 @@ type PendingExpectation struct {
 	At *Duration `yaml:"at"`
 	// Count is the expected number.
 	Count int `yaml:"count"`
+}
+
+// TotalExpectation asserts that the summed target size of some groups is
+// within [Min, Max] at a time or at the end.
+type TotalExpectation struct {
+	// Groups are the group ids.
+	Groups []string `yaml:"groups"`
+	// At is the time (default: the end).
+	At *Duration `yaml:"at"`
+	// Min is the lowest accepted sum.
+	Min int `yaml:"min"`
+	// Max is the highest accepted sum.
+	Max int `yaml:"max"`
 }

@@ -143,13 +143,13 @@ func (c *checker) expectations(s *Scenario) {
 		e := &s.Expect[i]
 		e.Line = c.t.line("expect", i)
 		set := 0
-		for _, b := range []bool{e.Action != nil, e.Actions != nil, e.NoActions != nil, e.Group != nil, e.PendingPods != nil} {
+		for _, b := range []bool{e.Action != nil, e.Actions != nil, e.NoActions != nil, e.Group != nil, e.PendingPods != nil, e.TargetTotal != nil} {
 			if b {
 				set++
 			}
 		}
 		at := p("expect", i)
-		c.failf(set != 1, at, "expect: set exactly one of action, actions, noActions, group, pendingPods")
+		c.failf(set != 1, at, "expect: set exactly one of action, actions, noActions, group, pendingPods, targetTotal")
 		switch {
 		case e.Action != nil:
 			c.match(e.Action.ActionMatch, append(at, "action"))
@@ -164,6 +164,9 @@ func (c *checker) expectations(s *Scenario) {
 			c.window(*e.NoActions, append(at, "noActions"))
 		case e.Group != nil:
 			c.failf(e.Group.Name == "", append(at, "group"), "expect.group: name is required")
+		case e.TargetTotal != nil:
+			c.failf(len(e.TargetTotal.Groups) == 0 || e.TargetTotal.Max < e.TargetTotal.Min, append(at, "targetTotal"),
+				"expect.targetTotal: need groups and min <= max")
 		}
 	}
 }
