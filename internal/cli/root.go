@@ -45,6 +45,11 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newVersionCommand())
+	root.AddCommand(newCustomMetricsCommand())
+	root.AddCommand(newSimulateCommand())
+	root.AddCommand(newVPARecommenderCommand())
+	root.AddCommand(newVPAUpdaterCommand())
+	root.AddCommand(newVPAAdmissionCommand())
 	return root
 }
 
