@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -194,4 +195,25 @@ func selects(pdb *policyv1.PodDisruptionBudget, p *corev1.Pod) bool {
 	}
 	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
 	return err == nil && sel.Matches(labelsOf(p))
+}
+
+// Nodes returns the stored nodes sorted by name.
+func (c *Cluster) Nodes() []*corev1.Node {
+	out := make([]*corev1.Node, 0, len(c.nodes))
+	for _, n := range c.nodes {
+		out = append(out, n)
+	}
+	slices.SortFunc(out, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// RemoveNode deletes a node and the pods bound to it, as a terminated
+// machine and the pod garbage collector would.
+func (c *Cluster) RemoveNode(name string) {
+	delete(c.nodes, name)
+	for _, k := range slices.Clone(c.order) {
+		if c.pods[k].Spec.NodeName == name {
+			c.remove(k)
+		}
+	}
 }

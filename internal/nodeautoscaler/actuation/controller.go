@@ -1,0 +1,120 @@
+package actuation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+)
+
+// ControllerConfig wires a Controller.
+type ControllerConfig struct {
+	// ScaleDown configures the planner.
+	ScaleDown scaledown.Config
+	// Actuation configures the actuator.
+	Actuation Config
+	// Cluster reaches Kubernetes.
+	Cluster Cluster
+	// Deleter deletes cloud instances.
+	Deleter Deleter
+	// Registerer receives the metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Controller is scale-down's one entry point for the loop: each RunOnce
+// advances running drains, plans, and starts the chosen deletions.
+type Controller struct {
+	planner      *scaledown.Planner
+	act          *Actuator
+	metrics      *Metrics
+	cleaned      bool
+	lastDeletion time.Time
+	lastFailure  time.Time
+}
+
+// Status is what one RunOnce decided and what ended.
+type Status struct {
+	// Plan is this round's plan.
+	Plan scaledown.Plan
+	// Outcomes are the deletions that ended this round.
+	Outcomes []Outcome
+	// Draining lists the nodes still being drained.
+	Draining []string
+}
+
+// NewController validates the config and builds the planner and actuator.
+func NewController(cfg ControllerConfig) (*Controller, error) {
+	if cfg.Cluster == nil || cfg.Deleter == nil {
+		return nil, errors.New("configuring scale-down: cluster and deleter are required")
+	}
+	planner, err := scaledown.NewPlanner(cfg.ScaleDown)
+	if err != nil {
+		return nil, err
+	}
+	m, err := NewMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	act, err := New(cfg.Actuation, cfg.Cluster, cfg.Deleter, m)
+	if err != nil {
+		return nil, err
+	}
+	return &Controller{planner: planner, act: act, metrics: m}, nil
+}
+
+// RunOnce runs scale-down at in.Now. The loop fills in nodes, pods, PDBs,
+// groups, placed pending pods and the last scale-up time; the controller
+// fills in the deletions in flight and its own last deletion and failure.
+// On the first call it removes deletion taints left by an earlier process.
+func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, error) {
+	if !c.cleaned {
+		nodes := make([]*corev1.Node, len(in.Nodes))
+		for i := range in.Nodes {
+			nodes[i] = in.Nodes[i].Node
+		}
+		if err := c.act.CleanUp(ctx, nodes); err != nil {
+			return Status{}, err
+		}
+		c.cleaned = true
+	}
+	st := Status{Outcomes: c.note(c.act.Step(ctx, in.Now))}
+	c.fillInFlight(&in)
+	plan, err := c.planner.Plan(in)
+	if err != nil {
+		return st, fmt.Errorf("planning scale-down: %w", err)
+	}
+	c.metrics.SetUnneeded(len(plan.Unneeded))
+	st.Plan = plan
+	st.Outcomes = append(st.Outcomes, c.note(c.act.Start(ctx, plan, in.Now))...)
+	st.Draining = c.act.Draining()
+	return st, nil
+}
+
+// fillInFlight sets what only the controller knows on the input.
+func (c *Controller) fillInFlight(in *scaledown.Input) {
+	in.InFlight = c.act.InFlight()
+	deleting := c.act.Deleting()
+	in.Groups = slices.Clone(in.Groups)
+	for i := range in.Groups {
+		in.Groups[i].Deleting = deleting[in.Groups[i].ID]
+	}
+	in.LastDeletion, in.LastFailure = c.lastDeletion, c.lastFailure
+}
+
+// note remembers the last deletion and failure times.
+func (c *Controller) note(outs []Outcome) []Outcome {
+	for _, o := range outs {
+		if o.Failed() {
+			c.lastFailure = o.Ended
+		} else {
+			c.lastDeletion = o.Ended
+		}
+	}
+	return outs
+}

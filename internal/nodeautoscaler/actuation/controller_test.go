@@ -1,0 +1,161 @@
+package actuation_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation/memcluster"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+)
+
+// removingCloud deletes the nodes of deleted instances from the cluster.
+type removingCloud struct {
+	cluster *memcluster.Cluster
+	deleted int
+}
+
+func (c *removingCloud) DeleteInstances(_ context.Context, _ string, ids []string) error {
+	for _, id := range ids {
+		c.cluster.RemoveNode(strings.TrimPrefix(id, "i-"))
+		c.deleted++
+	}
+	return nil
+}
+
+// pdbWorld is the seed's example: 3 nodes x 10 replicas of one ReplicaSet
+// with a PDB allowing 1 unavailable; replacements start in 30 s on the
+// fullest untainted node.
+type pdbWorld struct {
+	t       *testing.T
+	cluster *memcluster.Cluster
+	cloud   *removingCloud
+	ctrl    *actuation.Controller
+	now     time.Time
+	next    int
+	// smallAt is when the cluster first had one node left.
+	smallAt time.Duration
+}
+
+func newPDBWorld(t *testing.T, evictTime time.Duration) *pdbWorld {
+	w := &pdbWorld{t: t, cluster: memcluster.New(t0), now: t0}
+	w.cloud = &removingCloud{cluster: w.cluster}
+	sd := scaledown.Default()
+	sd.UnneededTime = time.Minute
+	sd.DelayAfterAdd = -1
+	act := actuation.Default()
+	act.MaxPodEvictionTime = evictTime
+	var err error
+	w.ctrl, err = actuation.NewController(actuation.ControllerConfig{ScaleDown: sd, Actuation: act,
+		Cluster: w.cluster, Deleter: w.cloud, Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		w.cluster.AddNode(fixture.Node(fmt.Sprintf("n%d", i)))
+		for range 10 {
+			w.addPod(fmt.Sprintf("n%d", i), time.Time{})
+		}
+	}
+	w.cluster.AddPDB(fixture.PDB("web", "web"), 30)
+	w.cluster.OnEvict = func(*corev1.Pod) { w.addPod(w.fullestUntainted(), w.now.Add(30*time.Second)) }
+	return w
+}
+
+func (w *pdbWorld) addPod(node string, readyAt time.Time) {
+	w.next++
+	p := fixture.Pod(fmt.Sprintf("web-%d", w.next), fixture.OnNode(node), fixture.WithLabels(map[string]string{"app": "web"}),
+		fixture.WithOwner(rsKind, "web", "uid-web"))
+	p.UID = types.UID(p.Name)
+	p.Spec.TerminationGracePeriodSeconds = &zero
+	if readyAt.IsZero() {
+		fixture.Running()(p)
+	}
+	w.cluster.AddPod(p, readyAt)
+}
+
+func (w *pdbWorld) fullestUntainted() string {
+	best, most := "", -1
+	for _, n := range w.cluster.Nodes() {
+		if clusterstate.HasTaint(n, clusterstate.ToBeDeletedTaint) {
+			continue
+		}
+		count := 0
+		for _, p := range w.cluster.Pods() {
+			if p.Spec.NodeName == n.Name {
+				count++
+			}
+		}
+		if count > most {
+			best, most = n.Name, count
+		}
+	}
+	return best
+}
+
+func (w *pdbWorld) input() scaledown.Input {
+	in := scaledown.Input{Now: w.now, PDBs: w.cluster.PDBs(), Groups: []scaledown.Group{{ID: "g"}}}
+	for _, n := range w.cluster.Nodes() {
+		in.Nodes = append(in.Nodes, scaledown.Node{Node: n, Group: "g", Instance: "i-" + n.Name, Ready: true})
+		in.Groups[0].TargetSize++
+	}
+	for _, p := range w.cluster.Pods() {
+		if p.DeletionTimestamp == nil {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	return in
+}
+
+// run simulates d in 10 s loops and counts failed deletions.
+func (w *pdbWorld) run(d time.Duration) (failures int) {
+	for end := w.now.Add(d); w.now.Before(end); w.now = w.now.Add(10 * time.Second) {
+		w.cluster.Tick(w.now)
+		if u := unavailable(w.cluster.Pods()); u > 1 {
+			w.t.Fatalf("at %v %d pods unavailable, the PDB allows 1", w.now.Sub(t0), u)
+		}
+		st, err := w.ctrl.RunOnce(w.t.Context(), w.input())
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		if len(w.cluster.Nodes()) == 1 && w.smallAt == 0 {
+			w.smallAt = w.now.Sub(t0)
+		}
+		for _, o := range st.Outcomes {
+			if o.Failed() {
+				failures++
+			}
+		}
+	}
+	return failures
+}
+
+func TestControllerSeedPDBExample(t *testing.T) {
+	slow := newPDBWorld(t, 2*time.Minute)
+	slowFailures := slow.run(time.Hour)
+	fast := newPDBWorld(t, time.Hour)
+	fastFailures := fast.run(time.Hour)
+	t.Logf("2m: %d failures, %d evictions, one node after %v; 1h: %d failures, %d evictions, one node after %v",
+		slowFailures, len(slow.cluster.Evictions), slow.smallAt, fastFailures, len(fast.cluster.Evictions), fast.smallAt)
+	if slowFailures == 0 {
+		t.Errorf("2-minute eviction time: no failed drain, want churn")
+	}
+	if fastFailures != 0 {
+		t.Errorf("1-hour eviction time: %d failed drains, want every node drained in one attempt", fastFailures)
+	}
+	if n := len(fast.cluster.Nodes()); n != 1 {
+		t.Errorf("1-hour eviction time: %d nodes left, want 1", n)
+	}
+	if slow.smallAt != 0 && slow.smallAt <= fast.smallAt {
+		t.Errorf("2-minute eviction time shrank the cluster no later (%v) than 1 hour (%v)", slow.smallAt, fast.smallAt)
+	}
+}
