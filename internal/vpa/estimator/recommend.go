@@ -15,11 +15,30 @@ import (
 // container into whole-core CPU: <prefix><container>_integerCPU=true.
 const IntegerCPUAnnotationPrefix = "vpa-post-processor.kubernetes.io/"
 
+// ContainerBounds is one container's final amounts before conversion to
+// API quantities; comparing two of them tells whether a recommendation
+// changed without building it.
+type ContainerBounds struct {
+	// Name is the container name.
+	Name string
+	// Bounds are the capped target and bounds.
+	Bounds
+	// Uncapped is the target before the policy's min/max.
+	Uncapped Amounts
+	// CPU and Memory say which resources the policy controls.
+	CPU, Memory bool
+}
+
 // Recommend builds the VPA's recommendation from its per-container history.
 // Containers whose policy mode is Off get none and do not count for the
 // pod-minimum split. Entries are sorted by container name. The policy must
 // have passed ValidatePolicy.
 func (e *Estimator) Recommend(vpa *vpav1.VerticalPodAutoscaler, states map[string]*model.AggregateContainerState) *vpav1.RecommendedPodResources {
+	return ToRecommendation(e.Compute(vpa, states))
+}
+
+// Compute is Recommend without building the API object.
+func (e *Estimator) Compute(vpa *vpav1.VerticalPodAutoscaler, states map[string]*model.AggregateContainerState) []ContainerBounds {
 	policy := vpa.Spec.ResourcePolicy
 	names := make([]string, 0, len(states))
 	for _, name := range slices.Sorted(maps.Keys(states)) {
@@ -27,7 +46,7 @@ func (e *Estimator) Recommend(vpa *vpav1.VerticalPodAutoscaler, states map[strin
 			names = append(names, name)
 		}
 	}
-	out := &vpav1.RecommendedPodResources{}
+	out := make([]ContainerBounds, 0, len(names))
 	for _, name := range names {
 		cp := containerPolicy(policy, name)
 		b := e.Container(states[name], len(names))
@@ -40,12 +59,46 @@ func (e *Estimator) Recommend(vpa *vpav1.VerticalPodAutoscaler, states map[strin
 		for _, a := range []*Amounts{&b.Target, &b.Lower, &b.Upper} {
 			e.capToPolicy(a, cp)
 		}
+		out = append(out, ContainerBounds{Name: name, Bounds: b, Uncapped: uncapped,
+			CPU: controlled(cp, corev1.ResourceCPU), Memory: controlled(cp, corev1.ResourceMemory)})
+	}
+	return out
+}
+
+// ToRecommendation converts computed bounds into the API recommendation.
+func ToRecommendation(bs []ContainerBounds) *vpav1.RecommendedPodResources {
+	return ToRecommendationReusing(bs, nil, nil)
+}
+
+// ToRecommendationReusing is ToRecommendation that shares every resource
+// list whose amounts equal those of prev (the bounds prevRec was built
+// from). Shared lists must be treated as read-only.
+func ToRecommendationReusing(bs, prev []ContainerBounds, prevRec *vpav1.RecommendedPodResources) *vpav1.RecommendedPodResources {
+	out := &vpav1.RecommendedPodResources{ContainerRecommendations: make([]vpav1.RecommendedContainerResources, 0, len(bs))}
+	for _, b := range bs {
+		var p *ContainerBounds
+		var pr *vpav1.RecommendedContainerResources
+		for i := range prev {
+			if prevRec != nil && i < len(prevRec.ContainerRecommendations) && prev[i].Name == b.Name && prev[i].CPU == b.CPU && prev[i].Memory == b.Memory {
+				p, pr = &prev[i], &prevRec.ContainerRecommendations[i]
+			}
+		}
+		list := func(a Amounts, pick func(*ContainerBounds) Amounts, old func(*vpav1.RecommendedContainerResources) corev1.ResourceList) corev1.ResourceList {
+			if p != nil && pick(p) == a {
+				return old(pr)
+			}
+			return toList(a, b.CPU, b.Memory)
+		}
 		out.ContainerRecommendations = append(out.ContainerRecommendations, vpav1.RecommendedContainerResources{
-			ContainerName:  name,
-			Target:         toList(b.Target, cp),
-			LowerBound:     toList(b.Lower, cp),
-			UpperBound:     toList(b.Upper, cp),
-			UncappedTarget: toList(uncapped, cp),
+			ContainerName: b.Name,
+			Target: list(b.Target, func(c *ContainerBounds) Amounts { return c.Target },
+				func(r *vpav1.RecommendedContainerResources) corev1.ResourceList { return r.Target }),
+			LowerBound: list(b.Lower, func(c *ContainerBounds) Amounts { return c.Lower },
+				func(r *vpav1.RecommendedContainerResources) corev1.ResourceList { return r.LowerBound }),
+			UpperBound: list(b.Upper, func(c *ContainerBounds) Amounts { return c.Upper },
+				func(r *vpav1.RecommendedContainerResources) corev1.ResourceList { return r.UpperBound }),
+			UncappedTarget: list(b.Uncapped, func(c *ContainerBounds) Amounts { return c.Uncapped },
+				func(r *vpav1.RecommendedContainerResources) corev1.ResourceList { return r.UncappedTarget }),
 		})
 	}
 	return out
@@ -80,12 +133,12 @@ func (e *Estimator) capToPolicy(a *Amounts, cp *vpav1.ContainerResourcePolicy) {
 }
 
 // toList converts amounts to a ResourceList of the controlled resources.
-func toList(a Amounts, cp *vpav1.ContainerResourcePolicy) corev1.ResourceList {
+func toList(a Amounts, cpu, memory bool) corev1.ResourceList {
 	l := make(corev1.ResourceList, 2)
-	if controlled(cp, corev1.ResourceCPU) {
+	if cpu {
 		l[corev1.ResourceCPU] = *resource.NewMilliQuantity(a.CPU, resource.DecimalSI)
 	}
-	if controlled(cp, corev1.ResourceMemory) {
+	if memory {
 		l[corev1.ResourceMemory] = *resource.NewQuantity(a.Memory, resource.BinarySI)
 	}
 	return l

@@ -31,8 +31,8 @@ func (e *CheckpointError) Error() string { return fmt.Sprintf("%s: %s", e.Field,
 // scaled so the heaviest is 10000, rounded, zeros dropped.
 func (d *DecayingHistogram) SaveToCheckpoint() vpav1.HistogramCheckpoint {
 	cp := vpav1.HistogramCheckpoint{BucketWeights: map[int]uint32{}, TotalWeight: d.h.total}
-	if !d.reference.IsZero() {
-		cp.ReferenceTimestamp = metav1.NewTime(d.reference)
+	if d.ref != 0 {
+		cp.ReferenceTimestamp = metav1.NewTime(fromNanos(d.ref))
 	}
 	maxW := 0.0
 	for _, w := range d.h.w {
@@ -64,7 +64,7 @@ func (d *DecayingHistogram) LoadFromCheckpoint(cp *vpav1.HistogramCheckpoint, fi
 		return &CheckpointError{Field: field + ".totalWeight", Message: fmt.Sprintf("%v is not a finite non-negative number", cp.TotalWeight)}
 	}
 	d.h = Histogram{opts: d.h.opts}
-	d.reference = cp.ReferenceTimestamp.Time
+	d.ref = toNanos(cp.ReferenceTimestamp.Time)
 	if sum == 0 || cp.TotalWeight == 0 {
 		return nil
 	}
@@ -126,7 +126,7 @@ func (c *Cluster) CheckpointStates(id VPAID) map[string]*AggregateContainerState
 		s := out[e.key.Container]
 		for _, cs := range e.containers {
 			if peak := cs.WindowPeak(); peak > 0 {
-				s.Memory.SubtractSampleAt(peak, memoryPeakWeight, cs.windowEnd)
+				s.Memory.SubtractSampleAt(peak, memoryPeakWeight, fromNanos(cs.windowEnd))
 			}
 		}
 	}

@@ -65,16 +65,16 @@ func (c *Cluster) Config() *Config { return c.cfg }
 // get their aggregate at once. A label change moves the pod's containers
 // to the aggregates of the new label set.
 func (c *Cluster) SetPod(id PodID, podLabels map[string]string, containers []string, terminal bool, now time.Time) {
-	key := LabelsKey(podLabels)
 	p, ok := c.pods[id]
-	if ok && p.labels != key {
+	if ok && !labelsMatchKey(podLabels, p.labels) {
 		c.DeletePod(id)
 		ok = false
 	}
 	if !ok {
-		p = &podState{labels: key, containers: make(map[string]*ContainerState, len(containers))}
+		p = &podState{labels: LabelsKey(podLabels), containers: make(map[string]*ContainerState, len(containers))}
 		c.pods[id] = p
 	}
+	key := p.labels
 	p.terminal = terminal
 	for _, name := range containers {
 		if _, ok := p.containers[name]; ok {

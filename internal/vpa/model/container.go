@@ -13,9 +13,10 @@ type ContainerState struct {
 	cfg *Config
 	pod *podState
 
-	lastCPUSample    time.Time
-	lastMemorySample time.Time
-	windowEnd        time.Time
+	// Times are Unix nanoseconds (0 = none) to keep the state small.
+	lastCPUSample    int64
+	lastMemorySample int64
+	windowEnd        int64
 	memoryPeak       float64
 	oomPeak          float64
 }
@@ -30,7 +31,7 @@ func (c *ContainerState) Aggregate() *AggregateContainerState { return c.agg }
 
 // WindowEnd returns the end of the current memory window (zero before the
 // first memory sample).
-func (c *ContainerState) WindowEnd() time.Time { return c.windowEnd }
+func (c *ContainerState) WindowEnd() time.Time { return fromNanos(c.windowEnd) }
 
 // WindowPeak returns the larger of the usage and OOM peaks of the current window.
 func (c *ContainerState) WindowPeak() float64 { return math.Max(c.memoryPeak, c.oomPeak) }
@@ -39,21 +40,23 @@ func (c *ContainerState) WindowPeak() float64 { return math.Max(c.memoryPeak, c.
 // records nothing) for a negative value or a sample not strictly after the
 // previous CPU sample of this container.
 func (c *ContainerState) AddCPU(t time.Time, cores float64) bool {
-	if cores < 0 || !t.After(c.lastCPUSample) {
+	tn := t.UnixNano()
+	if cores < 0 || (c.lastCPUSample != 0 && tn <= c.lastCPUSample) {
 		return false
 	}
 	c.agg.addCPU(t, cores)
-	c.lastCPUSample = t
+	c.lastCPUSample = tn
 	return true
 }
 
 // AddMemory records a working-set sample in bytes taken at t. It returns
 // false for a negative value or a sample older than the previous one.
 func (c *ContainerState) AddMemory(t time.Time, bytes float64) bool {
-	if bytes < 0 || t.Before(c.lastMemorySample) {
+	tn := t.UnixNano()
+	if bytes < 0 || (c.lastMemorySample != 0 && tn < c.lastMemorySample) {
 		return false
 	}
-	c.lastMemorySample = t
+	c.lastMemorySample = tn
 	c.addPeak(t, bytes, false)
 	return true
 }
@@ -64,7 +67,7 @@ func (c *ContainerState) AddMemory(t time.Time, bytes float64) bool {
 // OOMBumpUpRatio or OOMMinBumpUpBytes, whichever is more. It returns false
 // when the OOM is older than one interval before the last memory sample.
 func (c *ContainerState) RecordOOM(t time.Time, memoryBytes float64) bool {
-	if !c.lastMemorySample.IsZero() && t.Before(c.lastMemorySample.Add(-c.cfg.MemoryAggregationInterval)) {
+	if c.lastMemorySample != 0 && t.UnixNano() < c.lastMemorySample-int64(c.cfg.MemoryAggregationInterval) {
 		return false
 	}
 	used := math.Max(memoryBytes, c.memoryPeak)
@@ -76,20 +79,22 @@ func (c *ContainerState) RecordOOM(t time.Time, memoryBytes float64) bool {
 // addPeak applies the per-window peak rule: one histogram entry per window,
 // time-stamped at the window's end, holding the window's largest value.
 func (c *ContainerState) addPeak(t time.Time, bytes float64, oom bool) {
-	if c.windowEnd.IsZero() {
-		c.windowEnd = t
+	tn := t.UnixNano()
+	if c.windowEnd == 0 {
+		c.windowEnd = tn
 	}
-	if !t.Before(c.windowEnd) {
-		interval := c.cfg.MemoryAggregationInterval
-		c.windowEnd = c.windowEnd.Add(t.Sub(c.windowEnd).Truncate(interval) + interval)
+	if tn >= c.windowEnd {
+		interval := int64(c.cfg.MemoryAggregationInterval)
+		c.windowEnd += (tn-c.windowEnd)/interval*interval + interval
 		c.memoryPeak, c.oomPeak = 0, 0
 	}
 	old := c.WindowPeak()
 	if bytes > old {
+		end := fromNanos(c.windowEnd)
 		if old > 0 {
-			c.agg.Memory.SubtractSampleAt(old, memoryPeakWeight, c.windowEnd)
+			c.agg.Memory.SubtractSampleAt(old, memoryPeakWeight, end)
 		}
-		c.agg.Memory.AddSampleAt(bytes, memoryPeakWeight, c.windowEnd)
+		c.agg.Memory.AddSampleAt(bytes, memoryPeakWeight, end)
 	}
 	if oom {
 		c.oomPeak = math.Max(c.oomPeak, bytes)

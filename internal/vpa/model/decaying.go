@@ -14,9 +14,9 @@ const maxDecayExponent = 100
 // the reference / half-life), so newer samples weigh more; only relative
 // weights matter. The reference time is always a multiple of the half-life.
 type DecayingHistogram struct {
-	h         Histogram
-	halfLife  time.Duration
-	reference time.Time
+	h        Histogram
+	halfLife time.Duration
+	ref      int64 // reference time in Unix nanoseconds; 0 = unset
 }
 
 // NewDecayingHistogram returns an empty histogram decaying with halfLife.
@@ -24,8 +24,24 @@ func NewDecayingHistogram(opts *HistogramOptions, halfLife time.Duration) *Decay
 	return &DecayingHistogram{h: Histogram{opts: opts}, halfLife: halfLife}
 }
 
+// toNanos converts t to Unix nanoseconds, the zero time to 0.
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// fromNanos converts Unix nanoseconds to a UTC time, 0 to the zero time.
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
 // Reference returns the reference time of the weights.
-func (d *DecayingHistogram) Reference() time.Time { return d.reference }
+func (d *DecayingHistogram) Reference() time.Time { return fromNanos(d.ref) }
 
 // HalfLife returns the decay half-life.
 func (d *DecayingHistogram) HalfLife() time.Duration { return d.halfLife }
@@ -43,18 +59,19 @@ func (d *DecayingHistogram) SubtractSampleAt(value, weight float64, t time.Time)
 // decayFactor returns 2^((t-reference)/halfLife), first moving the
 // reference forward when t is too far ahead of it.
 func (d *DecayingHistogram) decayFactor(t time.Time) float64 {
-	if d.reference.IsZero() || t.Sub(d.reference) > maxDecayExponent*d.halfLife {
-		d.shiftReference(t.Round(d.halfLife))
+	tn := t.UnixNano()
+	if d.ref == 0 || tn-d.ref > maxDecayExponent*int64(d.halfLife) {
+		d.shiftReference(toNanos(t.Round(d.halfLife)))
 	}
-	return math.Exp2(float64(t.Sub(d.reference)) / float64(d.halfLife))
+	return math.Exp2(float64(tn-d.ref) / float64(d.halfLife))
 }
 
 // shiftReference moves the reference to ref, rescaling stored weights.
-func (d *DecayingHistogram) shiftReference(ref time.Time) {
-	if !d.reference.IsZero() && !d.h.IsEmpty() {
-		d.h.scale(math.Exp2(float64(d.reference.Sub(ref)) / float64(d.halfLife)))
+func (d *DecayingHistogram) shiftReference(ref int64) {
+	if d.ref != 0 && !d.h.IsEmpty() {
+		d.h.scale(math.Exp2(float64(d.ref-ref) / float64(d.halfLife)))
 	}
-	d.reference = ref
+	d.ref = ref
 }
 
 // Merge adds other's weights (same options and half-life) into d, first
@@ -63,19 +80,19 @@ func (d *DecayingHistogram) Merge(other *DecayingHistogram) {
 	if other.h.IsEmpty() {
 		return
 	}
-	if d.h.IsEmpty() && d.reference.IsZero() {
-		d.reference = other.reference
+	if d.h.IsEmpty() && d.ref == 0 {
+		d.ref = other.ref
 	}
-	if other.reference.After(d.reference) {
-		d.shiftReference(other.reference)
+	if other.ref > d.ref {
+		d.shiftReference(other.ref)
 	}
-	factor := math.Exp2(float64(other.reference.Sub(d.reference)) / float64(d.halfLife))
+	factor := math.Exp2(float64(other.ref-d.ref) / float64(d.halfLife))
 	d.h.mergeScaled(&other.h, factor)
 }
 
 // clone returns a deep copy.
 func (d *DecayingHistogram) clone() *DecayingHistogram {
-	return &DecayingHistogram{h: *d.h.clone(), halfLife: d.halfLife, reference: d.reference}
+	return &DecayingHistogram{h: *d.h.clone(), halfLife: d.halfLife, ref: d.ref}
 }
 
 // Options returns the bucket scheme.

@@ -110,7 +110,9 @@ func (h *Histogram) addToBucket(b int, weight float64) {
 	h.grow(b)
 	h.w[b-h.lo] += weight
 	h.total += weight
-	h.trim()
+	if h.w[b-h.lo] < h.opts.epsilon {
+		h.trim()
+	}
 }
 
 // grow extends the window to include bucket b.

@@ -72,3 +72,20 @@ func labelsFromKey(key string) labels.Set {
 	}
 	return set
 }
+
+// labelsMatchKey reports whether set has exactly the labels of key,
+// without allocating.
+func labelsMatchKey(set map[string]string, key string) bool {
+	if key == "" {
+		return len(set) == 0
+	}
+	n := 0
+	for pair := range strings.SplitSeq(key, ",") {
+		k, v, _ := strings.Cut(pair, "=")
+		if got, ok := set[k]; !ok || got != v {
+			return false
+		}
+		n++
+	}
+	return n == len(set)
+}

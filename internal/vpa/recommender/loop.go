@@ -118,6 +118,7 @@ func (r *Recommender) loadVPAs(ctx context.Context) ([]*vpaEntry, error) {
 			r.cluster.DeleteVPA(id)
 		}
 	}
+	r.recs.retain(keep)
 	return out, nil
 }
 

@@ -86,6 +86,7 @@ type Recommender struct {
 	est     *estimator.Estimator
 	ckpt    *checkpoint.Manager
 	metrics *metrics
+	recs    recCache
 
 	lastAggregateGC time.Time
 	mu              sync.Mutex

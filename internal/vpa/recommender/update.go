@@ -5,11 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
+
+	"github.com/kscale/kscale/internal/vpa/estimator"
+	"github.com/kscale/kscale/internal/vpa/model"
 )
 
 // ReasonNoContainers says every container of the VPA has mode Off.
@@ -34,13 +39,58 @@ func (r *Recommender) recommend(e *vpaEntry, metricsErr error) outcome {
 	case !hasSamples:
 		o.noRecReason, o.noRecMessage = ReasonNoSamples, "No usage samples seen yet for the pods of this VPA"
 	default:
-		o.rec = r.est.Recommend(e.vpa, states)
-		if len(o.rec.ContainerRecommendations) == 0 {
-			o.rec = nil
+		bounds := r.est.Compute(e.vpa, states)
+		if len(bounds) == 0 {
 			o.noRecReason, o.noRecMessage = ReasonNoContainers, "Every container of this VPA has mode Off"
+			return o
 		}
+		o.rec = r.recs.get(e.id, bounds)
 	}
 	return o
+}
+
+// recCache keeps each VPA's last recommendation with the bounds it was
+// built from, so an unchanged recommendation is not rebuilt every loop.
+// It is safe for concurrent use.
+type recCache struct {
+	mu sync.Mutex
+	m  map[model.VPAID]cachedRec
+}
+
+// cachedRec is one cached recommendation.
+type cachedRec struct {
+	bounds []estimator.ContainerBounds
+	rec    *vpav1.RecommendedPodResources
+}
+
+// get returns the recommendation for bounds, reusing the cached one when
+// the bounds are unchanged. The result must not be modified.
+func (c *recCache) get(id model.VPAID, bounds []estimator.ContainerBounds) *vpav1.RecommendedPodResources {
+	c.mu.Lock()
+	prev, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && slices.Equal(prev.bounds, bounds) {
+		return prev.rec
+	}
+	rec := estimator.ToRecommendationReusing(bounds, prev.bounds, prev.rec)
+	c.mu.Lock()
+	if c.m == nil {
+		c.m = map[model.VPAID]cachedRec{}
+	}
+	c.m[id] = cachedRec{bounds: bounds, rec: rec}
+	c.mu.Unlock()
+	return rec
+}
+
+// retain drops cached recommendations of VPAs not in keep.
+func (c *recCache) retain(keep map[model.VPAID]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range c.m {
+		if !keep[id] {
+			delete(c.m, id)
+		}
+	}
 }
 
 // updateVPAs writes every served VPA's status, using the configured
