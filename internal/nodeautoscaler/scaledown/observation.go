@@ -1,0 +1,58 @@
+package scaledown
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+)
+
+// Observation is what the loop read from the cloud and the cluster; the
+// loop turns it into an Input with InputFrom.
+type Observation struct {
+	// Groups are the provider's node groups.
+	Groups []cloudprovider.NodeGroup
+	// Instances are each group's instances, by group id.
+	Instances map[string][]cloudprovider.Instance
+	// Nodes are every node.
+	Nodes []*corev1.Node
+	// Pods are every pod; pending and finished ones are left out.
+	Pods []*corev1.Pod
+	// PDBs are every PodDisruptionBudget.
+	PDBs []*policyv1.PodDisruptionBudget
+	// Ready reports the autoscaler's readiness of a node.
+	Ready func(*corev1.Node) bool
+	// Now is the loop time.
+	Now time.Time
+}
+
+// InputFrom pairs nodes with their group and instance through
+// spec.providerID and keeps the bound, unfinished pods. The caller adds
+// Placed, SchedulablePending and LastScaleUp.
+func InputFrom(o Observation) Input {
+	type member struct{ group, instance string }
+	byProviderID := map[string]member{}
+	in := Input{PDBs: o.PDBs, Now: o.Now}
+	for _, g := range o.Groups {
+		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize})
+		for _, i := range o.Instances[g.ID] {
+			if i.ProviderID != "" && !i.Placeholder {
+				byProviderID[i.ProviderID] = member{g.ID, i.ID}
+			}
+		}
+	}
+	bound := make(map[string]bool, len(o.Nodes))
+	for _, n := range o.Nodes {
+		m := byProviderID[n.Spec.ProviderID]
+		in.Nodes = append(in.Nodes, Node{Node: n, Group: m.group, Instance: m.instance, Ready: o.Ready == nil || o.Ready(n)})
+		bound[n.Name] = true
+	}
+	for _, p := range o.Pods {
+		if bound[p.Spec.NodeName] && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			in.Pods = append(in.Pods, p)
+		}
+	}
+	return in
+}
