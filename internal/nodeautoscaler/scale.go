@@ -32,7 +32,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	if len(pending) == 0 {
 		return nil
 	}
-	emu := spreademulation.Emulate(a.cfg.Options.EmulatedTopologySpreadLabel, obs.nodes, pending, bound, now)
+	emu := spreademulation.Emulate(spreademulation.Options{Label: a.cfg.Options.EmulatedTopologySpreadLabel}, obs.nodes, pending, bound, now)
 	pending = emu.Pending
 	snap, err := a.readySnapshot(obs.nodes, emu.Scheduled, now)
 	if err != nil {

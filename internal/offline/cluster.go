@@ -20,6 +20,9 @@ type cluster struct {
 	pods       map[string]*corev1.Pod
 	podOrder   []string
 	daemonSets []*appsv1.DaemonSet
+	// gen counts changes, so the scheduler can skip ticks where nothing
+	// changed.
+	gen int
 }
 
 var _ nodeautoscaler.Cluster = (*cluster)(nil)
@@ -58,6 +61,7 @@ func (c *cluster) podList() []*corev1.Pod {
 }
 
 func (c *cluster) addNode(n *corev1.Node) {
+	c.gen++
 	if _, ok := c.nodes[n.Name]; !ok {
 		c.nodeOrder = append(c.nodeOrder, n.Name)
 	}
@@ -69,6 +73,7 @@ func (c *cluster) removeNode(name string) {
 	if _, ok := c.nodes[name]; !ok {
 		return
 	}
+	c.gen++
 	delete(c.nodes, name)
 	c.nodeOrder = slices.DeleteFunc(c.nodeOrder, func(s string) bool { return s == name })
 	var gone []string
@@ -81,6 +86,7 @@ func (c *cluster) removeNode(name string) {
 }
 
 func (c *cluster) addPod(p *corev1.Pod) {
+	c.gen++
 	k := podKey(p)
 	if _, ok := c.pods[k]; !ok {
 		c.podOrder = append(c.podOrder, k)
@@ -92,6 +98,7 @@ func (c *cluster) removePods(keys []string) {
 	if len(keys) == 0 {
 		return
 	}
+	c.gen++
 	drop := map[string]bool{}
 	for _, k := range keys {
 		drop[k] = true

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/spreademulation"
 	"github.com/kscale/kscale/internal/simulator"
 )
 
@@ -21,9 +22,10 @@ func (w *World) schedule(now time.Time) error {
 		}
 	}
 	w.pending = len(pending)
-	if len(pending) == 0 {
+	if len(pending) == 0 || (w.cluster.gen == w.schedGen && !timeDependent(pending)) {
 		return nil
 	}
+	defer func() { w.schedGen = w.cluster.gen }()
 	snap := simulator.NewSnapshot()
 	for _, n := range w.cluster.nodeList() {
 		if err := snap.AddNode(n); err != nil {
@@ -105,4 +107,15 @@ func ownerName(p *corev1.Pod) string {
 		return n
 	}
 	return p.Name
+}
+
+// timeDependent reports whether a pod's schedulability can change with time
+// alone (a topology spread timeout).
+func timeDependent(pods []*corev1.Pod) bool {
+	for _, p := range pods {
+		if _, ok := p.Annotations[spreademulation.TimeoutAnnotation]; ok {
+			return true
+		}
+	}
+	return false
 }

@@ -37,6 +37,7 @@ type World struct {
 	lastReason  map[string]string
 	restarts    int
 	pending     int
+	schedGen    int
 	res         Result
 	seen        map[string]bool
 }

@@ -27,9 +27,20 @@ type Result struct {
 	Emulated int
 }
 
-// Emulate rewrites the pods for label (empty disables the emulation).
-// Scheduled pods are those with a node name that have not finished.
-func Emulate(label string, nodes []*corev1.Node, pending, scheduled []*corev1.Pod, now time.Time) Result {
+// Options select what Emulate rewrites.
+type Options struct {
+	// Label is the emulated selector label; empty disables the emulation.
+	Label string
+	// PinScheduled also rewrites scheduled pods (pinned to their node's
+	// zone), which simulations that move pods need. Scale-up does not: a
+	// bound pod's own spread constraint never affects other placements.
+	PinScheduled bool
+}
+
+// Emulate rewrites the pods. Scheduled pods are those with a node name that
+// have not finished; they are always counted per zone.
+func Emulate(opts Options, nodes []*corev1.Node, pending, scheduled []*corev1.Pod, now time.Time) Result {
+	label := opts.Label
 	if label == "" {
 		return Result{Pending: pending, Scheduled: scheduled}
 	}
@@ -55,7 +66,7 @@ func Emulate(label string, nodes []*corev1.Node, pending, scheduled []*corev1.Po
 			}
 			counts[id][zone]++
 		}
-		if Qualifies(p, label) {
+		if opts.PinScheduled && Qualifies(p, label) {
 			res.Emulated++
 			res.Scheduled = append(res.Scheduled, pinned(p, zone, known))
 			continue
@@ -114,9 +125,11 @@ func expired(p *corev1.Pod, now time.Time) bool {
 	return err == nil && p.CreationTimestamp.Add(d).Before(now)
 }
 
-// pinned returns a copy without spread constraints, pinned to zone when set.
+// pinned returns a copy without spread constraints, pinned to zone when
+// set. The copy shares everything else with the original, which nobody
+// modifies.
 func pinned(p *corev1.Pod, zone string, pin bool) *corev1.Pod {
-	c := p.DeepCopy()
+	c := *p
 	c.Spec.TopologySpreadConstraints = nil
 	if pin {
 		sel := make(map[string]string, len(c.Spec.NodeSelector)+1)
@@ -126,5 +139,5 @@ func pinned(p *corev1.Pod, zone string, pin bool) *corev1.Pod {
 		sel[ZoneLabel] = zone
 		c.Spec.NodeSelector = sel
 	}
-	return c
+	return &c
 }

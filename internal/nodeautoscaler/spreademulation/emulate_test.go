@@ -57,7 +57,7 @@ func TestEmulateRoundRobin(t *testing.T) {
 	pending := []*corev1.Pod{spreadPod("p1", ""), spreadPod("p2", ""), spreadPod("p3", ""), spreadPod("p4", ""),
 		spreadPod("expired", "", fixture.WithAnnotations(map[string]string{TimeoutAnnotation: "30s"})),
 		spreadPod("waiting", "", fixture.WithAnnotations(map[string]string{TimeoutAnnotation: "13m5s"}))}
-	res := Emulate("tsc-group", nodes, pending, scheduled, now)
+	res := Emulate(Options{Label: "tsc-group", PinScheduled: true}, nodes, pending, scheduled, now)
 	want := []string{"c", "b", "c", "a", "", "b"}
 	for i, p := range res.Pending {
 		if got := p.Spec.NodeSelector[ZoneLabel]; got != want[i] || p.Spec.TopologySpreadConstraints != nil {
@@ -67,7 +67,7 @@ func TestEmulateRoundRobin(t *testing.T) {
 	if res.Scheduled[0].Spec.NodeSelector[ZoneLabel] != "a" || pending[0].Spec.TopologySpreadConstraints == nil {
 		t.Fatal("scheduled pods not pinned, or the input was modified")
 	}
-	if off := Emulate("", nodes, pending, scheduled, now); off.Emulated != 0 || off.Pending[0] != pending[0] {
+	if off := Emulate(Options{}, nodes, pending, scheduled, now); off.Emulated != 0 || off.Pending[0] != pending[0] {
 		t.Fatal("empty label must disable the emulation")
 	}
 }
