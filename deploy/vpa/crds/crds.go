@@ -16,12 +16,12 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-//go:embed *.yaml
+//go:embed autoscaling.k8s.io_*.yaml
 var files embed.FS
 
 // Objects returns the embedded CustomResourceDefinitions, sorted by file name.
 func Objects() ([]*apiextensionsv1.CustomResourceDefinition, error) {
-	names, err := fs.Glob(files, "*.yaml")
+	names, err := fs.Glob(files, "autoscaling.k8s.io_*.yaml")
 	if err != nil {
 		return nil, fmt.Errorf("listing embedded CRDs: %w", err)
 	}

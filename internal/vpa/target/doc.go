@@ -23,5 +23,7 @@
 //     time, then name).
 //
 // The Resolver reads through a controller-runtime client (direct or cached);
-// it keeps no state between calls.
+// it keeps no state between calls. It needs get on the well-known
+// controllers and on */scale; for other kinds it also reads the object
+// itself to check its owners, and skips that check when forbidden.
 package target

@@ -53,11 +53,17 @@ func (r *Resolver) Resolve(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler
 	if err != nil {
 		return nil, err
 	}
+	gk := schema.GroupKind{Group: ref.Group, Kind: ref.Kind}
 	obj, err := r.get(ctx, ref, version)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.checkTopLevel(ctx, ref, obj); err != nil {
+	switch {
+	case err == nil:
+		if err := r.checkTopLevel(ctx, ref, obj); err != nil {
+			return nil, err
+		}
+	case !isWellKnown(gk) && apierrors.IsForbidden(err):
+		// Without read access to a custom object, rely on its scale
+		// subresource alone; the top-level check needs the object's owners.
+	default:
 		return nil, err
 	}
 	sel, err := r.selector(ctx, ref, version, obj)
