@@ -43,7 +43,10 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	env := testenv.Start(t, testenv.Options{APIServerFlags: []string{"--enable-aggregator-routing=true"}})
+	env := testenv.Start(t, testenv.Options{
+		APIServerFlags: []string{"--enable-aggregator-routing=true"},
+		Users:          []testenv.User{recommenderUser},
+	})
 	ctx := t.Context()
 	if err := crds.Install(ctx, env.Config, time.Minute); err != nil {
 		t.Fatal(err)
@@ -337,6 +340,10 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 		if webAfter == nil || !quantity(webAfter.Target, corev1.ResourceCPU).Equal(quantity(webBefore.Target, corev1.ResourceCPU)) {
 			t.Fatalf("web's recommendation changed while metrics failed: %+v -> %+v", webBefore, webAfter)
 		}
+	})
+
+	t.Run("the recommender runs with the least-privilege RBAC of deploy/vpa/recommender", func(t *testing.T) {
+		testDeployedRBAC(t, h)
 	})
 
 	t.Run("leader election: one runner at a time, the next takes over on release", func(t *testing.T) {
