@@ -2,10 +2,12 @@ package admission_test
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -21,6 +23,7 @@ import (
 	"github.com/kscale/kscale/deploy/vpa/crds"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/testenv"
+	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/admission/admissiontest"
 )
 
@@ -270,6 +273,8 @@ func TestWebhookAgainstControlPlane(t *testing.T) {
 		}
 	})
 
+	t.Run("registering twice keeps one configuration", func(t *testing.T) { testRegisterTwice(t, c) })
+
 	t.Run("metrics count the reviewed pods", func(t *testing.T) {
 		families, err := wh.Registry.Gather()
 		if err != nil {
@@ -332,5 +337,42 @@ func testInvalidVPAs(t *testing.T, c client.Client) {
 				t.Fatalf("create error = %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// testRegisterTwice registers a webhook configuration twice, as two
+// replicas starting together do: one configuration remains, with the second
+// replica's settings.
+func testRegisterTwice(t *testing.T, c client.Client) {
+	ca := t.TempDir() + "/ca.crt"
+	if err := os.WriteFile(ca, []byte("-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := admission.DefaultConfig()
+	cfg.CAFile, cfg.Namespace, cfg.ConfigurationName = ca, "kube-system", "register-twice"
+	// Match nothing so that this configuration never intercepts requests.
+	cfg.VPAObjectNamespace = "no-such-namespace"
+	for _, timeout := range []int32{10, 20} {
+		cfg.TimeoutSeconds = timeout
+		if err := admission.Register(t.Context(), c, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var list admissionregistrationv1.MutatingWebhookConfigurationList
+	if err := c.List(t.Context(), &list); err != nil {
+		t.Fatal(err)
+	}
+	var found []admissionregistrationv1.MutatingWebhookConfiguration
+	for _, item := range list.Items {
+		if item.Name == cfg.ConfigurationName {
+			found = append(found, item)
+		}
+	}
+	if len(found) != 1 || len(found[0].Webhooks) != 1 {
+		t.Fatalf("found %d configurations named %s, want 1 with one webhook", len(found), cfg.ConfigurationName)
+	}
+	wh := found[0].Webhooks[0]
+	if *wh.TimeoutSeconds != 20 || *wh.FailurePolicy != admissionregistrationv1.Ignore || wh.ClientConfig.Service.Name != "vpa-webhook" {
+		t.Errorf("webhook = timeout %d, failurePolicy %s, service %+v; want 20, Ignore, vpa-webhook", *wh.TimeoutSeconds, *wh.FailurePolicy, wh.ClientConfig.Service)
 	}
 }

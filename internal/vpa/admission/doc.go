@@ -13,7 +13,8 @@
 //     unset).
 //
 // Server serves the webhook over TLS, registers its
-// MutatingWebhookConfiguration when asked (failure policy Ignore unless
-// configured otherwise) and renews the status Lease the updater checks
+// MutatingWebhookConfiguration when asked (created or updated in place, so
+// several replicas can register; failure policy Ignore unless configured
+// otherwise) and renews the status Lease the updater checks
 // before it evicts anything.
 package admission

@@ -10,6 +10,7 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
+	sigsjson "sigs.k8s.io/json"
 )
 
 // maxReviewBytes bounds the body of an AdmissionReview (the API server
@@ -71,6 +72,15 @@ func (h *Handler) dispatch(ctx context.Context, req *admissionv1.AdmissionReques
 	default:
 		return allowed()
 	}
+}
+
+// decodeObject decodes an object case-sensitively, as the API server does,
+// so that the JSON patches built from it address the fields that exist.
+func decodeObject(raw []byte, out any) error {
+	if err := sigsjson.UnmarshalCaseSensitivePreserveInts(raw, out); err != nil {
+		return fmt.Errorf("decoding object: %w", err)
+	}
+	return nil
 }
 
 func allowed() *admissionv1.AdmissionResponse {

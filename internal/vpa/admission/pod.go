@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,7 +38,7 @@ func (p *podReviewer) review(ctx context.Context, req *admissionv1.AdmissionRequ
 		return allowed()
 	}
 	pod := &corev1.Pod{}
-	if err := json.Unmarshal(req.Object.Raw, pod); err != nil {
+	if err := decodeObject(req.Object.Raw, pod); err != nil {
 		log.Error(err, "Decoding pod; admitting it unchanged")
 		p.metrics.pods.WithLabelValues("error").Inc()
 		return allowed()

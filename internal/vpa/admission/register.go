@@ -67,20 +67,30 @@ func namespaceSelector(cfg Config) *metav1.LabelSelector {
 	}
 }
 
-// register replaces any MutatingWebhookConfiguration of the configured name
-// with a fresh one.
-func register(ctx context.Context, c client.Client, cfg Config) error {
+// Register creates the MutatingWebhookConfiguration, or updates the
+// existing one of the same name in place. Updating (rather than deleting
+// and re-creating, as upstream does) lets several replicas register at
+// start-up without a window in which no webhook is configured.
+func Register(ctx context.Context, c client.Client, cfg Config) error {
 	ca, err := os.ReadFile(cfg.CAFile)
 	if err != nil {
 		return fmt.Errorf("reading --client-ca-file: %w", err)
 	}
 	want := WebhookConfiguration(cfg, ca)
-	old := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: want.Name}}
-	if err := c.Delete(ctx, old); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("deleting the old webhook configuration %s: %w", want.Name, err)
+	have := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	err = c.Get(ctx, client.ObjectKey{Name: want.Name}, have)
+	switch {
+	case apierrors.IsNotFound(err):
+		if err := c.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating the webhook configuration %s: %w", want.Name, err)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("reading the webhook configuration %s: %w", want.Name, err)
 	}
-	if err := c.Create(ctx, want); err != nil {
-		return fmt.Errorf("creating the webhook configuration %s: %w", want.Name, err)
+	have.Webhooks = want.Webhooks
+	if err := c.Update(ctx, have); err != nil {
+		return fmt.Errorf("updating the webhook configuration %s: %w", want.Name, err)
 	}
 	return nil
 }

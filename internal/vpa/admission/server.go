@@ -95,7 +95,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(ln, "", "") }()
 	if s.cfg.RegisterWebhook {
-		if err := register(ctx, s.deps.Client, s.cfg); err != nil {
+		if err := Register(ctx, s.deps.Client, s.cfg); err != nil {
 			_ = srv.Close()
 			return errors.Join(err, serveErr(<-served))
 		}

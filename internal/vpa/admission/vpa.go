@@ -2,7 +2,6 @@ package admission
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,7 +22,7 @@ func (v *vpaReviewer) review(_ context.Context, req *admissionv1.AdmissionReques
 		return allowed()
 	}
 	vpa := &vpav1.VerticalPodAutoscaler{}
-	if err := json.Unmarshal(req.Object.Raw, vpa); err != nil {
+	if err := decodeObject(req.Object.Raw, vpa); err != nil {
 		v.metrics.vpas.WithLabelValues("rejected").Inc()
 		return denied(fmt.Sprintf("decoding VerticalPodAutoscaler: %v", err))
 	}
@@ -67,8 +66,11 @@ var supportedModes = []vpav1.UpdateMode{
 func ValidateVPA(vpa *vpav1.VerticalPodAutoscaler, create bool) error {
 	var errs []error
 	spec := &vpa.Spec
-	if create && spec.TargetRef == nil {
+	switch {
+	case create && spec.TargetRef == nil:
 		errs = append(errs, errors.New("spec.targetRef: required"))
+	case spec.TargetRef != nil && (spec.TargetRef.Kind == "" || spec.TargetRef.Name == ""):
+		errs = append(errs, errors.New("spec.targetRef: kind and name are required"))
 	}
 	if p := spec.UpdatePolicy; p != nil {
 		errs = append(errs, validateUpdatePolicy(p)...)
