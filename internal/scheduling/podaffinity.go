@@ -32,6 +32,9 @@ type AffinityTerm struct {
 	// (from matchLabels or a single-value In), for index lookups; empty
 	// when the selector has no such requirement.
 	IndexKey, IndexValue string
+	// IndexOnly is true when the selector is exactly IndexKey=IndexValue,
+	// so a pod found through the index needs no further label matching.
+	IndexOnly bool
 }
 
 // NamespaceLabels returns the labels of a namespace, and whether it is known.
@@ -106,6 +109,7 @@ func parseTerm(pod *corev1.Pod, term *corev1.PodAffinityTerm) (AffinityTerm, err
 		t.Namespaces = []string{pod.Namespace}
 	}
 	t.IndexKey, t.IndexValue = IndexLabel(term.LabelSelector)
+	t.IndexOnly = isSingleLabel(term.LabelSelector)
 	return t, nil
 }
 
@@ -131,4 +135,18 @@ func IndexLabel(sel *metav1.LabelSelector) (string, string) {
 		}
 	}
 	return "", ""
+}
+
+// isSingleLabel reports whether the selector is exactly one matchLabels entry.
+func isSingleLabel(sel *metav1.LabelSelector) bool {
+	return sel != nil && len(sel.MatchLabels) == 1 && len(sel.MatchExpressions) == 0
+}
+
+// MatchesIndexed is Matches for a pod found in the label index under the
+// term's IndexKey=IndexValue.
+func (t *AffinityTerm) MatchesIndexed(pod *corev1.Pod, nsLabels NamespaceLabels) bool {
+	if !t.MatchesNamespace(pod.Namespace, nsLabels) {
+		return false
+	}
+	return t.IndexOnly || t.Selector.Matches(labels.Set(pod.Labels))
 }

@@ -38,6 +38,8 @@ type SpreadConstraint struct {
 	// IndexKey and IndexValue are one label the counted pods must carry,
 	// for index lookups; empty when there is none.
 	IndexKey, IndexValue string
+	// IndexOnly is true when the selector is exactly IndexKey=IndexValue.
+	IndexOnly bool
 }
 
 // HardSpreadConstraints parses the pod's DoNotSchedule spread constraints.
@@ -71,6 +73,7 @@ func parseSpread(pod *corev1.Pod, c *corev1.TopologySpreadConstraint) (SpreadCon
 		sc.MinDomains = *c.MinDomains
 	}
 	sc.IndexKey, sc.IndexValue = IndexLabel(c.LabelSelector)
+	sc.IndexOnly = isSingleLabel(c.LabelSelector)
 	for _, key := range c.MatchLabelKeys {
 		v, ok := pod.Labels[key]
 		if !ok {
@@ -81,6 +84,7 @@ func parseSpread(pod *corev1.Pod, c *corev1.TopologySpreadConstraint) (SpreadCon
 			return SpreadConstraint{}, fmt.Errorf("merging matchLabelKeys %q: %w", key, err)
 		}
 		sel = sel.Add(*req)
+		sc.IndexOnly = false
 		if sc.IndexKey == "" {
 			sc.IndexKey, sc.IndexValue = key, v
 		}
@@ -97,6 +101,18 @@ func (c *SpreadConstraint) CountsPod(ns string, pod *corev1.Pod) bool {
 		return false
 	}
 	return c.Selector.Matches(labels.Set(pod.Labels))
+}
+
+// CountsIndexed is CountsPod for a pod found in the label index under the
+// constraint's IndexKey=IndexValue.
+func (c *SpreadConstraint) CountsIndexed(ns string, pod *corev1.Pod) bool {
+	if pod.Namespace != ns || pod.DeletionTimestamp != nil {
+		return false
+	}
+	if c.IndexOnly {
+		return true
+	}
+	return !c.Selector.Empty() && c.Selector.Matches(labels.Set(pod.Labels))
 }
 
 // NodeEligible reports whether the node's pods count towards the

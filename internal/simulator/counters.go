@@ -40,7 +40,7 @@ func newSpreadCounter(s *Snapshot, spec *podSpec, c *scheduling.SpreadConstraint
 		sc.nodeAdded(n)
 	}
 	s.eachCandidate(c.IndexKey, c.IndexValue, func(e *podEntry) {
-		if sc.c.CountsPod(sc.ns, e.pod) && sc.isEligible(e.node) {
+		if sc.c.CountsIndexed(sc.ns, e.pod) && sc.isEligible(e.node) {
 			sc.counts.Add(e.node.node.Labels[sc.c.TopologyKey], 1)
 		}
 	})

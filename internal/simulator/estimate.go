@@ -75,7 +75,7 @@ func Estimate(snap *Snapshot, in EstimateInput) EstimateResult {
 	snap.Fork()
 	defer snap.Revert()
 	e := newEstimator(snap, in)
-	groups := groupPods(in.Pods, in.Now)
+	groups := snap.groupPods(in.Pods, in.Now)
 	sortForEstimate(groups, scheduling.NodeAllocatable(in.Template))
 	for i, g := range groups {
 		if in.Deadline != nil && in.Deadline() {
@@ -116,12 +116,14 @@ type estimator struct {
 	nodes  []*nodeInfo
 	ds     []*podSpec
 	seq    int
+	empty  int
+	alloc  scheduling.Resources
 	prefix string
 	res    EstimateResult
 }
 
 func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
-	e := &estimator{in: in, r: newRun(snap, in.Now), prefix: in.Template.Name}
+	e := &estimator{in: in, r: newRun(snap, in.Now), prefix: in.Template.Name, alloc: scheduling.NodeAllocatable(in.Template)}
 	if e.prefix == "" {
 		e.prefix = "template"
 	}
@@ -148,7 +150,7 @@ func (e *estimator) newNode() *nodeInfo {
 		node.Labels = map[string]string{}
 	}
 	node.Labels[corev1.LabelHostname] = name
-	n := e.r.addNode(&node)
+	n := e.r.addNode(&node, e.alloc)
 	for _, spec := range e.ds {
 		p := *spec.pod
 		p.Name = spec.pod.Name + "-" + name
@@ -156,6 +158,7 @@ func (e *estimator) newNode() *nodeInfo {
 		e.r.place(&groupState{spec: spec}, &p, n)
 	}
 	e.nodes = append(e.nodes, n)
+	e.empty++
 	return n
 }
 
@@ -174,6 +177,9 @@ func (e *estimator) placeGroup(g *group) {
 			k := 1
 			if bulk {
 				k = int(min(int64(len(pods)), scheduling.MaxFit(&st.spec.requests, &n.requested, &n.alloc)))
+			}
+			if len(n.pods) == len(e.ds) {
+				e.empty--
 			}
 			e.r.placeMany(st, pods[:k], n)
 			pods = pods[k:]
@@ -197,6 +203,9 @@ func (e *estimator) placeGroup(g *group) {
 
 // emptyNode returns a new node that holds no pending pod, if any.
 func (e *estimator) emptyNode() *nodeInfo {
+	if e.empty == 0 {
+		return nil
+	}
 	for _, n := range e.nodes {
 		if len(n.pods) == len(e.ds) {
 			return n

@@ -25,7 +25,8 @@ type Placement struct {
 type FilterResult struct {
 	// Placements lists the pods that fit, in placement order.
 	Placements []Placement
-	// Remaining lists the pods that fit on no node, in scheduling order.
+	// Remaining lists the pods that fit on no node, in scheduling order
+	// (in input order when the snapshot has no nodes).
 	Remaining []*corev1.Pod
 }
 
@@ -55,10 +56,14 @@ func (s *Snapshot) CheckFitAt(pod *corev1.Pod, nodeName string, now time.Time) *
 // node in snapshot order that passes every filter. It binds the placed
 // pods in the snapshot; callers that want to keep the snapshot Fork first.
 func FilterSchedulable(snap *Snapshot, pods []*corev1.Pod, opts FilterOptions) FilterResult {
-	groups := groupPods(pods, opts.Now)
+	if len(snap.nodes) == 0 {
+		return FilterResult{Remaining: append([]*corev1.Pod(nil), pods...)}
+	}
+	groups := snap.groupPods(pods, opts.Now)
 	sortForScheduling(groups)
 	r := newRun(snap, opts.Now)
 	var res FilterResult
+	var left []*group
 	for _, g := range groups {
 		st := r.prepare(g.spec)
 		cursor := 0
@@ -66,12 +71,15 @@ func FilterSchedulable(snap *Snapshot, pods []*corev1.Pod, opts FilterOptions) F
 			n := r.firstFit(st, snap.nodes, &cursor)
 			if n == nil {
 				res.Remaining = append(res.Remaining, g.pods[i:]...)
+				left = append(left, &group{spec: g.spec, pods: g.pods[i:], earliest: g.earliest})
 				break
 			}
 			r.place(st, pod, n)
 			res.Placements = append(res.Placements, Placement{Pod: pod, NodeName: n.node.Name})
 		}
 	}
+	// The estimates that follow usually take exactly the remaining pods.
+	snap.rememberGroups(res.Remaining, opts.Now, left)
 	return res
 }
 

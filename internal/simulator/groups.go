@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -19,7 +18,6 @@ type group struct {
 	spec     *podSpec
 	pods     []*corev1.Pod
 	earliest time.Time
-	expired  bool
 }
 
 type groupKey struct {
@@ -27,41 +25,90 @@ type groupKey struct {
 	owner     types.UID
 }
 
+// groupCache remembers the last grouping: the pods (a private copy, to
+// detect changes) and the time it was made for.
+type groupCache struct {
+	pods   []*corev1.Pod
+	now    time.Time
+	groups []*group
+}
+
 // groupPods splits pods into equivalence groups, keeping input order
-// within a group. Groups are returned in order of first appearance.
-func groupPods(pods []*corev1.Pod, now time.Time) []*group {
+// within a group; groups come in order of first appearance. Grouping the
+// same pods again at the same time (the remaining pods of
+// FilterSchedulable, then one Estimate per node group) reuses the last
+// grouping after an element-wise pointer comparison.
+func (s *Snapshot) groupPods(pods []*corev1.Pod, now time.Time) []*group {
+	if c := s.groups; c != nil && c.now.Equal(now) && slices.Equal(c.pods, pods) {
+		return slices.Clone(c.groups)
+	}
+	groups := buildGroups(pods, now)
+	s.rememberGroups(pods, now, groups)
+	return slices.Clone(groups)
+}
+
+func (s *Snapshot) rememberGroups(pods []*corev1.Pod, now time.Time, groups []*group) {
+	s.groups = &groupCache{pods: slices.Clone(pods), now: now, groups: groups}
+}
+
+func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
+	type classKey struct {
+		rep     *corev1.Pod
+		expired bool
+	}
 	var out []*group
-	buckets := map[groupKey][]*group{}
+	reps := map[groupKey][]*corev1.Pod{}
+	byClass := map[classKey]*group{}
+	var last classKey
+	var lastGroup *group
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
-		expired := spreadExpired(p, now)
-		g := findGroup(buckets[key], p, expired, key.owner == "")
+		var rep *corev1.Pod
+		if lastGroup != nil && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner && equivalent(last.rep, p) {
+			rep = last.rep
+		} else {
+			rep = findRep(reps[key], p, key.owner == "")
+		}
+		ck := classKey{rep, hasSpreadTimeout(p) && spreadExpired(p, now)}
+		g := lastGroup
+		if ck != last || g == nil {
+			g = byClass[ck]
+		}
 		if g == nil {
-			g = &group{spec: newPodSpec(p, now), expired: expired, earliest: p.CreationTimestamp.Time}
-			buckets[key] = append(buckets[key], g)
+			g = &group{spec: newPodSpec(p, now), earliest: p.CreationTimestamp.Time}
+			byClass[ck] = g
+			if rep == p {
+				reps[key] = append(reps[key], rep)
+			}
 			out = append(out, g)
 		}
+		last, lastGroup = ck, g
 		g.pods = append(g.pods, p)
-		if p.CreationTimestamp.Before(&metav1.Time{Time: g.earliest}) {
+		if p.CreationTimestamp.Time.Before(g.earliest) {
 			g.earliest = p.CreationTimestamp.Time
 		}
 	}
 	return out
 }
 
-// findGroup returns the group in the bucket the pod is equivalent to.
-// Owner-less pods are compared with the newest group only.
-func findGroup(bucket []*group, p *corev1.Pod, expired, ownerless bool) *group {
-	start := 0
+// maxRepCompare bounds how many of a controller's newest classes a pod is
+// compared with, so pods that all differ (per-pod requests) cost linear,
+// not quadratic, time; at worst an equivalent pod starts its own group.
+const maxRepCompare = 8
+
+// findRep returns the representative in reps the pod is equivalent to, or
+// the pod itself. Owner-less pods are compared with the newest one only.
+func findRep(reps []*corev1.Pod, p *corev1.Pod, ownerless bool) *corev1.Pod {
+	start := max(0, len(reps)-maxRepCompare)
 	if ownerless {
-		start = max(0, len(bucket)-1)
+		start = max(0, len(reps)-1)
 	}
-	for _, g := range bucket[start:] {
-		if g.expired == expired && equivalent(g.spec.pod, p) {
-			return g
+	for _, r := range reps[start:] {
+		if equivalent(r, p) {
+			return r
 		}
 	}
-	return nil
+	return p
 }
 
 func controllerUID(p *corev1.Pod) types.UID {

@@ -96,6 +96,9 @@ func (s *Snapshot) eachCandidate(key, value string, f func(*podEntry)) {
 // eachAntiTermFor calls f for every bound pod's anti-affinity term that
 // may select a pod with the given labels.
 func (s *Snapshot) eachAntiTermFor(podLabels map[string]string, f func(termRef)) {
+	if s.antiPods == 0 {
+		return
+	}
 	x := s.indexes()
 	for ref := range x.antiGeneric {
 		f(ref)

@@ -119,9 +119,10 @@ func (r *run) place(g *groupState, pod *corev1.Pod, n *nodeInfo) {
 	}
 }
 
-// addNode adds a node and updates the counters.
-func (r *run) addNode(node *corev1.Node) *nodeInfo {
-	n := r.s.addNode(node)
+// addNode adds a node with the given (already parsed) allocatable and
+// updates the counters.
+func (r *run) addNode(node *corev1.Node, alloc scheduling.Resources) *nodeInfo {
+	n := r.s.addNodeAlloc(node, alloc.Clone())
 	for _, c := range r.counters {
 		c.nodeAdded(n)
 	}

@@ -28,10 +28,14 @@ type Snapshot struct {
 	// podIndex maps namespace/name to a pod; built on first lookup.
 	podIndex map[types.NamespacedName]*podEntry
 	// idx holds the label and anti-affinity indexes; built on first use.
-	idx     *indexes
-	journal []change
-	forks   []int
-	nextID  int
+	idx *indexes
+	// groups is the last pod grouping; see groupPods.
+	groups *groupCache
+	// antiPods counts bound pods with required anti-affinity terms.
+	antiPods int
+	journal  []change
+	forks    []int
+	nextID   int
 }
 
 // nodeInfo is one node and what is bound to it.
@@ -74,7 +78,11 @@ func (s *Snapshot) AddNode(node *corev1.Node) error {
 }
 
 func (s *Snapshot) addNode(node *corev1.Node) *nodeInfo {
-	n := &nodeInfo{node: node, id: s.nextID, alloc: scheduling.NodeAllocatable(node)}
+	return s.addNodeAlloc(node, scheduling.NodeAllocatable(node))
+}
+
+func (s *Snapshot) addNodeAlloc(node *corev1.Node, alloc scheduling.Resources) *nodeInfo {
+	n := &nodeInfo{node: node, id: s.nextID, alloc: alloc}
 	s.nextID++
 	s.nodes = append(s.nodes, n)
 	s.byName[node.Name] = n
@@ -154,6 +162,9 @@ func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
 	n.requested.Add(&e.spec.requests, 1)
 	n.ports = append(n.ports, e.spec.ports...)
 	s.podCount++
+	if len(e.spec.anti) > 0 {
+		s.antiPods++
+	}
 	if s.podIndex != nil {
 		s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
 	}
@@ -180,6 +191,9 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 		}
 	}
 	s.podCount--
+	if len(e.spec.anti) > 0 {
+		s.antiPods--
+	}
 	if s.podIndex != nil {
 		delete(s.podIndex, types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name})
 	}
