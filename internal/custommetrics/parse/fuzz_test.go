@@ -15,7 +15,11 @@ func FuzzSum(f *testing.F) {
 	f.Add([]byte("apiserver_request_total_extra{a=\"b\"} 7\n"))
 	f.Add([]byte("apiserver_request_total{code=\"200\" 15\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := NewParser(RequestTotal)
+		grouped, err := NewParser(RequestTotal, Options{StopAfterGroup: true}).Sum(bytes.NewReader(body))
+		if err == nil && (grouped.Series < 1 || grouped.Sum < 0 || math.IsInf(grouped.Sum, 0)) {
+			t.Fatalf("invalid grouped result %+v", grouped)
+		}
+		p := NewParser(RequestTotal, Options{})
 		res, err := p.Sum(bytes.NewReader(body))
 		if err != nil {
 			if !IsSyntaxError(err) && !IsNoSeries(err) {

@@ -50,16 +50,27 @@ type Result struct {
 	Series int
 }
 
+// Options tune a Parser.
+type Options struct {
+	// StopAfterGroup stops reading at the first line of another metric after
+	// the counter's series. The text exposition format requires all lines of
+	// a metric family to form one group, and kube-apiserver writes families
+	// sorted by name, so the rest of the body (about half for
+	// apiserver_request_total) need not be read or decompressed.
+	StopAfterGroup bool
+}
+
 // Parser sums one counter. It keeps its read buffer between calls, so reuse
 // a Parser (not concurrently) to avoid allocating per body.
 type Parser struct {
 	name []byte
+	opts Options
 	br   *bufio.Reader
 }
 
 // NewParser returns a parser for the counter with the given exact name.
-func NewParser(name string) *Parser {
-	return &Parser{name: []byte(name), br: bufio.NewReaderSize(nil, bufferSize)}
+func NewParser(name string, opts Options) *Parser {
+	return &Parser{name: []byte(name), opts: opts, br: bufio.NewReaderSize(nil, bufferSize)}
 }
 
 // Sum reads r to its end and returns the sum of every series of the counter.
@@ -79,6 +90,9 @@ func (p *Parser) Sum(r io.Reader) (Result, error) {
 			v, ok, perr := p.parseLine(line, lineNo)
 			if perr != nil {
 				return Result{}, perr
+			}
+			if !ok && res.Series > 0 && p.opts.StopAfterGroup && len(trimLeft(line)) > 0 {
+				return res, nil
 			}
 			if ok {
 				res.Sum += v

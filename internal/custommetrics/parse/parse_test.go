@@ -61,7 +61,7 @@ func TestSum(t *testing.T) {
 		{name: "NUL byte in value", body: "apiserver_request_total 1\x00\n", wantErr: IsSyntaxError},
 		{name: "overlong counter line", body: "apiserver_request_total{a=\"" + strings.Repeat("x", bufferSize) + "\"} 1\n", wantErr: IsSyntaxError},
 	}
-	p := NewParser(RequestTotal)
+	p := NewParser(RequestTotal, Options{})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := p.Sum(strings.NewReader(tt.body))
@@ -86,14 +86,14 @@ func TestSum(t *testing.T) {
 
 func TestSumSkipsOverlongForeignLine(t *testing.T) {
 	body := "other_metric{a=\"" + strings.Repeat("y", 3*bufferSize) + "\"} 1\napiserver_request_total 5\n"
-	got, err := NewParser(RequestTotal).Sum(strings.NewReader(body))
+	got, err := NewParser(RequestTotal, Options{}).Sum(strings.NewReader(body))
 	if err != nil || got.Sum != 5 {
 		t.Fatalf("Sum() = %+v, %v; want 5", got, err)
 	}
 }
 
 func TestSumErrorNamesLine(t *testing.T) {
-	_, err := NewParser(RequestTotal).Sum(strings.NewReader("a 1\n\napiserver_request_total{x\n"))
+	_, err := NewParser(RequestTotal, Options{}).Sum(strings.NewReader("a 1\n\napiserver_request_total{x\n"))
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Line != 3 {
 		t.Fatalf("Sum() error = %v, want a SyntaxError on line 3", err)
@@ -105,7 +105,7 @@ func TestSumErrorNamesLine(t *testing.T) {
 
 func TestSumReadErrorIsNotPartial(t *testing.T) {
 	r := io.MultiReader(strings.NewReader("apiserver_request_total 5\n"), iotest.ErrReader(errors.New("boom")))
-	got, err := NewParser(RequestTotal).Sum(r)
+	got, err := NewParser(RequestTotal, Options{}).Sum(r)
 	if err == nil || err.Error() != "boom" || got != (Result{}) {
 		t.Fatalf("Sum() = %+v, %v; want zero result and the read error", got, err)
 	}
@@ -113,8 +113,27 @@ func TestSumReadErrorIsNotPartial(t *testing.T) {
 
 func TestSumOneByteReads(t *testing.T) {
 	body := "# c\napiserver_request_total{a=\"1\"} 2\napiserver_request_total{a=\"2\"} 3\n"
-	got, err := NewParser(RequestTotal).Sum(iotest.OneByteReader(strings.NewReader(body)))
+	got, err := NewParser(RequestTotal, Options{}).Sum(iotest.OneByteReader(strings.NewReader(body)))
 	if err != nil || got.Sum != 5 {
 		t.Fatalf("Sum() = %+v, %v; want 5", got, err)
+	}
+}
+
+func TestSumStopAfterGroup(t *testing.T) {
+	body := "# HELP apiserver_request_total x\n# TYPE apiserver_request_total counter\n" +
+		"apiserver_request_total{a=\"1\"} 2\n\napiserver_request_total{a=\"2\"} 3\n" +
+		"# HELP apiserver_response_sizes x\napiserver_response_sizes 1\n" +
+		"garbage that would not parse {{{\napiserver_request_total{a=\"3\"} 100\n"
+	r := strings.NewReader(body)
+	got, err := NewParser(RequestTotal, Options{StopAfterGroup: true}).Sum(iotest.OneByteReader(r))
+	if err != nil || got.Sum != 5 || got.Series != 2 {
+		t.Fatalf("Sum() = %+v, %v; want 5 over 2 series from the first group", got, err)
+	}
+	if r.Len() == 0 {
+		t.Fatal("the whole body was read; want reading to stop after the group")
+	}
+	got, err = NewParser(RequestTotal, Options{}).Sum(strings.NewReader(body))
+	if err != nil || got.Sum != 105 {
+		t.Fatalf("without StopAfterGroup: Sum() = %+v, %v; want 105", got, err)
 	}
 }

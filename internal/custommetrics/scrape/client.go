@@ -117,6 +117,7 @@ type transportEntry struct {
 type Client struct {
 	cfg     ClientConfig
 	parsers sync.Pool
+	gzips   sync.Pool
 
 	mu         sync.Mutex
 	transports map[string]transportEntry
@@ -129,7 +130,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("validating scrape client config: %w", err)
 	}
 	c := &Client{cfg: cfg, transports: map[string]transportEntry{}}
-	c.parsers.New = func() any { return parse.NewParser(cfg.Metric) }
+	c.parsers.New = func() any { return parse.NewParser(cfg.Metric, parse.Options{StopAfterGroup: true}) }
 	return c, nil
 }
 
@@ -167,11 +168,14 @@ func (c *Client) Scrape(ctx context.Context, t discovery.Target) (Result, error)
 func (c *Client) parseBody(resp *http.Response) (parse.Result, error) {
 	var body io.Reader = resp.Body
 	if resp.Header.Get("Content-Encoding") == "gzip" {
-		zr, err := gzip.NewReader(resp.Body)
-		if err != nil {
+		zr, _ := c.gzips.Get().(*gzip.Reader)
+		if zr == nil {
+			zr = new(gzip.Reader)
+		}
+		if err := zr.Reset(resp.Body); err != nil {
 			return parse.Result{}, fmt.Errorf("opening gzip body: %w", err)
 		}
-		defer func() { _ = zr.Close() }()
+		defer c.gzips.Put(zr)
 		body = zr
 	}
 	p, _ := c.parsers.Get().(*parse.Parser)
