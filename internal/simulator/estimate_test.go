@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -118,5 +119,58 @@ func TestFilterSchedulableResources(t *testing.T) {
 	s.Revert()
 	if s.PodCount() != 1 {
 		t.Fatalf("snapshot after revert %s", s)
+	}
+}
+
+func TestEstimateTopology(t *testing.T) {
+	hostSpread := fixture.WithTopologySpread(corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+		WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}})
+	dbAffinity := fixture.WithAffinity(&corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}}, TopologyKey: corev1.LabelTopologyZone,
+		}}}})
+	cases := []struct {
+		name        string
+		pods        []*corev1.Pod
+		wantNodes   int
+		wantUnsched int
+		wantFilter  string
+	}{
+		{name: "hostname anti-affinity: one per node", pods: replicas("web", 5, antiAffinity(corev1.LabelHostname, "web")), wantNodes: 5},
+		{name: "zone anti-affinity: one per zone, and zone a is taken", pods: replicas("web", 2, antiAffinity(corev1.LabelTopologyZone, "web")),
+			wantUnsched: 2, wantFilter: FilterInterPodAffinity},
+		{name: "zonal spread honours existing zones", pods: replicas("web", 3, zonalSpread("web")), wantNodes: 1, wantUnsched: 2,
+			wantFilter: FilterPodTopologySpread},
+		{name: "hostname spread: new nodes level up with the existing ones (2 each)", pods: replicas("web", 4, hostSpread), wantNodes: 2},
+		{name: "affinity to pods in another zone", pods: replicas("api", 2, dbAffinity), wantUnsched: 2, wantFilter: FilterInterPodAffinity},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewSnapshot()
+			for _, z := range []string{"a", "b", "c"} {
+				mustAddNode(t, s, fixture.Node("n-"+z, fixture.WithZone(z)))
+				mustAddPod(t, s, fixture.Pod("fill-"+z, fixture.OnNode("n-"+z), fixture.WithRequests("cpu", "3900m")))
+				for i := range 2 {
+					mustAddPod(t, s, fixture.Pod(fmt.Sprintf("old-%s-%d", z, i), fixture.OnNode("n-"+z), fixture.WithRequests("cpu", "10m"),
+						fixture.WithLabels(map[string]string{"app": "web"})))
+				}
+			}
+			mustAddPod(t, s, fixture.Pod("db", fixture.OnNode("n-b"), fixture.WithRequests("cpu", "10m")))
+			ds := fixture.Pod("agent", fixture.WithRequests("cpu", "100m"))
+			res := Estimate(s, EstimateInput{Template: fixture.Node("tmpl", fixture.WithZone("a")), Pods: tc.pods, DaemonSetPods: []*corev1.Pod{ds}})
+			if res.NodeCount != tc.wantNodes || len(res.Unschedulable) != tc.wantUnsched {
+				t.Fatalf("nodes %d unschedulable %v", res.NodeCount, res.Unschedulable)
+			}
+			if tc.wantFilter != "" && res.Unschedulable[0].Err.Filter != tc.wantFilter {
+				t.Fatalf("fit error %v", res.Unschedulable[0].Err)
+			}
+			for _, n := range res.Nodes {
+				for _, p := range n.Pods {
+					if p.Name == ds.Name {
+						t.Fatal("DaemonSet pod listed as a placed pod")
+					}
+				}
+			}
+		})
 	}
 }
