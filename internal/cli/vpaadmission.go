@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -111,7 +112,11 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&coordinationv1.Lease{}}}},
+		// The status Lease and the webhook configuration are read fresh,
+		// not through a cluster-wide cache (and RBAC for watching them).
+		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{
+			&coordinationv1.Lease{}, &admissionregistrationv1.MutatingWebhookConfiguration{},
+		}}},
 	})
 	if err != nil {
 		return fmt.Errorf("creating the controller manager: %w", err)
