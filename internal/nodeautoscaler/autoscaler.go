@@ -65,6 +65,7 @@ type Autoscaler struct {
 	expander  *expander.Chain
 	metrics   *metrics
 	ignore    template.IgnoreTaint
+	snapshots snapshotCache
 }
 
 // New builds an Autoscaler with empty state.

@@ -57,25 +57,21 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 // readySnapshot holds the ready nodes and the pods bound to them.
 func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
-	snap := simulator.NewSnapshot()
-	ready := map[string]bool{}
+	var ready []*corev1.Node
+	names := map[string]bool{}
 	for _, n := range nodes {
-		if rules.Bucket(n, now) != clusterstate.Ready {
-			continue
+		if rules.Bucket(n, now) == clusterstate.Ready {
+			ready = append(ready, n)
+			names[n.Name] = true
 		}
-		if err := snap.AddNode(n); err != nil {
-			return nil, fmt.Errorf("building snapshot: %w", err)
-		}
-		ready[n.Name] = true
 	}
+	var pods []*corev1.Pod
 	for _, p := range bound {
-		if ready[p.Spec.NodeName] {
-			if err := snap.AddPod(p); err != nil {
-				return nil, fmt.Errorf("building snapshot: %w", err)
-			}
+		if names[p.Spec.NodeName] {
+			pods = append(pods, p)
 		}
 	}
-	return snap, nil
+	return a.snapshots.sync(ready, pods)
 }
 
 // scaleUpGroups describes every group for scale-up, and the cluster totals.

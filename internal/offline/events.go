@@ -84,6 +84,7 @@ func (w *World) changeReplicas(name string, f func(int) int) error {
 		return fmt.Errorf("unknown workload %q", name)
 	}
 	wl.replicas = f(wl.replicas)
+	w.replicasChanged = true
 	return nil
 }
 

@@ -102,6 +102,8 @@ type Final struct {
 	LoopErrors int `json:"loopErrors"`
 	// MaxLoop is the longest loop's wall time.
 	MaxLoop string `json:"maxLoopWallTime"`
+	// MaxLoopAt is the simulated time of the longest loop.
+	MaxLoopAt string `json:"maxLoopAt"`
 }
 
 // Result is a finished simulation.
@@ -118,4 +120,6 @@ type Result struct {
 	Final Final
 	// MaxLoopWall is the longest RunOnce in wall time.
 	MaxLoopWall time.Duration
+	// MaxLoopCPU is the most CPU time one RunOnce used on its thread.
+	MaxLoopCPU time.Duration
 }

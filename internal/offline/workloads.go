@@ -73,6 +73,10 @@ func (wl *workload) newPod(now time.Time) *corev1.Pod {
 // reconcileWorkloads creates and deletes pods so every workload has its
 // replicas; Job pods succeed after their run time.
 func (w *World) reconcileWorkloads(now time.Time) {
+	if w.cluster.gen == w.reconGen && !w.replicasChanged && !w.jobsRunning() {
+		return // nothing any controller would react to
+	}
+	defer func() { w.reconGen, w.replicasChanged = w.cluster.gen, false }()
 	for _, wl := range w.workloads {
 		switch wl.spec.Kind {
 		case "DaemonSet":
@@ -189,4 +193,14 @@ func bind(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
 	b.Status.StartTime = &metav1.Time{Time: now}
 	b.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
 	return b
+}
+
+// jobsRunning reports whether a Job pod may complete with time alone.
+func (w *World) jobsRunning() bool {
+	for _, wl := range w.workloads {
+		if wl.spec.RunTime != nil && len(wl.started) > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -38,8 +38,11 @@ type World struct {
 	restarts    int
 	pending     int
 	schedGen    int
-	res         Result
-	seen        map[string]bool
+	reconGen    int
+	// replicasChanged is set by events that change a workload's replicas.
+	replicasChanged bool
+	res             Result
+	seen            map[string]bool
 }
 
 // New builds the world of a parsed scenario at its start.
@@ -68,6 +71,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 	if err := w.restart(); err != nil {
 		return nil, err
 	}
+	w.replicasChanged = true
 	return w, w.placeInitialPods()
 }
 
@@ -118,8 +122,12 @@ func (w *World) tick(ctx context.Context) error {
 		return err
 	}
 	started := time.Now() // wall time of the loop, for the report only
-	err := w.autoscaler.RunOnce(ctx, now)
-	w.res.MaxLoopWall = max(w.res.MaxLoopWall, time.Since(started))
+	var err error
+	cpu := threadCPU(func() { err = w.autoscaler.RunOnce(ctx, now) })
+	if took := time.Since(started); took > w.res.MaxLoopWall {
+		w.res.MaxLoopWall, w.res.Final.MaxLoopAt = took, now.Sub(Start).String()
+	}
+	w.res.MaxLoopCPU = max(w.res.MaxLoopCPU, cpu)
 	w.res.Final.Loops++
 	if err != nil {
 		w.res.Final.LoopErrors++

@@ -1,6 +1,8 @@
 package template
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
@@ -25,6 +27,7 @@ type observed struct {
 type Estimator struct {
 	types    map[string]observed
 	reserved corev1.ResourceList
+	last     []*corev1.Node
 }
 
 // NewEstimator returns an estimator that has seen nothing.
@@ -37,6 +40,10 @@ func NewEstimator() *Estimator {
 // CPU and memory reservation (capacity - allocatable) of any node. Types
 // seen before keep their last observation when their nodes are gone.
 func (e *Estimator) Observe(nodes []*corev1.Node) {
+	if slices.Equal(nodes, e.last) {
+		return // the same node objects teach nothing new
+	}
+	e.last = slices.Clone(nodes)
 	seen := map[string]observed{}
 	reserved := corev1.ResourceList{}
 	for _, n := range nodes {
