@@ -231,15 +231,20 @@ func (e *estimator) unschedulable(pods []*corev1.Pod, st *groupState, n *nodeInf
 }
 
 func (e *estimator) result() EstimateResult {
+	total := 0
+	for _, n := range e.nodes {
+		total += len(n.pods) - len(e.ds)
+	}
+	all := make([]*corev1.Pod, 0, total)
 	for _, n := range e.nodes {
 		if len(n.pods) == len(e.ds) {
 			continue
 		}
-		nn := NewNode{Node: n.node, Pods: make([]*corev1.Pod, 0, len(n.pods)-len(e.ds))}
+		start := len(all)
 		for _, pe := range n.pods[len(e.ds):] {
-			nn.Pods = append(nn.Pods, pe.pod)
+			all = append(all, pe.pod)
 		}
-		e.res.Nodes = append(e.res.Nodes, nn)
+		e.res.Nodes = append(e.res.Nodes, NewNode{Node: n.node, Pods: all[start:len(all):len(all)]})
 	}
 	e.res.NodeCount = len(e.res.Nodes)
 	return e.res

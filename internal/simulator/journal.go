@@ -79,9 +79,7 @@ func (s *Snapshot) undo(c *change) {
 	case opAddPod:
 		s.unlinkAt(c.node, len(c.node.pods)-1)
 	case opAddPods:
-		for range c.pos {
-			s.unlinkAt(c.node, len(c.node.pods)-1)
-		}
+		s.unlinkLast(c.node, c.pos)
 	case opRemovePod:
 		n := c.node
 		last := len(n.pods)

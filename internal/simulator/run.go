@@ -14,6 +14,10 @@ import (
 // between groups and keeps them current as it places pods.
 type run struct {
 	s        *Snapshot
+	// arena and refArena hand out pod entries and entry slices in chunks,
+	// so bulk placements do not allocate per pod or per node.
+	arena    []podEntry
+	refArena []*podEntry
 	now      time.Time
 	counters []counter
 	byKey    map[string]counter
@@ -135,7 +139,10 @@ func (r *run) placeMany(g *groupState, pods []*corev1.Pod, n *nodeInfo) {
 		r.place(g, pods[0], n)
 		return
 	}
-	entries := make([]podEntry, len(pods))
+	entries := r.entries(len(pods))
+	if len(n.pods) == 0 {
+		n.pods = r.refs(len(pods))
+	}
 	n.pods = slices.Grow(n.pods, len(pods))
 	for i, p := range pods {
 		entries[i] = podEntry{pod: p, spec: g.spec}
@@ -145,4 +152,27 @@ func (r *run) placeMany(g *groupState, pods []*corev1.Pod, n *nodeInfo) {
 		}
 	}
 	r.s.record(change{op: opAddPods, node: n, pos: len(pods)})
+}
+
+const arenaChunk = 4096
+
+// entries returns k zeroed pod entries from the run's arena.
+func (r *run) entries(k int) []podEntry {
+	if cap(r.arena)-len(r.arena) < k {
+		r.arena = make([]podEntry, 0, max(k, arenaChunk))
+	}
+	out := r.arena[len(r.arena) : len(r.arena)+k : len(r.arena)+k]
+	r.arena = r.arena[:len(r.arena)+k]
+	return out
+}
+
+// refs returns an empty entry slice with capacity k from the run's arena;
+// appending beyond k reallocates, never overwriting a neighbour.
+func (r *run) refs(k int) []*podEntry {
+	if cap(r.refArena)-len(r.refArena) < k {
+		r.refArena = make([]*podEntry, 0, max(k, arenaChunk))
+	}
+	out := r.refArena[len(r.refArena):len(r.refArena):len(r.refArena)+k]
+	r.refArena = r.refArena[:len(r.refArena)+k]
+	return out
 }

@@ -202,6 +202,26 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 	}
 }
 
+// unlinkLast unbinds the node's last k pods, which share one spec (they
+// were bound together by a bulk placement), without recording.
+func (s *Snapshot) unlinkLast(n *nodeInfo, k int) {
+	tail := n.pods[len(n.pods)-k:]
+	spec := tail[0].spec
+	if len(spec.ports) > 0 || s.podIndex != nil || s.idx != nil {
+		for range k {
+			s.unlinkAt(n, len(n.pods)-1)
+		}
+		return
+	}
+	clear(tail)
+	n.pods = n.pods[:len(n.pods)-k]
+	n.requested.Add(&spec.requests, -int64(k))
+	s.podCount -= k
+	if len(spec.anti) > 0 {
+		s.antiPods -= k
+	}
+}
+
 func (s *Snapshot) lookupPod(key types.NamespacedName) (*podEntry, bool) {
 	if s.podIndex == nil {
 		s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)

@@ -104,11 +104,41 @@ func nodeCases() []Case {
 			Want:     "n2", WantFilter: fPorts,
 		},
 		{
+			Name:     "sidecar host port in use",
+			Nodes:    nodes(2),
+			Existing: []*corev1.Pod{bound("agent", "n2", withSidecarPort(9100))},
+			Pod:      fixture.Pod("in", withPort(9100, corev1.ProtocolTCP, "")),
+			Want:     "n1", WantFilter: fPorts,
+		},
+		{
+			Name: "node affinity NotIn and DoesNotExist",
+			Nodes: []*corev1.Node{
+				node("n1", "", fixture.WithNodeLabels(labels("pool", "spot"))),
+				node("n2", "", fixture.WithNodeLabels(labels("pool", "ondemand", "legacy", "true"))),
+				node("n3", "", fixture.WithNodeLabels(labels("pool", "ondemand"))),
+			},
+			Pod: fixture.Pod("in", nodeAffinity(corev1.NodeSelectorTerm{MatchExpressions: []corev1.NodeSelectorRequirement{
+				{Key: "pool", Operator: corev1.NodeSelectorOpNotIn, Values: []string{"spot"}},
+				{Key: "legacy", Operator: corev1.NodeSelectorOpDoesNotExist},
+			}})),
+			Want: "n3", WantFilter: fAffinity,
+		},
+		{
 			Name:     "host ports on different IPs do not conflict",
 			Nodes:    nodes(2),
 			Existing: []*corev1.Pod{bound("web", "n1", withPort(9090, corev1.ProtocolTCP, "10.0.0.1")), fill("n2")},
 			Pod:      fixture.Pod("in", withPort(9090, corev1.ProtocolTCP, "10.0.0.2")),
 			Want:     "n1", WantFilter: fResources,
 		},
+	}
+}
+
+func withSidecarPort(port int32) fixture.PodOption {
+	return func(p *corev1.Pod) {
+		always := corev1.ContainerRestartPolicyAlways
+		p.Spec.InitContainers = append(p.Spec.InitContainers, corev1.Container{
+			Name: "exporter", Image: fixture.PauseImage, RestartPolicy: &always,
+			Ports: []corev1.ContainerPort{{ContainerPort: port, HostPort: port, Protocol: corev1.ProtocolTCP}},
+		})
 	}
 }
