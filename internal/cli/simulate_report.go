@@ -141,6 +141,13 @@ svg{background:#fafafa;border:1px solid #ddd}
 table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
 .ok{color:#2ca02c}.fail{color:#d62728;font-weight:bold}.legend span{margin-right:1em}
 </style></head><body>
+<script>
+window.kscaleErrors = [];
+window.addEventListener("error", function (e) {
+  window.kscaleErrors.push(String(e.message));
+  document.body.setAttribute("data-errors", window.kscaleErrors.join("; "));
+});
+</script>
 <h1>{{.Title}}</h1><p>{{.Description}}</p><p>Duration {{.Duration}}; {{.Final.Loops}} loops, {{.Final.LoopErrors}} errors; longest loop {{.Final.MaxLoop}}.</p>
 <h2>Nodes per group (solid: target, dashed: ready)</h2>
 <svg id="nodes-chart" class="chart" width="900" height="220" viewBox="0 0 900 220" role="img">
@@ -168,11 +175,17 @@ table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;paddin
 {{end}}</table>{{end}}
 <script>
 document.querySelectorAll("svg.chart").forEach(function (svg) {
-  svg.setAttribute("data-elements", String(svg.querySelectorAll("polyline,rect").length));
+  var drawn = 0;
+  svg.querySelectorAll("polyline,rect").forEach(function (el) {
+    var box = el.getBBox();
+    if (box.width > 0 || box.height > 0) { drawn++; }
+  });
+  svg.setAttribute("data-elements", String(drawn));
 });
 document.querySelectorAll("polyline").forEach(function (p) {
   if (p.getAttribute("data-series").indexOf(" ready") > 0) { p.setAttribute("stroke-dasharray", "4 3"); }
 });
+document.body.setAttribute("data-script", "ok");
 </script>
 </body></html>
 `))
