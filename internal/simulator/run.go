@@ -13,7 +13,7 @@ import (
 // run is one simulation over a snapshot. It shares topology counters
 // between groups and keeps them current as it places pods.
 type run struct {
-	s        *Snapshot
+	s *Snapshot
 	// arena and refArena hand out pod entries and entry slices in chunks,
 	// so bulk placements do not allocate per pod or per node.
 	arena    []podEntry
@@ -172,7 +172,7 @@ func (r *run) refs(k int) []*podEntry {
 	if cap(r.refArena)-len(r.refArena) < k {
 		r.refArena = make([]*podEntry, 0, max(k, arenaChunk))
 	}
-	out := r.refArena[len(r.refArena):len(r.refArena):len(r.refArena)+k]
+	out := r.refArena[len(r.refArena) : len(r.refArena) : len(r.refArena)+k]
 	r.refArena = r.refArena[:len(r.refArena)+k]
 	return out
 }
