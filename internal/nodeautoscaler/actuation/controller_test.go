@@ -40,6 +40,7 @@ type pdbWorld struct {
 	cluster *memcluster.Cluster
 	cloud   *removingCloud
 	ctrl    *actuation.Controller
+	reg     *prometheus.Registry
 	now     time.Time
 	next    int
 	// smallAt is when the cluster first had one node left.
@@ -47,7 +48,7 @@ type pdbWorld struct {
 }
 
 func newPDBWorld(t *testing.T, evictTime time.Duration) *pdbWorld {
-	w := &pdbWorld{t: t, cluster: memcluster.New(t0), now: t0}
+	w := &pdbWorld{t: t, cluster: memcluster.New(t0), now: t0, reg: prometheus.NewRegistry()}
 	w.cloud = &removingCloud{cluster: w.cluster}
 	sd := scaledown.Default()
 	sd.UnneededTime = time.Minute
@@ -56,7 +57,7 @@ func newPDBWorld(t *testing.T, evictTime time.Duration) *pdbWorld {
 	act.MaxPodEvictionTime = evictTime
 	var err error
 	w.ctrl, err = actuation.NewController(actuation.ControllerConfig{ScaleDown: sd, Actuation: act,
-		Cluster: w.cluster, Deleter: w.cloud, Registerer: prometheus.NewRegistry()})
+		Cluster: w.cluster, Deleter: w.cloud, Registerer: w.reg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,4 +159,58 @@ func TestControllerSeedPDBExample(t *testing.T) {
 	if slow.smallAt != 0 && slow.smallAt <= fast.smallAt {
 		t.Errorf("2-minute eviction time shrank the cluster no later (%v) than 1 hour (%v)", slow.smallAt, fast.smallAt)
 	}
+}
+
+func TestControllerMetrics(t *testing.T) {
+	// Two drains fail after 2 minutes, two succeed (the PDB example with a
+	// 1-minute unneeded time); every deletion is timed.
+	w := newPDBWorld(t, 2*time.Minute)
+	w.run(30 * time.Minute)
+	want := map[string]float64{
+		`cluster_autoscaler_failed_scale_down_total{kind="nonempty",reason="2"}`:   2,
+		`cluster_autoscaler_scaled_down_nodes_total{kind="nonEmpty"}`:              2,
+		`cluster_autoscaler_node_deletion_duration_seconds_count{kind="nonEmpty"}`: 4,
+		`cluster_autoscaler_evicted_pods_total{eviction_result="succeeded"}`:       20,
+		`cluster_autoscaler_unneeded_nodes_count`:                                  0,
+	}
+	got := series(t, w.reg)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %v, want %v", k, got[k], v)
+		}
+	}
+	if got[`cluster_autoscaler_evicted_pods_total{eviction_result="refused"}`] == 0 {
+		t.Errorf("no refused evictions counted")
+	}
+}
+
+// series flattens the registry into name{labels} -> value.
+func series(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			var labels []string
+			for _, l := range m.GetLabel() {
+				labels = append(labels, fmt.Sprintf("%s=%q", l.GetName(), l.GetValue()))
+			}
+			key := mf.GetName()
+			if len(labels) > 0 {
+				key += "{" + strings.Join(labels, ",") + "}"
+			}
+			switch {
+			case m.GetCounter() != nil:
+				out[key] = m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				out[key] = m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				out[strings.Replace(key, mf.GetName(), mf.GetName()+"_count", 1)] = float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return out
 }
