@@ -23,11 +23,13 @@ type Server struct {
 }
 
 // NewServer adds the server's flags to fs. Without --tls-cert-file the
-// server uses an in-memory self-signed certificate.
+// server uses an in-memory self-signed certificate; profiling is off unless
+// --profiling is given.
 func NewServer(fs *pflag.FlagSet, name string) *Server {
 	opts := options.NewCustomMetricsAdapterServerOptions()
 	opts.SecureServing.BindPort = DefaultSecurePort
 	opts.SecureServing.ServerCert.CertDirectory = ""
+	opts.Features.EnableProfiling = false
 	base := &basecmd.AdapterBase{Name: name, FlagSet: fs, CustomMetricsAdapterServerOptions: opts}
 	base.InstallFlags()
 	return &Server{base: base}

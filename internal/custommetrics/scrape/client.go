@@ -26,6 +26,9 @@ const ServerName = "kube-apiserver"
 // DefaultMaxBodyBytes caps a decompressed body: 20 MiB.
 const DefaultMaxBodyBytes = 20 << 20
 
+// drainLimit bounds how much of an unread body is drained for connection reuse.
+const drainLimit = 4 << 20
+
 // ErrBodyTooLarge reports a body above the cap; no partial sum is returned.
 var ErrBodyTooLarge = errors.New("metrics body exceeds the size cap")
 
@@ -159,6 +162,10 @@ func (c *Client) Scrape(ctx context.Context, t discovery.Target) (Result, error)
 		return Result{}, fmt.Errorf("requesting %s: %w", url, &StatusError{Code: resp.StatusCode})
 	}
 	sum, err := c.parseBody(resp)
+	// The parser stops after the counter's group. Draining the rest of the
+	// raw (usually compressed) body lets the connection be reused, which is
+	// far cheaper than a new TLS handshake at the next scrape.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, drainLimit))
 	if err != nil {
 		return Result{}, fmt.Errorf("reading metrics from %s: %w", url, err)
 	}

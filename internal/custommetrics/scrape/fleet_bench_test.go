@@ -233,6 +233,9 @@ func BenchmarkScrapeFleet(b *testing.B) {
 	b.ReportMetric(fraction*100, "%core@60s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(scrapes), "µs-cpu/scrape")
 	b.ReportMetric(maxRSSMB(), "MB-maxrss")
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "MB-heap")
 	b.ReportMetric(float64(scrapes)/wall.Seconds()/speedup, "scrapes/s@60s")
 	b.ReportMetric(float64(errs), "errors")
 }
