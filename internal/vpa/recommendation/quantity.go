@@ -3,6 +3,7 @@ package recommendation
 import (
 	"math"
 	"math/big"
+	"math/bits"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,6 +44,25 @@ func lookup(list corev1.ResourceList, name corev1.ResourceName) (int64, bool) {
 // scale returns v × num / den, rounded down or up, clamped to [0, MaxInt64].
 // The second result reports that the value was clamped. den must be > 0.
 func scale(v, num, den int64, roundUp bool) (int64, bool) {
+	if v < 0 || num < 0 || den <= 0 {
+		return scaleBig(v, num, den, roundUp)
+	}
+	hi, lo := bits.Mul64(uint64(v), uint64(num))
+	if hi >= uint64(den) {
+		return math.MaxInt64, true // the quotient needs more than 64 bits
+	}
+	q, rem := bits.Div64(hi, lo, uint64(den))
+	if roundUp && rem > 0 {
+		q++
+	}
+	if q > math.MaxInt64 {
+		return math.MaxInt64, true
+	}
+	return int64(q), false
+}
+
+// scaleBig is scale for signed operands.
+func scaleBig(v, num, den int64, roundUp bool) (int64, bool) {
 	r := new(big.Int).Mul(big.NewInt(v), big.NewInt(num))
 	d := big.NewInt(den)
 	q, m := new(big.Int).QuoRem(r, d, new(big.Int))

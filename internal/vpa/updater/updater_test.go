@@ -22,6 +22,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -107,13 +109,19 @@ func start(t *testing.T) *harness {
 // in the default namespace, changed by mutate.
 func (h *harness) newUpdater(t *testing.T, ns string, mutate func(*updater.Config)) (*updater.Updater, *prometheus.Registry) {
 	t.Helper()
+	return h.newUpdaterWithClock(t, ns, clock.RealClock{}, mutate)
+}
+
+// newUpdaterWithClock is newUpdater on the given clock.
+func (h *harness) newUpdaterWithClock(t *testing.T, ns string, clk clock.WithTicker, mutate func(*updater.Config)) (*updater.Updater, *prometheus.Registry) {
+	t.Helper()
 	cfg := updater.DefaultConfig()
 	cfg.VPAObjectNamespace, cfg.StatusNamespace = ns, "default"
 	if mutate != nil {
 		mutate(&cfg)
 	}
 	reg := prometheus.NewRegistry()
-	u, err := updater.New(cfg, updater.Deps{Client: h.c, Resolver: target.NewResolver(h.c), Recorder: h.recorder, Registerer: reg})
+	u, err := updater.New(cfg, updater.Deps{Client: h.c, Resolver: target.NewResolver(h.c), Recorder: h.recorder, Registerer: reg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,6 +387,28 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		}
 	})
 
+	t.Run("the rate limit spaces evictions", func(t *testing.T) {
+		h.workload(t, "rate", "web", 4)
+		h.outsideRange(t, "rate", "web", vpav1.UpdateModeRecreate, "Deployment", "web")
+		clk := clocktesting.NewFakeClock(time.Now())
+		u, _ := h.newUpdaterWithClock(t, "rate", clk, func(c *updater.Config) { c.EvictionRateLimit, c.EvictionRateBurst = 0.2, 1 })
+		done := make(chan error, 1)
+		go func() { done <- u.RunOnce(t.Context()) }()
+		// The first eviction uses the burst; the second waits for the clock.
+		h.waitFor(t, func() bool { return len(h.terminating(t, "rate", "web")) == 1 && clk.HasWaiters() })
+		clk.Step(4900 * time.Millisecond)
+		if n := len(h.terminating(t, "rate", "web")); n != 1 || !clk.HasWaiters() {
+			t.Fatalf("4.9s after the first eviction: %d evicted, limiter waiting %v; want 1 and true", n, clk.HasWaiters())
+		}
+		clk.Step(100 * time.Millisecond)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.terminating(t, "rate", "web")); n != 2 {
+			t.Errorf("after 5s: %d evicted, want 2", n)
+		}
+	})
+
 	t.Run("InPlaceOrRecreate resizes through pods/resize without evicting", func(t *testing.T) {
 		h.expectResizeSubresource(t)
 		h.workload(t, "inplace", "web", 2)
@@ -414,6 +444,17 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 			t.Errorf("evictions_total{reason=ResizeFallback} = %v, want 1", got)
 		}
 	})
+}
+
+// waitFor polls cond until it holds, at most a minute.
+func (h *harness) waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	})
+	if err != nil {
+		t.Fatalf("waiting: %v", err)
+	}
 }
 
 func (h *harness) waitPDB(t *testing.T, pdb *policyv1.PodDisruptionBudget, allowed int32) {
