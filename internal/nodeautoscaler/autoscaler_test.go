@@ -152,3 +152,32 @@ func TestConfigValidate(t *testing.T) {
 		t.Fatal("missing wiring accepted")
 	}
 }
+
+func TestTemplateModes(t *testing.T) {
+	for _, fromProvider := range []bool{true, false} {
+		a, cloud, cl, _, _, now := newLoop(t, func(o *options.Options) { o.ScaleUpTemplateFromCloudProvider = fromProvider })
+		if err := cloud.AddInstance("ng-high", "i-live", true, 0); err != nil {
+			t.Fatal(err)
+		}
+		live := fixture.Node("i-live", fixture.WithProviderID(inmemory.ProviderID("ng-high", "i-live")),
+			fixture.WithCapacity(corev1.ResourceMemory, "64Gi"),
+			fixture.WithNodeLabels(map[string]string{"zalando.org/scaling-priority": "20"}))
+		cl.nodes = []*corev1.Node{live}
+		cl.pods = []*corev1.Pod{
+			fixture.Pod("busy", fixture.WithRequests("memory", "60Gi"), fixture.OnNode("i-live")),
+			fixture.Pod("big", fixture.WithRequests("memory", "48Gi"), fixture.UnschedulablePod()),
+		}
+		if err := a.RunOnce(t.Context(), now); err != nil {
+			t.Fatal(err)
+		}
+		_, target, _ := cloud.Group("ng-high")
+		// The provider's r5.xlarge has 32Gi: the pod fits only the live 64Gi node's copy.
+		want := 1
+		if !fromProvider {
+			want = 2
+		}
+		if target != want {
+			t.Fatalf("template from provider %v: target %d, want %d", fromProvider, target, want)
+		}
+	}
+}

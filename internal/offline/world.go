@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -75,11 +77,27 @@ func New(scn *scenario.Scenario) (*World, error) {
 	return w, w.placeInitialPods()
 }
 
+// priorities feeds the priority expander from the scenario.
+func (w *World) priorities() (expander.Priorities, error) {
+	out := expander.Priorities{}
+	for prio, exprs := range w.scn.Priorities {
+		for _, e := range exprs {
+			re, err := regexp.Compile(e)
+			if err != nil {
+				return nil, err
+			}
+			out[prio] = append(out[prio], re)
+		}
+	}
+	return out, nil
+}
+
 // restart replaces the autoscaler with a fresh one: in-memory state gone.
 func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
 		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
+		Priorities: w.priorities,
 	})
 	if err != nil {
 		return fmt.Errorf("starting the autoscaler: %w", err)

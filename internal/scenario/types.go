@@ -26,6 +26,10 @@ type Scenario struct {
 	Duration Duration `yaml:"duration"`
 	// Autoscaler holds the autoscaler options keyed by flag name.
 	Autoscaler Settings `yaml:"autoscaler"`
+	// Priorities is the priority expander's configuration: priority ->
+	// regular expressions of node group names, as in the
+	// cluster-autoscaler-priority-expander ConfigMap.
+	Priorities map[int][]string `yaml:"priorities"`
 	// NodeGroups are the cloud's node groups at the start.
 	NodeGroups []NodeGroup `yaml:"nodeGroups"`
 	// Nodes are instances that already run at the start.

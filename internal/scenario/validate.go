@@ -3,7 +3,9 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -32,6 +34,14 @@ func validate(s *Scenario, t tree) error {
 	c.failf(s.Duration.Duration <= 0, p("duration"), "duration: must be positive (e.g. 30m)")
 	c.failf(s.Duration.Duration > 31*24*60*60*1e9, p("duration"), "duration: at most 31 days")
 	c.options(s)
+	for prio, exprs := range s.Priorities {
+		for _, e := range exprs {
+			_, err := regexp.Compile(e)
+			c.failf(err != nil, p("priorities", strconv.Itoa(prio)), "priorities: %d: bad regular expression %q", prio, e)
+		}
+	}
+	c.failf(slices.Contains(s.Options.Expanders, options.ExpanderPriority) && len(s.Priorities) == 0, p("autoscaler"),
+		"autoscaler: the priority expander needs a priorities section")
 	groups := map[string]bool{}
 	for i := range s.NodeGroups {
 		c.nodeGroup(&s.NodeGroups[i], p("nodeGroups", i), groups)
