@@ -248,6 +248,37 @@ func TestWebhookAgainstControlPlane(t *testing.T) {
 		}
 	})
 
+	t.Run("a VPA pointing below the top-level controller changes no pod", func(t *testing.T) {
+		d := scenario6Deployment(ns, "below")
+		d.Spec.Replicas = ptr(int32(1))
+		if err := c.Create(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		podsOf(t, c, ns, "below", 1)
+		var rsList appsv1.ReplicaSetList
+		if err := c.List(t.Context(), &rsList, client.InNamespace(ns), client.MatchingLabels{"app": "below"}); err != nil || len(rsList.Items) != 1 {
+			t.Fatalf("listing the ReplicaSet: %v (%d)", err, len(rsList.Items))
+		}
+		v := vpaFor(ns, "below", vpav1.UpdateModeRecreate, nil)
+		v.Spec.TargetRef.Kind, v.Spec.TargetRef.Name = "ReplicaSet", rsList.Items[0].Name
+		st := scenario6Status()
+		createVPA(t, c, v, &st)
+		// Scale up so that a pod is created while the VPA exists.
+		if err := c.Get(t.Context(), client.ObjectKeyFromObject(d), d); err != nil {
+			t.Fatal(err)
+		}
+		d.Spec.Replicas = ptr(int32(2))
+		if err := c.Update(t.Context(), d); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range podsOf(t, c, ns, "below", 2) {
+			expectResources(t, p, origRequests, origLimits)
+			if _, ok := p.Annotations["vpaObservedContainers"]; ok {
+				t.Errorf("pod %s matched a VPA that targets its ReplicaSet: %v", p.Name, p.Annotations)
+			}
+		}
+	})
+
 	t.Run("invalid VPAs are rejected with a message naming the field", func(t *testing.T) {
 		testInvalidVPAs(t, c)
 	})
