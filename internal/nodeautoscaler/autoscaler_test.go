@@ -181,3 +181,22 @@ func TestTemplateModes(t *testing.T) {
 		}
 	}
 }
+
+func TestMetricsForgetRemovedGroups(t *testing.T) {
+	a, cloud, _, _, reg, now := newLoop(t, nil)
+	if err := a.RunOnce(t.Context(), now); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_in_backoff"); n != 2 {
+		t.Fatalf("series before removal: %d", n)
+	}
+	if err := cloud.RemoveGroup("ng-low"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.RunOnce(t.Context(), now.Add(10*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_in_backoff", "cluster_autoscaler_node_group_target_count"); n != 2 {
+		t.Fatalf("series after removal: %d, want one of each for ng-high", n)
+	}
+}
