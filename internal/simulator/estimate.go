@@ -2,9 +2,7 @@ package simulator
 
 import (
 	"cmp"
-	"maps"
 	"slices"
-	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +17,12 @@ type EstimateInput struct {
 	// and kubernetes.io/hostname labels and keep the other labels, so they
 	// join the template's zone and existing topology domains.
 	Template *corev1.Node
+	// SimilarTemplates are further templates new nodes may be copied from,
+	// typically the same pool in other zones (balanced similar node
+	// groups). When no new node has room, the estimate adds a node from the
+	// templates in rotation, skipping those the pod does not fit, so
+	// zonal spread and anti-affinity can use every zone. Optional.
+	SimilarTemplates []*corev1.Node
 	// DaemonSetPods run on every new node before any pending pod.
 	DaemonSetPods []*corev1.Pod
 	// Pods are the pending pods to place.
@@ -38,6 +42,9 @@ type EstimateInput struct {
 type NewNode struct {
 	// Node is the new node (sharing the template's spec and status).
 	Node *corev1.Node
+	// Template is the template it copies: Template or one of
+	// SimilarTemplates.
+	Template *corev1.Node
 	// Pods are the pending pods placed on it (DaemonSet pods excluded).
 	Pods []*corev1.Pod
 }
@@ -107,145 +114,4 @@ func share(req, alloc int64) float64 {
 		return 0
 	}
 	return float64(req) / float64(alloc)
-}
-
-// estimator is the state of one Estimate call.
-type estimator struct {
-	in     EstimateInput
-	r      *run
-	nodes  []*nodeInfo
-	ds     []*podSpec
-	seq    int
-	empty  int
-	alloc  scheduling.Resources
-	prefix string
-	res    EstimateResult
-}
-
-func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
-	e := &estimator{in: in, r: newRun(snap, in.Now), prefix: in.Template.Name, alloc: scheduling.NodeAllocatable(in.Template)}
-	if e.prefix == "" {
-		e.prefix = "template"
-	}
-	for _, p := range in.DaemonSetPods {
-		e.ds = append(e.ds, newPodSpec(p, time.Time{}))
-	}
-	return e
-}
-
-// newNode adds a fresh copy of the template with its DaemonSet pods.
-func (e *estimator) newNode() *nodeInfo {
-	name := ""
-	for {
-		e.seq++
-		name = e.prefix + "-new-" + strconv.Itoa(e.seq)
-		if _, taken := e.r.s.byName[name]; !taken {
-			break
-		}
-	}
-	node := *e.in.Template
-	node.Name = name
-	node.Labels = maps.Clone(e.in.Template.Labels)
-	if node.Labels == nil {
-		node.Labels = map[string]string{}
-	}
-	node.Labels[corev1.LabelHostname] = name
-	n := e.r.addNode(&node, e.alloc)
-	for _, spec := range e.ds {
-		p := *spec.pod
-		p.Name = spec.pod.Name + "-" + name
-		p.Spec.NodeName = name
-		e.r.place(&groupState{spec: spec}, &p, n)
-	}
-	e.nodes = append(e.nodes, n)
-	e.empty++
-	return n
-}
-
-func (e *estimator) full() bool {
-	return (e.in.MaxNodes > 0 && len(e.nodes) >= e.in.MaxNodes) || (e.in.Deadline != nil && e.in.Deadline())
-}
-
-// placeGroup places one group's pods on new nodes, adding nodes as needed.
-func (e *estimator) placeGroup(g *group) {
-	st := e.r.prepare(g.spec)
-	bulk := st.spec.simple() && len(st.existingAnti) == 0 && st.preFilter == nil
-	cursor := 0
-	pods := g.pods
-	for len(pods) > 0 {
-		if n := e.r.firstFit(st, e.nodes, &cursor); n != nil {
-			k := 1
-			if bulk {
-				k = int(min(int64(len(pods)), scheduling.MaxFit(&st.spec.requests, &n.requested, &n.alloc)))
-			}
-			if len(n.pods) == len(e.ds) {
-				e.empty--
-			}
-			e.r.placeMany(st, pods[:k], n)
-			pods = pods[k:]
-			continue
-		}
-		if empty := e.emptyNode(); empty != nil || st.preFilter != nil {
-			e.unschedulable(pods, st, empty)
-			return
-		}
-		if e.full() {
-			e.res.Partial = true
-			e.res.Unplaced = append(e.res.Unplaced, pods...)
-			return
-		}
-		if n := e.newNode(); !st.fits(n) {
-			e.unschedulable(pods, st, n)
-			return
-		}
-	}
-}
-
-// emptyNode returns a new node that holds no pending pod, if any.
-func (e *estimator) emptyNode() *nodeInfo {
-	if e.empty == 0 {
-		return nil
-	}
-	for _, n := range e.nodes {
-		if len(n.pods) == len(e.ds) {
-			return n
-		}
-	}
-	return nil
-}
-
-func (e *estimator) unschedulable(pods []*corev1.Pod, st *groupState, n *nodeInfo) {
-	var fe *FitError
-	if n != nil {
-		fe = st.check(n)
-	} else {
-		fe = st.check(&nodeInfo{node: e.in.Template, alloc: scheduling.NodeAllocatable(e.in.Template)})
-	}
-	if fe == nil {
-		fe = &FitError{Node: e.in.Template.Name, Filter: FilterNodeResourcesFit, Reason: "does not fit"}
-	}
-	fe.Node = e.in.Template.Name
-	for _, p := range pods {
-		e.res.Unschedulable = append(e.res.Unschedulable, PodFitError{Pod: p, Err: fe})
-	}
-}
-
-func (e *estimator) result() EstimateResult {
-	total := 0
-	for _, n := range e.nodes {
-		total += len(n.pods) - len(e.ds)
-	}
-	all := make([]*corev1.Pod, 0, total)
-	for _, n := range e.nodes {
-		if len(n.pods) == len(e.ds) {
-			continue
-		}
-		start := len(all)
-		for _, pe := range n.pods[len(e.ds):] {
-			all = append(all, pe.pod)
-		}
-		e.res.Nodes = append(e.res.Nodes, NewNode{Node: n.node, Pods: all[start:len(all):len(all)]})
-	}
-	e.res.NodeCount = len(e.res.Nodes)
-	return e.res
 }

@@ -174,3 +174,45 @@ func TestEstimateTopology(t *testing.T) {
 		})
 	}
 }
+
+func TestEstimateSimilarTemplates(t *testing.T) {
+	a, b, c := fixture.Node("pool-a", fixture.WithZone("a")), fixture.Node("pool-b", fixture.WithZone("b")), fixture.Node("pool-c", fixture.WithZone("c"))
+	cases := []struct {
+		name        string
+		pods        []*corev1.Pod
+		wantPerZone map[string]int
+		wantUnsched int
+	}{
+		{name: "zonal spread uses every zone", pods: replicas("web", 9, zonalSpread("web")),
+			wantPerZone: map[string]int{"a": 3, "b": 3, "c": 3}},
+		{name: "zonal anti-affinity: one per zone, the fourth is unschedulable",
+			pods: replicas("db", 4, antiAffinity(corev1.LabelTopologyZone, "db")), wantPerZone: map[string]int{"a": 1, "b": 1, "c": 1},
+			wantUnsched: 1},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			// Full nodes in every zone make the zones topology domains.
+			s := NewSnapshot()
+			for _, z := range []string{"a", "b", "c"} {
+				mustAddNode(t, s, fixture.Node("full-"+z, fixture.WithZone(z)))
+				mustAddPod(t, s, fixture.Pod("fill-"+z, fixture.OnNode("full-"+z), fixture.WithRequests("cpu", "4")))
+			}
+			res := Estimate(s, EstimateInput{Template: a, SimilarTemplates: []*corev1.Node{b, c}, Pods: tc.pods})
+			perZone := map[string]int{}
+			for _, n := range res.Nodes {
+				if n.Node.Labels[corev1.LabelTopologyZone] != n.Template.Labels[corev1.LabelTopologyZone] {
+					t.Fatalf("node %s not in its template's zone", n.Node.Name)
+				}
+				perZone[n.Node.Labels[corev1.LabelTopologyZone]] += len(n.Pods)
+			}
+			if len(res.Unschedulable) != tc.wantUnsched || len(perZone) != len(tc.wantPerZone) {
+				t.Fatalf("per zone %v, unschedulable %d", perZone, len(res.Unschedulable))
+			}
+			for z, n := range tc.wantPerZone {
+				if perZone[z] != n {
+					t.Fatalf("per zone %v, want %v", perZone, tc.wantPerZone)
+				}
+			}
+		})
+	}
+}

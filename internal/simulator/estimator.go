@@ -1,0 +1,207 @@
+package simulator
+
+import (
+	"maps"
+	"strconv"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/scheduling"
+)
+
+// template is one node template of an estimate.
+type template struct {
+	node   *corev1.Node
+	alloc  scheduling.Resources
+	prefix string
+	// empty counts this template's new nodes that hold no pending pod.
+	empty int
+}
+
+// estimator is the state of one Estimate call.
+type estimator struct {
+	in        EstimateInput
+	r         *run
+	templates []*template
+	nodes     []*nodeInfo
+	tmplOf    []*template
+	ds        []*podSpec
+	seq       int
+	next      int
+	res       EstimateResult
+}
+
+func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
+	e := &estimator{in: in, r: newRun(snap, in.Now)}
+	for _, n := range append([]*corev1.Node{in.Template}, in.SimilarTemplates...) {
+		t := &template{node: n, alloc: scheduling.NodeAllocatable(n), prefix: n.Name}
+		if t.prefix == "" {
+			t.prefix = "template"
+		}
+		e.templates = append(e.templates, t)
+	}
+	for _, p := range in.DaemonSetPods {
+		e.ds = append(e.ds, newPodSpec(p, time.Time{}))
+	}
+	return e
+}
+
+// newNode adds a fresh copy of the template with its DaemonSet pods.
+func (e *estimator) newNode(t *template) *nodeInfo {
+	name := ""
+	for {
+		e.seq++
+		name = t.prefix + "-new-" + strconv.Itoa(e.seq)
+		if _, taken := e.r.s.byName[name]; !taken {
+			break
+		}
+	}
+	node := *t.node
+	node.Name = name
+	node.Labels = maps.Clone(t.node.Labels)
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	node.Labels[corev1.LabelHostname] = name
+	n := e.r.addNode(&node, t.alloc)
+	for _, spec := range e.ds {
+		p := *spec.pod
+		p.Name = spec.pod.Name + "-" + name
+		p.Spec.NodeName = name
+		e.r.place(&groupState{spec: spec}, &p, n)
+	}
+	e.nodes = append(e.nodes, n)
+	e.tmplOf = append(e.tmplOf, t)
+	t.empty++
+	return n
+}
+
+func (e *estimator) full() bool {
+	return (e.in.MaxNodes > 0 && len(e.nodes) >= e.in.MaxNodes) || (e.in.Deadline != nil && e.in.Deadline())
+}
+
+// placeGroup places one group's pods on new nodes, adding nodes as needed.
+func (e *estimator) placeGroup(g *group) {
+	st := e.r.prepare(g.spec)
+	bulk := st.spec.simple() && len(st.existingAnti) == 0 && st.preFilter == nil
+	cursor := 0
+	pods := g.pods
+	for len(pods) > 0 {
+		if i := e.firstFit(st, &cursor); i >= 0 {
+			n := e.nodes[i]
+			k := 1
+			if bulk {
+				k = int(min(int64(len(pods)), scheduling.MaxFit(&st.spec.requests, &n.requested, &n.alloc)))
+			}
+			if len(n.pods) == len(e.ds) {
+				e.tmplOf[i].empty--
+			}
+			e.r.placeMany(st, pods[:k], n)
+			pods = pods[k:]
+			continue
+		}
+		grown, fe := e.grow(st)
+		switch {
+		case grown:
+			continue
+		case fe != nil:
+			e.unschedulable(pods, fe)
+		default:
+			e.res.Partial = true
+			e.res.Unplaced = append(e.res.Unplaced, pods...)
+		}
+		return
+	}
+}
+
+// firstFit returns the index of the first new node with room for the
+// group, or -1.
+func (e *estimator) firstFit(st *groupState, cursor *int) int {
+	if n := e.r.firstFit(st, e.nodes, cursor); n != nil {
+		return *cursor
+	}
+	return -1
+}
+
+// grow adds a node from the first template (in rotation) the group fits
+// on. It returns false with the first template's FitError when the group
+// fits no template, or false and nil when MaxNodes or the time budget
+// stopped it first.
+func (e *estimator) grow(st *groupState) (bool, *FitError) {
+	var first *FitError
+	for k := range e.templates {
+		t := e.templates[(e.next+k)%len(e.templates)]
+		var fe *FitError
+		if empty := e.emptyNode(t); empty != nil || st.preFilter != nil {
+			fe = e.explain(st, t, empty)
+		} else {
+			if e.full() {
+				return false, nil
+			}
+			n := e.newNode(t)
+			if st.fits(n) {
+				e.next = (e.next + k + 1) % len(e.templates)
+				return true, nil
+			}
+			fe = e.explain(st, t, n)
+		}
+		if first == nil {
+			first = fe
+		}
+	}
+	return false, first
+}
+
+// emptyNode returns a new node of the template that holds no pending pod.
+// The group was already found not to fit on it.
+func (e *estimator) emptyNode(t *template) *nodeInfo {
+	if t.empty == 0 {
+		return nil
+	}
+	for i, n := range e.nodes {
+		if e.tmplOf[i] == t && len(n.pods) == len(e.ds) {
+			return n
+		}
+	}
+	return nil
+}
+
+// explain returns why the group does not fit an empty node of the template.
+func (e *estimator) explain(st *groupState, t *template, n *nodeInfo) *FitError {
+	if n == nil {
+		n = &nodeInfo{node: t.node, alloc: t.alloc}
+	}
+	fe := st.check(n)
+	if fe == nil {
+		fe = &FitError{Filter: FilterNodeResourcesFit, Reason: "does not fit"}
+	}
+	fe.Node = t.node.Name
+	return fe
+}
+
+func (e *estimator) unschedulable(pods []*corev1.Pod, fe *FitError) {
+	for _, p := range pods {
+		e.res.Unschedulable = append(e.res.Unschedulable, PodFitError{Pod: p, Err: fe})
+	}
+}
+
+func (e *estimator) result() EstimateResult {
+	total := 0
+	for _, n := range e.nodes {
+		total += len(n.pods) - len(e.ds)
+	}
+	all := make([]*corev1.Pod, 0, total)
+	for i, n := range e.nodes {
+		if len(n.pods) == len(e.ds) {
+			continue
+		}
+		start := len(all)
+		for _, pe := range n.pods[len(e.ds):] {
+			all = append(all, pe.pod)
+		}
+		e.res.Nodes = append(e.res.Nodes, NewNode{Node: n.node, Template: e.tmplOf[i].node, Pods: all[start:len(all):len(all)]})
+	}
+	e.res.NodeCount = len(e.res.Nodes)
+	return e.res
+}
