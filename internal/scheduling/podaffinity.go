@@ -61,8 +61,9 @@ func (t *AffinityTerm) MatchesNamespace(ns string, nsLabels NamespaceLabels) boo
 	if t.NamespaceSelector.Empty() {
 		return true
 	}
-	set, ok := nsLabels(ns)
-	return ok && t.NamespaceSelector.Matches(set)
+	// An unknown namespace has no labels, as in kube-scheduler's snapshot.
+	set, _ := nsLabels(ns)
+	return t.NamespaceSelector.Matches(set)
 }
 
 // RequiredAffinityTerms parses the pod's required pod-affinity terms.

@@ -107,6 +107,8 @@ func TestAffinityTermMatches(t *testing.T) {
 		{name: "namespace list excludes own", term: term([]string{"team-a"}, nil), pod: db("home")},
 		{name: "namespace selector", term: term(nil, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}), pod: db("team-a"), want: true},
 		{name: "empty namespace selector selects all", term: term(nil, &metav1.LabelSelector{}), pod: db("elsewhere"), want: true},
+		{name: "unknown namespace has no labels", term: term(nil, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}}), pod: db("unregistered"), want: true},
 		{name: "label mismatch", term: term(nil, nil), pod: fixture.Pod("web", fixture.InNamespace("home")), want: false},
 	}
 	for _, tc := range cases {

@@ -115,7 +115,9 @@ func (s *Snapshot) nodePos(n *nodeInfo) int {
 	return -1
 }
 
-// AddPod adds a pod bound to the node named by its spec.nodeName.
+// AddPod adds a pod bound to the node named by its spec.nodeName. Like
+// kube-scheduler's cache, the snapshot should hold only pods that are not
+// Succeeded or Failed; callers filter those out.
 func (s *Snapshot) AddPod(pod *corev1.Pod) error {
 	if pod == nil || pod.Name == "" {
 		return fmt.Errorf("adding pod: pod has no name")
