@@ -67,6 +67,15 @@ func (a *Actuator) Draining() []string {
 	return out
 }
 
+func (a *Actuator) draining(node string) bool {
+	for _, d := range a.drains {
+		if d.cand.Node.Name == node {
+			return true
+		}
+	}
+	return false
+}
+
 // CleanUp removes both deletion taints from every node that is not being
 // deleted by this actuator: leftovers of an earlier process.
 func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
@@ -90,6 +99,9 @@ func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
 func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time) []Outcome {
 	out := a.deleteEmpty(ctx, plan.Empty, now)
 	for _, c := range plan.Drain {
+		if a.draining(c.Node.Name) {
+			continue
+		}
 		if err := a.cluster.AddTaint(ctx, c.Node.Name, toBeDeleted); err != nil {
 			out = append(out, a.fail(ctx, c, KindNonEmpty, now, now, 0, FailureTaint, err))
 			continue

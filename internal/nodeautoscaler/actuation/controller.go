@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
@@ -105,6 +106,17 @@ func (c *Controller) fillInFlight(in *scaledown.Input) {
 		in.Groups[i].Deleting = deleting[in.Groups[i].ID]
 	}
 	in.LastDeletion, in.LastFailure = c.lastDeletion, c.lastFailure
+	// A node being drained is blocked even when the caller's view does not
+	// show its taint yet (a lagging cache).
+	draining := c.act.Draining()
+	in.Nodes = slices.Clone(in.Nodes)
+	for i, n := range in.Nodes {
+		if _, ok := slices.BinarySearch(draining, n.Node.Name); ok && !clusterstate.HasTaint(n.Node, toBeDeleted.Key) {
+			cp := n.Node.DeepCopy()
+			cp.Spec.Taints = append(cp.Spec.Taints, toBeDeleted)
+			in.Nodes[i].Node = cp
+		}
+	}
 }
 
 // note remembers the last deletion and failure times.

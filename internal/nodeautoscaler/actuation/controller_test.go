@@ -3,6 +3,7 @@ package actuation_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,57 @@ func series(t *testing.T, reg *prometheus.Registry) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// A node being drained stays blocked when the loop's view lags behind and
+// does not show its taint yet; it is never drained twice.
+func TestControllerLaggingView(t *testing.T) {
+	c := memcluster.New(t0)
+	sd := scaledown.Default()
+	sd.UnneededTime = 0
+	sd.MaxDrainParallelism = 2
+	ctrl, err := actuation.NewController(actuation.ControllerConfig{ScaleDown: sd, Actuation: actuation.Default(),
+		Cluster: c, Deleter: &cloud{}, Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a", "b", "c"} {
+		c.AddNode(fixture.Node(n))
+	}
+	add := func(name, node, cpu string) {
+		p := fixture.Pod(name, fixture.OnNode(node), fixture.Running(), fixture.WithRequests("cpu", cpu),
+			fixture.WithOwner(rsKind, name, types.UID("rs-"+name)))
+		p.UID = types.UID(name)
+		c.AddPod(p, time.Time{})
+	}
+	add("p", "a", "500m")
+	add("full-b", "b", "3")
+	add("full-c", "c", "3")
+	// The evicted pod never terminates, so the drain stays in flight.
+	c.OnEvict = func(p *corev1.Pod) { c.AddPod(p, time.Time{}) }
+	input := func(now time.Time) scaledown.Input {
+		in := scaledown.Input{Now: now, Groups: []scaledown.Group{{ID: "g", TargetSize: 3}}, Pods: c.Pods()}
+		for _, n := range c.Nodes() {
+			stale := n.DeepCopy()
+			stale.Spec.Taints = nil
+			in.Nodes = append(in.Nodes, scaledown.Node{Node: stale, Group: "g", Instance: "i-" + n.Name, Ready: true})
+		}
+		return in
+	}
+	for i := range 3 {
+		now := t0.Add(time.Duration(i) * 10 * time.Second)
+		st, err := ctrl.RunOnce(t.Context(), input(now))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Draining) != 1 || st.Draining[0] != "a" {
+			t.Fatalf("loop %d: draining %v", i, st.Draining)
+		}
+		if i > 0 && !slices.Contains(st.Plan.Blocked, scaledown.Blocked{Node: "a", Group: "g", Reason: scaledown.ReasonBeingDeleted}) {
+			t.Fatalf("loop %d: a is not blocked as being deleted: %v", i, st.Plan.Blocked)
+		}
+	}
+	if len(c.Evictions) != 1 {
+		t.Fatalf("evictions = %v, want one", c.Evictions)
+	}
 }

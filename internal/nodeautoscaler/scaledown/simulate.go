@@ -50,10 +50,12 @@ func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error
 }
 
 // addFree adds (sign 1) or removes (sign -1) the node's free resources.
+// An overcommitted node counts as having none, so the sum stays an upper
+// bound of the room on the other nodes.
 func (r *removal) addFree(s *nodeState, sign int64) {
-	r.free.MilliCPU += sign * (s.alloc.MilliCPU - s.requested.MilliCPU)
-	r.free.Memory += sign * (s.alloc.Memory - s.requested.Memory)
-	r.free.Pods += sign * (s.alloc.Pods - s.requested.Pods)
+	r.free.MilliCPU += sign * max(0, s.alloc.MilliCPU-s.requested.MilliCPU)
+	r.free.Memory += sign * max(0, s.alloc.Memory-s.requested.Memory)
+	r.free.Pods += sign * max(0, s.alloc.Pods-s.requested.Pods)
 }
 
 // try reports whether the node can go, keeping the simulated moves when it
@@ -69,9 +71,9 @@ func (r *removal) try(s *nodeState) bool {
 	info, _ := r.snap.NodeInfo(s.Node.Node.Name)
 	cur := info.Requested()
 	nodeFree := scheduling.Resources{
-		MilliCPU: s.alloc.MilliCPU - cur.MilliCPU,
-		Memory:   s.alloc.Memory - cur.Memory,
-		Pods:     s.alloc.Pods - cur.Pods,
+		MilliCPU: max(0, s.alloc.MilliCPU-cur.MilliCPU),
+		Memory:   max(0, s.alloc.Memory-cur.Memory),
+		Pods:     max(0, s.alloc.Pods-cur.Pods),
 	}
 	need := cur
 	for _, p := range info.Pods() {
