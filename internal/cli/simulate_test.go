@@ -34,12 +34,17 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // TestScenarios runs every file in test/scenarios with --check, as
-// hack/run-scenarios.sh does.
+// hack/run-scenarios.sh does, and the examples too, so they stay true.
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("../../test/scenarios/*.yaml")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenario files: %v", err)
 	}
+	examples, err := filepath.Glob("../../examples/scenarios/*.yaml")
+	if err != nil || len(examples) == 0 {
+		t.Fatalf("no example files: %v", err)
+	}
+	files = append(files, examples...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			code, out, errOut := runCLI(t, "simulate", "--check", "--output", "none", f)
