@@ -1,0 +1,58 @@
+package offline
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// FuzzWorld checks that no parsable scenario makes the world or the
+// autoscaler panic; runs are cut to two simulated minutes.
+func FuzzWorld(f *testing.F) {
+	files, _ := filepath.Glob("../../test/scenarios/s[1-7]*.yaml")
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		scn, err := scenario.Parse(data)
+		if err != nil {
+			return
+		}
+		scn.Duration.Duration = min(scn.Duration.Duration, 2*time.Minute)
+		for _, g := range scn.NodeGroups {
+			if g.Max > 100 {
+				return // keep each run small
+			}
+		}
+		for _, n := range scn.Nodes {
+			if n.Count > 50 {
+				return
+			}
+		}
+		for _, wl := range scn.Workloads {
+			if wl.Replicas > 200 {
+				return
+			}
+		}
+		for _, e := range scn.Events {
+			if c := e.AddPods; c != nil && c.Count > 200 {
+				return
+			}
+			if c := e.ScaleWorkload; c != nil && c.Count > 200 {
+				return
+			}
+		}
+		w, err := New(scn)
+		if err != nil {
+			return
+		}
+		if _, err := w.Run(t.Context()); err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	})
+}
