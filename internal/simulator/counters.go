@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,6 +15,9 @@ import (
 type counter interface {
 	placed(e *podEntry, n *nodeInfo)
 	nodeAdded(n *nodeInfo)
+	// indexLabels returns labels one of which every counted pod carries;
+	// ok is false when the counter may count pods without any of them.
+	indexLabels() (labels []labelKV, ok bool)
 }
 
 // spreadCounter counts, for one spread constraint of one kind of pod, the
@@ -79,6 +83,13 @@ func (sc *spreadCounter) nodeAdded(n *nodeInfo) {
 	}
 }
 
+func (sc *spreadCounter) indexLabels() ([]labelKV, bool) {
+	if sc.c.IndexKey == "" {
+		return nil, false
+	}
+	return []labelKV{{sc.c.IndexKey, sc.c.IndexValue}}, true
+}
+
 func (sc *spreadCounter) placed(e *podEntry, n *nodeInfo) {
 	if sc.c.CountsPod(sc.ns, e.pod) && sc.isEligible(n) {
 		sc.counts.Add(n.node.Labels[sc.c.TopologyKey], 1)
@@ -135,6 +146,24 @@ func (tc *termCounter) placed(e *podEntry, n *nodeInfo) {
 }
 
 func (tc *termCounter) nodeAdded(*nodeInfo) {}
+
+func (tc *termCounter) indexLabels() ([]labelKV, bool) {
+	if tc.all {
+		t := &tc.terms[0]
+		return []labelKV{{t.IndexKey, t.IndexValue}}, t.IndexKey != ""
+	}
+	var out []labelKV
+	for i := range tc.terms {
+		t := &tc.terms[i]
+		if t.IndexKey == "" {
+			return nil, false
+		}
+		if !slices.Contains(out, labelKV{t.IndexKey, t.IndexValue}) {
+			out = append(out, labelKV{t.IndexKey, t.IndexValue})
+		}
+	}
+	return out, true
+}
 
 // termsKey identifies a set of terms for sharing counters within a run.
 func termsKey(prefix string, terms []scheduling.AffinityTerm) string {

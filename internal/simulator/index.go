@@ -94,21 +94,22 @@ func (s *Snapshot) eachCandidate(key, value string, f func(*podEntry)) {
 }
 
 // eachAntiTermFor calls f for every bound pod's anti-affinity term that
-// may select a pod with the given labels.
-func (s *Snapshot) eachAntiTermFor(podLabels map[string]string, f func(termRef)) {
+// may select a pod with the given labels; indexed is true when the term was
+// found under its index label, which the pod carries.
+func (s *Snapshot) eachAntiTermFor(podLabels map[string]string, f func(ref termRef, indexed bool)) {
 	if s.antiPods == 0 {
 		return
 	}
 	x := s.indexes()
 	for ref := range x.antiGeneric {
-		f(ref)
+		f(ref, false)
 	}
 	if len(x.antiByLabel) == 0 {
 		return
 	}
 	for k, v := range podLabels {
 		for ref := range x.antiByLabel[labelKV{k, v}] {
-			f(ref)
+			f(ref, true)
 		}
 	}
 }

@@ -21,10 +21,15 @@ type run struct {
 	now      time.Time
 	counters []counter
 	byKey    map[string]counter
+	// byLabel holds the counters that only count pods carrying a label;
+	// generic holds the others. A placement updates only those that can
+	// count the pod.
+	byLabel map[labelKV][]counter
+	generic []counter
 }
 
 func newRun(s *Snapshot, now time.Time) *run {
-	return &run{s: s, now: now, byKey: map[string]counter{}}
+	return &run{s: s, now: now, byKey: map[string]counter{}, byLabel: map[labelKV][]counter{}}
 }
 
 // groupState is what a group's filters precompute, as kube-scheduler's
@@ -47,6 +52,14 @@ func (r *run) counter(key string, build func() counter) counter {
 	c := build()
 	r.byKey[key] = c
 	r.counters = append(r.counters, c)
+	kvs, ok := c.indexLabels()
+	if !ok {
+		r.generic = append(r.generic, c)
+		return c
+	}
+	for _, kv := range kvs {
+		r.byLabel[kv] = append(r.byLabel[kv], c)
+	}
 	return c
 }
 
@@ -79,9 +92,9 @@ func (r *run) prepare(spec *podSpec) *groupState {
 // anti-affinity terms select the incoming pod.
 func (r *run) existingAnti(spec *podSpec) map[labelKV]int {
 	var out map[labelKV]int
-	r.s.eachAntiTermFor(spec.labels, func(ref termRef) {
+	r.s.eachAntiTermFor(spec.labels, func(ref termRef, indexed bool) {
 		t := &ref.e.spec.anti[ref.term]
-		if !t.Matches(spec.pod, r.s.namespaceLabels) {
+		if indexed && !t.MatchesIndexed(spec.pod, r.s.namespaceLabels) || !indexed && !t.Matches(spec.pod, r.s.namespaceLabels) {
 			return
 		}
 		v, ok := ref.e.node.node.Labels[t.TopologyKey]
@@ -118,8 +131,30 @@ func (r *run) prepareVolumes(g *groupState) *FitError {
 func (r *run) place(g *groupState, pod *corev1.Pod, n *nodeInfo) {
 	e := &podEntry{pod: pod, spec: g.spec}
 	r.s.place(e, n)
-	for _, c := range r.counters {
+	r.count(e, n)
+}
+
+// count updates the counters that can count the placed pod, each once.
+func (r *run) count(e *podEntry, n *nodeInfo) {
+	if len(r.counters) == 0 {
+		return
+	}
+	for _, c := range r.generic {
 		c.placed(e, n)
+	}
+	if len(r.byLabel) == 0 {
+		return
+	}
+	var buf [8]counter
+	seen := buf[:0]
+	for k, v := range e.pod.Labels {
+		for _, c := range r.byLabel[labelKV{k, v}] {
+			if len(seen) > 0 && slices.Contains(seen, c) {
+				continue
+			}
+			seen = append(seen, c)
+			c.placed(e, n)
+		}
 	}
 }
 
@@ -147,9 +182,7 @@ func (r *run) placeMany(g *groupState, pods []*corev1.Pod, n *nodeInfo) {
 	for i, p := range pods {
 		entries[i] = podEntry{pod: p, spec: g.spec}
 		r.s.link(&entries[i], n)
-		for _, c := range r.counters {
-			c.placed(&entries[i], n)
-		}
+		r.count(&entries[i], n)
 	}
 	r.s.record(change{op: opAddPods, node: n, pos: len(pods)})
 }
