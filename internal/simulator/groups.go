@@ -57,19 +57,22 @@ func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
 		expired bool
 	}
 	var out []*group
-	reps := map[groupKey][]*corev1.Pod{}
+	reps := map[groupKey][]rep{}
 	byClass := map[classKey]*group{}
 	var last classKey
 	var lastGroup *group
+	var lastSig podSig
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
-		var rep *corev1.Pod
-		if lastGroup != nil && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner && equivalent(last.rep, p) {
-			rep = last.rep
+		sig := signature(p)
+		var class *corev1.Pod
+		if lastGroup != nil && sig == lastSig && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
+			equivalent(last.rep, p) {
+			class = last.rep
 		} else {
-			rep = findRep(reps[key], p, key.owner == "")
+			class = findRep(reps[key], p, sig, key.owner == "")
 		}
-		ck := classKey{rep, hasSpreadTimeout(p) && spreadExpired(p, now)}
+		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}
 		g := lastGroup
 		if ck != last || g == nil {
 			g = byClass[ck]
@@ -77,12 +80,12 @@ func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
 		if g == nil {
 			g = &group{spec: newPodSpec(p, now), earliest: p.CreationTimestamp.Time}
 			byClass[ck] = g
-			if rep == p {
-				reps[key] = append(reps[key], rep)
+			if class == p {
+				reps[key] = append(reps[key], rep{pod: p, sig: sig})
 			}
 			out = append(out, g)
 		}
-		last, lastGroup = ck, g
+		last, lastGroup, lastSig = ck, g, sig // equivalent pods have equal signatures
 		g.pods = append(g.pods, p)
 		if p.CreationTimestamp.Time.Before(g.earliest) {
 			g.earliest = p.CreationTimestamp.Time
@@ -96,16 +99,44 @@ func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
 // not quadratic, time; at worst an equivalent pod starts its own group.
 const maxRepCompare = 8
 
+// rep is a class representative with a cheap signature to rule out most
+// non-equivalent pods before the full comparison.
+type rep struct {
+	pod *corev1.Pod
+	sig podSig
+}
+
+// podSig is a pod's container counts and first container's CPU and
+// memory requests.
+type podSig struct {
+	containers, inits int
+	cpu, mem          int64
+}
+
+func signature(p *corev1.Pod) podSig {
+	sig := podSig{containers: len(p.Spec.Containers), inits: len(p.Spec.InitContainers)}
+	if len(p.Spec.Containers) > 0 {
+		req := p.Spec.Containers[0].Resources.Requests
+		if q, ok := req[corev1.ResourceCPU]; ok {
+			sig.cpu = q.MilliValue()
+		}
+		if q, ok := req[corev1.ResourceMemory]; ok {
+			sig.mem = q.Value()
+		}
+	}
+	return sig
+}
+
 // findRep returns the representative in reps the pod is equivalent to, or
 // the pod itself. Owner-less pods are compared with the newest one only.
-func findRep(reps []*corev1.Pod, p *corev1.Pod, ownerless bool) *corev1.Pod {
+func findRep(reps []rep, p *corev1.Pod, sig podSig, ownerless bool) *corev1.Pod {
 	start := max(0, len(reps)-maxRepCompare)
 	if ownerless {
 		start = max(0, len(reps)-1)
 	}
 	for _, r := range reps[start:] {
-		if equivalent(r, p) {
-			return r
+		if r.sig == sig && equivalent(r.pod, p) {
+			return r.pod
 		}
 	}
 	return p
