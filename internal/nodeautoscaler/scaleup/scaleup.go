@@ -121,7 +121,7 @@ func estimateGroups(in Input, pods []*corev1.Pod) ([]expander.Option, map[string
 			DaemonSetPods: g.Template.DaemonSetPods, Pods: pods, MaxNodes: room, Deadline: in.Deadline, Now: in.Now})
 		v := verdict{pods: map[*corev1.Pod]string{}}
 		for _, u := range res.Unschedulable {
-			v.pods[u.Pod] = "does not fit the template: " + u.Err.Error()
+			v.pods[u.Pod] = "does not fit the template: " + u.Err.Filter + ": " + u.Err.Reason
 		}
 		for _, p := range res.Unplaced {
 			v.pods[p] = "estimate cut short (max size or time budget)"
