@@ -37,10 +37,8 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		return Plan{}, err
 	}
 	var plan Plan
-	for _, s := range cands {
-		if r.try(s) {
-			plan.Unneeded = append(plan.Unneeded, p.candidate(s))
-		}
+	for _, s := range r.removeCandidates(cands) {
+		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
 	}
 	p.forget(plan.Unneeded, in.Now)
 	plan.Blocked = blockedOf(states)

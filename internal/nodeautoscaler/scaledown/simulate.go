@@ -58,71 +58,96 @@ func (r *removal) addFree(s *nodeState, sign int64) {
 	r.free.Pods += sign * max(0, s.alloc.Pods-s.requested.Pods)
 }
 
-// try reports whether the node can go, keeping the simulated moves when it
-// can and blocking the node when it cannot.
-func (r *removal) try(s *nodeState) bool {
+// move is one candidate's removal as simulated: its free resources, what
+// its pods need and the pods to place elsewhere.
+type move struct {
+	s        *nodeState
+	nodeFree scheduling.Resources
+	need     scheduling.Resources
+	pods     []*corev1.Pod
+}
+
+// prepare computes the candidate's move, blocking it when it cannot go even
+// alone: it is blocked already, its group is at its minimum, or the other
+// nodes lack the free resources for its pods.
+func (r *removal) prepare(s *nodeState) (move, bool) {
 	if s.blocked != nil {
-		return false
+		return move{}, false
 	}
 	if r.allow[s.Group] <= 0 {
 		s.block(ReasonMinSize, nil, "")
-		return false
+		return move{}, false
 	}
 	info, _ := r.snap.NodeInfo(s.Node.Node.Name)
 	cur := info.Requested()
-	nodeFree := scheduling.Resources{
+	m := move{s: s, need: cur, nodeFree: scheduling.Resources{
 		MilliCPU: max(0, s.alloc.MilliCPU-cur.MilliCPU),
 		Memory:   max(0, s.alloc.Memory-cur.Memory),
 		Pods:     max(0, s.alloc.Pods-cur.Pods),
-	}
-	need := cur
+	}}
+	zone := s.Node.Node.Labels[zoneLabel]
 	for _, p := range info.Pods() {
 		if isIgnored(p) {
 			req := podRequests(p)
-			need.Add(&req, -1)
+			m.need.Add(&req, -1)
 		}
 	}
-	if need.MilliCPU > r.free.MilliCPU-nodeFree.MilliCPU || need.Memory > r.free.Memory-nodeFree.Memory ||
-		need.Pods > r.free.Pods-nodeFree.Pods {
+	if !fitsFree(&m.need, &r.free, &m.nodeFree) {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
-		return false
+		return move{}, false
 	}
-	zone := s.Node.Node.Labels[zoneLabel]
-	var pods []*corev1.Pod
 	for _, p := range info.Pods() {
 		if !isIgnored(p) {
-			pods = append(pods, movedCopy(p, r.cfg.SpreadLabel, zone))
+			m.pods = append(m.pods, movedCopy(p, r.cfg.SpreadLabel, zone))
 		}
 	}
-	if !r.remove(s, pods) {
-		return false
-	}
-	r.free.MilliCPU -= nodeFree.MilliCPU + need.MilliCPU
-	r.free.Memory -= nodeFree.Memory + need.Memory
-	r.free.Pods -= nodeFree.Pods + need.Pods
-	r.allow[s.Group]--
-	return true
+	return m, true
 }
 
-// remove forks, removes the node and reschedules pods on the rest; it
-// commits when every pod fits and blocks the node otherwise.
-func (r *removal) remove(s *nodeState, pods []*corev1.Pod) bool {
+// fitsFree reports whether need fits into free minus what the removed
+// nodes took with them.
+func fitsFree(need, free, gone *scheduling.Resources) bool {
+	return need.MilliCPU <= free.MilliCPU-gone.MilliCPU && need.Memory <= free.Memory-gone.Memory &&
+		need.Pods <= free.Pods-gone.Pods
+}
+
+// removeAll forks, removes the nodes and reschedules their pods on the rest
+// in one simulation. It commits and books the moves when every pod fits;
+// otherwise it reverts and, for a single node, blocks it.
+func (r *removal) removeAll(moves []move) bool {
 	r.snap.Fork()
-	if err := r.snap.RemoveNode(s.Node.Node.Name); err != nil {
-		r.snap.Revert()
-		s.block(ReasonSimulationError, nil, err.Error())
-		return false
+	var pods []*corev1.Pod
+	for _, m := range moves {
+		if err := r.snap.RemoveNode(m.s.Node.Node.Name); err != nil {
+			r.snap.Revert()
+			m.s.block(ReasonSimulationError, nil, err.Error())
+			return false
+		}
+		pods = append(pods, m.pods...)
 	}
 	if len(pods) > 0 {
 		res := simulator.FilterSchedulable(r.snap, pods, simulator.FilterOptions{Now: r.now})
 		if len(res.Remaining) > 0 {
 			r.snap.Revert()
-			s.block(ReasonNoPlaceToMove, res.Remaining[0], "fits on no other node")
+			if len(moves) == 1 {
+				moves[0].s.block(ReasonNoPlaceToMove, res.Remaining[0], "fits on no other node")
+			}
 			return false
 		}
 	}
 	r.snap.Commit()
+	for _, m := range moves {
+		r.book(&m)
+	}
 	return true
+}
+
+// book takes a committed move's resources out of the free total.
+func (r *removal) book(m *move) {
+	r.free.MilliCPU -= m.nodeFree.MilliCPU + m.need.MilliCPU
+	r.free.Memory -= m.nodeFree.Memory + m.need.Memory
+	r.free.Pods -= m.nodeFree.Pods + m.need.Pods
+	r.allow[m.s.Group]--
 }
 
 // movedCopy returns the pod as it is rescheduled: unbound (a shallow copy
