@@ -225,7 +225,9 @@ func BenchmarkAntiAffinitySurge(b *testing.B) {
 			template := benchNode("group-a", "a", 4000, 16384, 110)
 			// Build the label and anti-affinity indexes once (about 0.3 s of
 			// CPU for 50,000 pods), as a long-lived snapshot has them.
-			snap.CheckFit(surge[0], "n0")
+			if snap.CheckFit(surge[0], "n0") == nil {
+				b.Fatal("a surge pod fits an occupied node")
+			}
 			clk := startCPU(b)
 			defer clk.report()
 			for b.Loop() {
