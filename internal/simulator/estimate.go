@@ -12,7 +12,8 @@ import (
 
 // EstimateInput describes one binpacking estimate for a node group.
 type EstimateInput struct {
-	// Template is the node every new node is a copy of: labels (zone,
+	// Template is the node every new node is a copy of (required; without
+	// it every pod is reported unschedulable): labels (zone,
 	// instance type...), taints and allocatable. New nodes get unique names
 	// and kubernetes.io/hostname labels and keep the other labels, so they
 	// join the template's zone and existing topology domains.
@@ -79,6 +80,14 @@ type EstimateResult struct {
 // (topology domains, anti-affinity of bound pods). The snapshot is left
 // unchanged.
 func Estimate(snap *Snapshot, in EstimateInput) EstimateResult {
+	if in.Template == nil {
+		var res EstimateResult
+		fe := &FitError{Filter: FilterNodeNotFound, Reason: "no node template"}
+		for _, p := range in.Pods {
+			res.Unschedulable = append(res.Unschedulable, PodFitError{Pod: p, Err: fe})
+		}
+		return res
+	}
 	snap.Fork()
 	defer snap.Revert()
 	e := newEstimator(snap, in)

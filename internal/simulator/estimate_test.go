@@ -216,3 +216,10 @@ func TestEstimateSimilarTemplates(t *testing.T) {
 		})
 	}
 }
+
+func TestEstimateWithoutTemplate(t *testing.T) {
+	res := Estimate(NewSnapshot(), EstimateInput{Pods: replicas("web", 2)})
+	if len(res.Unschedulable) != 2 || res.NodeCount != 0 || !IsFilter(res.Unschedulable[0].Err, FilterNodeNotFound) {
+		t.Fatalf("result %+v", res)
+	}
+}
