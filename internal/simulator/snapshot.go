@@ -25,8 +25,12 @@ type Snapshot struct {
 	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
 	pvs        map[string]*corev1.PersistentVolume
 	podCount   int
-	// podIndex maps namespace/name to a pod; built on first lookup.
-	podIndex map[types.NamespacedName]*podEntry
+	// podIndex maps namespace/name to a pod; built on first lookup. Pods
+	// added by AddPod enter it at once; pods placed by a simulation run
+	// only when a lookup needs them (unindexed counts those), so runs that
+	// are reverted never touch it.
+	podIndex  map[types.NamespacedName]*podEntry
+	unindexed int
 	// idx holds the label and anti-affinity indexes; built on first use.
 	idx *indexes
 	// groups is the last pod grouping; see groupPods.
@@ -50,9 +54,10 @@ type nodeInfo struct {
 
 // podEntry is one pod bound to a node in the snapshot.
 type podEntry struct {
-	pod  *corev1.Pod
-	spec *podSpec
-	node *nodeInfo
+	pod     *corev1.Pod
+	spec    *podSpec
+	node    *nodeInfo
+	indexed bool
 }
 
 // NewSnapshot returns an empty snapshot.
@@ -132,7 +137,9 @@ func (s *Snapshot) AddPod(pod *corev1.Pod) error {
 	}
 	// Bound pods are parsed without a spread timeout: it only concerns
 	// pending pods.
-	s.place(&podEntry{pod: pod, spec: newPodSpec(pod, time.Time{})}, n)
+	e := &podEntry{pod: pod, spec: newPodSpec(pod, time.Time{})}
+	s.place(e, n)
+	s.indexPod(e)
 	return nil
 }
 
@@ -167,8 +174,8 @@ func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
 	if len(e.spec.anti) > 0 {
 		s.antiPods++
 	}
-	if s.podIndex != nil {
-		s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+	if !e.indexed {
+		s.unindexed++
 	}
 	if s.idx != nil {
 		s.idx.add(e)
@@ -196,8 +203,11 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 	if len(e.spec.anti) > 0 {
 		s.antiPods--
 	}
-	if s.podIndex != nil {
+	if e.indexed {
 		delete(s.podIndex, types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name})
+		e.indexed = false
+	} else {
+		s.unindexed--
 	}
 	if s.idx != nil {
 		s.idx.remove(e)
@@ -209,7 +219,7 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 func (s *Snapshot) unlinkLast(n *nodeInfo, k int) {
 	tail := n.pods[len(n.pods)-k:]
 	spec := tail[0].spec
-	if len(spec.ports) > 0 || s.podIndex != nil || s.idx != nil {
+	if len(spec.ports) > 0 || s.idx != nil || tail[0].indexed {
 		for range k {
 			s.unlinkAt(n, len(n.pods)-1)
 		}
@@ -219,20 +229,33 @@ func (s *Snapshot) unlinkLast(n *nodeInfo, k int) {
 	n.pods = n.pods[:len(n.pods)-k]
 	n.requested.Add(&spec.requests, -int64(k))
 	s.podCount -= k
+	s.unindexed -= k
 	if len(spec.anti) > 0 {
 		s.antiPods -= k
 	}
 }
 
 func (s *Snapshot) lookupPod(key types.NamespacedName) (*podEntry, bool) {
-	if s.podIndex == nil {
-		s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)
+	if s.podIndex == nil || s.unindexed > 0 {
+		if s.podIndex == nil {
+			s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)
+		}
 		for _, n := range s.nodes {
 			for _, e := range n.pods {
-				s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+				s.indexPod(e)
 			}
 		}
 	}
 	e, ok := s.podIndex[key]
 	return e, ok
+}
+
+// indexPod enters the pod into the lookup index, if the index exists.
+func (s *Snapshot) indexPod(e *podEntry) {
+	if s.podIndex == nil || e.indexed {
+		return
+	}
+	s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+	e.indexed = true
+	s.unindexed--
 }

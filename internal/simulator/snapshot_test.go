@@ -115,3 +115,35 @@ func names(pods []*corev1.Pod) []string {
 	}
 	return out
 }
+
+func TestPodLookupAfterSimulatedPlacements(t *testing.T) {
+	s := NewSnapshot()
+	mustAddNode(t, s, fixture.Node("n1"))
+	mustAddPod(t, s, fixture.Pod("bound", fixture.OnNode("n1")))
+	pending := replicas("web", 3)
+	res := FilterSchedulable(s, pending, FilterOptions{})
+	if len(res.Placements) != 3 {
+		t.Fatalf("placements %d", len(res.Placements))
+	}
+	// Placed pods are found by name once a lookup needs them.
+	if node, ok := s.NodeOf("default", "web-1"); !ok || node != "n1" {
+		t.Fatalf("NodeOf placed pod = %q, %v", node, ok)
+	}
+	s.Fork()
+	if err := s.RemovePod("default", "web-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.NodeOf("default", "web-1"); ok {
+		t.Fatal("removed pod still found")
+	}
+	s.Revert()
+	if _, ok := s.NodeOf("default", "web-1"); !ok {
+		t.Fatal("pod restored by revert not found")
+	}
+	if err := s.AddPod(fixture.Pod("web-2", fixture.OnNode("n1"))); err == nil {
+		t.Fatal("duplicate of a placed pod accepted")
+	}
+	if s.PodCount() != 4 {
+		t.Fatalf("pods %d", s.PodCount())
+	}
+}
