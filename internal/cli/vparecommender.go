@@ -22,6 +22,7 @@ import (
 	"k8s.io/klog/v2"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -253,7 +254,11 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	deps, watcher, err := o.deps(cfg, kube, reg)
+	informers, err := cache.New(cfg, cache.Options{})
+	if err != nil {
+		return fmt.Errorf("creating the controller cache: %w", err)
+	}
+	deps, watcher, err := o.deps(cfg, kube, informers, reg)
 	if err != nil {
 		return err
 	}
@@ -272,12 +277,19 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 			return
 		}
 		defer watcher.Shutdown()
+		go func() { _ = informers.Start(ctx) }()
+		syncCtx, cancel := context.WithTimeout(ctx, o.cacheTimeout)
+		defer cancel()
+		if !informers.WaitForCacheSync(syncCtx) {
+			klog.FromContext(ctx).Error(errors.New("timed out"), "Controller cache did not sync")
+			return
+		}
 		_ = r.Run(ctx)
 	})
 }
 
 // deps builds the recommender's clients.
-func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface, reg prometheus.Registerer) (recommender.Deps, *input.PodWatcher, error) {
+func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface, informers cache.Cache, reg prometheus.Registerer) (recommender.Deps, *input.PodWatcher, error) {
 	vpas, err := vpaclientset.NewForConfig(cfg)
 	if err != nil {
 		return recommender.Deps{}, nil, fmt.Errorf("creating VPA client: %w", err)
@@ -297,7 +309,7 @@ func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface
 	deps := recommender.Deps{
 		VPAs: vpas.AutoscalingV1(), Pods: watcher, OOMs: watcher,
 		Usage:   input.NewMetricsSource(mc.MetricsV1beta1()),
-		Targets: target.NewResolver(cr), Clock: clock.RealClock{}, Registerer: reg,
+		Targets: target.NewResolver(target.NewCachedReader(informers, cr)), Clock: clock.RealClock{}, Registerer: reg,
 	}
 	if o.storage == "prometheus" {
 		h, err := input.NewPrometheusHistory(o.history, clock.RealClock{})

@@ -31,10 +31,16 @@ type vpaEntry struct {
 func (r *Recommender) RunOnce(ctx context.Context) error {
 	now := r.deps.Clock.Now()
 	var errs []error
-	vpas, err := timed(r, "load_vpas", func() ([]*vpaEntry, error) { return r.loadVPAs(ctx) })
+	var resolveErr error
+	vpas, err := timed(r, "load_vpas", func() ([]*vpaEntry, error) {
+		vs, rerr, err := r.loadVPAs(ctx)
+		resolveErr = rerr
+		return vs, err
+	})
 	if err != nil {
 		return err
 	}
+	errs = append(errs, resolveErr)
 	seen, err := timed(r, "load_pods", func() (map[model.PodID]bool, error) { return r.loadPods(vpas, now) })
 	if err != nil {
 		return err
@@ -89,12 +95,15 @@ func (r *Recommender) serves(v *vpav1.VerticalPodAutoscaler) bool {
 }
 
 // loadVPAs lists the served VPAs, resolves their targets, validates their
-// policies and mirrors them into the model.
-func (r *Recommender) loadVPAs(ctx context.Context) ([]*vpaEntry, error) {
+// policies and mirrors them into the model. A VPA whose target could not
+// be read (an API error, not a configuration problem) is skipped for this
+// loop and its error joined into resolveErr.
+func (r *Recommender) loadVPAs(ctx context.Context) (vpas []*vpaEntry, resolveErr, err error) {
 	list, err := r.deps.VPAs.VerticalPodAutoscalers(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("listing VPAs: %w", err)
+		return nil, nil, fmt.Errorf("listing VPAs: %w", err)
 	}
+	var resolveErrs []error
 	out := make([]*vpaEntry, 0, len(list.Items))
 	keep := make(map[model.VPAID]bool, len(list.Items))
 	for i := range list.Items {
@@ -106,8 +115,8 @@ func (r *Recommender) loadVPAs(ctx context.Context) ([]*vpaEntry, error) {
 		keep[id] = true
 		e, err := r.resolve(ctx, v)
 		if err != nil {
-			klog.FromContext(ctx).Error(err, "Skipping VPA this loop", "vpa", klog.KObj(v))
 			r.metrics.errors.WithLabelValues("resolve_target").Inc()
+			resolveErrs = append(resolveErrs, err)
 			continue
 		}
 		r.cluster.SetVPA(e.id, e.selector, e.selector != nil)
@@ -119,7 +128,7 @@ func (r *Recommender) loadVPAs(ctx context.Context) ([]*vpaEntry, error) {
 		}
 	}
 	r.recs.retain(keep)
-	return out, nil
+	return out, errors.Join(resolveErrs...), nil
 }
 
 // resolve resolves one VPA's target and checks its policy. Configuration

@@ -12,6 +12,7 @@ import (
 	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -68,6 +69,10 @@ func testDeployedRBAC(t *testing.T, h *harness) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	informers, err := cache.New(cfg, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	w, err := input.NewPodWatcher(kube, true)
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +82,14 @@ func testDeployedRBAC(t *testing.T, h *harness) {
 	if err := w.Start(wctx, time.Minute); err != nil {
 		t.Fatalf("pod watcher as the ServiceAccount: %v", err)
 	}
+	go func() { _ = informers.Start(wctx) }()
+	if !informers.WaitForCacheSync(wctx) {
+		t.Fatal("controller cache never synced")
+	}
 	deps := recommender.Deps{
 		VPAs: vpaclientset.NewForConfigOrDie(cfg).AutoscalingV1(), Pods: w, OOMs: w,
 		Usage:   input.NewMetricsSource(metricsclientset.NewForConfigOrDie(cfg).MetricsV1beta1()),
-		Targets: target.NewResolver(cr), Clock: h.clock, Registerer: prometheus.NewRegistry(),
+		Targets: target.NewResolver(target.NewCachedReader(informers, cr)), Clock: h.clock, Registerer: prometheus.NewRegistry(),
 	}
 	r, err := recommender.New(recommender.Config{}, deps)
 	if err != nil {

@@ -148,8 +148,10 @@ func (r *Recommender) Run(ctx context.Context) error {
 // LoadHistory fills the model with the served VPAs and their history: from
 // the HistorySource when one is set, else from checkpoints.
 func (r *Recommender) LoadHistory(ctx context.Context) error {
-	if _, err := r.loadVPAs(ctx); err != nil {
+	if _, resolveErr, err := r.loadVPAs(ctx); err != nil {
 		return err
+	} else if resolveErr != nil {
+		klog.FromContext(ctx).Error(resolveErr, "Some VPA targets could not be read; their history is not loaded")
 	}
 	now := r.deps.Clock.Now()
 	if r.deps.History != nil {

@@ -22,7 +22,9 @@
 //     selector matching the pod's labels. The oldest VPA wins (creation
 //     time, then name).
 //
-// The Resolver reads through a controller-runtime client (direct or cached);
+// The Resolver reads through a controller-runtime client, or through a
+// CachedReader that serves the well-known controllers from an informer
+// cache (so resolving thousands of VPAs per loop costs no API calls);
 // it keeps no state between calls. It needs get on the well-known
 // controllers and on */scale; for other kinds it also reads the object
 // itself to check its owners, and skips that check when forbidden.

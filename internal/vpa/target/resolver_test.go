@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kscale/kscale/deploy/vpa/crds"
@@ -45,6 +46,15 @@ func TestResolverAgainstControlPlane(t *testing.T) {
 	createWidgetCRD(t, env)
 	objs := seed(t, env, c)
 	r := target.NewResolver(c)
+	informers, err := cache.New(env.Config, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = informers.Start(ctx) }()
+	if !informers.WaitForCacheSync(ctx) {
+		t.Fatal("cache never synced")
+	}
+	cached := target.NewResolver(target.NewCachedReader(informers, c))
 
 	t.Run("the VPA CRD accepts a VPA", func(t *testing.T) {
 		vc := vpaclientset.NewForConfigOrDie(env.Config)
@@ -75,37 +85,50 @@ func TestResolverAgainstControlPlane(t *testing.T) {
 		{name: "configmap has no selector", vpa: vpaFor("a", "v1", "ConfigMap", "cm"), wantFail: target.IsNoSelector},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := r.Resolve(ctx, tt.vpa)
-			if tt.wantFail != nil {
-				if err == nil || !tt.wantFail(err) {
-					t.Fatalf("Resolve error = %v (reason %q), want the expected reason", err, target.ReasonOf(err))
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Ref != tt.wantRef || got.Selector.String() != tt.wantSel {
-				t.Fatalf("Resolve = %v %q, want %v %q", got.Ref, got.Selector, tt.wantRef, tt.wantSel)
-			}
-		})
+		for _, res := range []struct {
+			name string
+			r    *target.Resolver
+		}{{"direct", r}, {"cached", cached}} {
+			t.Run(res.name+": "+tt.name, func(t *testing.T) {
+				expectResolve(t, res.r, tt.vpa, tt.wantRef, tt.wantSel, tt.wantFail)
+			})
+		}
 	}
 
 	t.Run("top-level controller of a pod", func(t *testing.T) {
-		top, err := r.TopLevelController(ctx, objs.pod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := target.ObjectRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"}
-		if top == nil || *top != want {
-			t.Fatalf("TopLevelController = %v, want %v", top, want)
-		}
-		orphan := fixture.Pod("orphan")
-		if top, err := r.TopLevelController(ctx, orphan); err != nil || top != nil {
-			t.Fatalf("TopLevelController(orphan) = %v, %v; want nil, nil", top, err)
+		for _, res := range []*target.Resolver{r, cached} {
+			top, err := res.TopLevelController(ctx, objs.pod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := target.ObjectRef{Group: "apps", Kind: "Deployment", Namespace: "default", Name: "web"}
+			if top == nil || *top != want {
+				t.Fatalf("TopLevelController = %v, want %v", top, want)
+			}
+			orphan := fixture.Pod("orphan")
+			if top, err := res.TopLevelController(ctx, orphan); err != nil || top != nil {
+				t.Fatalf("TopLevelController(orphan) = %v, %v; want nil, nil", top, err)
+			}
 		}
 	})
+}
+
+// expectResolve checks one Resolve call.
+func expectResolve(t *testing.T, r *target.Resolver, vpa *vpav1.VerticalPodAutoscaler, wantRef target.ObjectRef, wantSel string, wantFail func(error) bool) {
+	t.Helper()
+	got, err := r.Resolve(t.Context(), vpa)
+	if wantFail != nil {
+		if err == nil || !wantFail(err) {
+			t.Fatalf("Resolve error = %v (reason %q), want the expected reason", err, target.ReasonOf(err))
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Ref != wantRef || got.Selector.String() != wantSel {
+		t.Fatalf("Resolve = %v %q, want %v %q", got.Ref, got.Selector, wantRef, wantSel)
+	}
 }
 
 type seeded struct {
