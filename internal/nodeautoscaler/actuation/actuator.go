@@ -160,6 +160,12 @@ func (a *Actuator) deleteEmpty(ctx context.Context, cands []scaledown.Candidate,
 			out = append(out, a.fail(ctx, c, KindEmpty, now, now, 0, FailureTaint, err))
 			continue
 		}
+		// A pod may have landed after the loop looked; the taint keeps new
+		// ones off, so check once more now.
+		if err := a.stillEmpty(ctx, c.Node.Name); err != nil {
+			out = append(out, a.fail(ctx, c, KindEmpty, now, now, 0, FailureNotEmpty, err))
+			continue
+		}
 		if _, ok := byGroup[c.Group]; !ok {
 			order = append(order, c.Group)
 		}
@@ -169,6 +175,20 @@ func (a *Actuator) deleteEmpty(ctx context.Context, cands []scaledown.Candidate,
 		out = append(out, a.deleteNodes(ctx, byGroup[g], KindEmpty, now, now, 0)...)
 	}
 	return out
+}
+
+// stillEmpty returns an error naming a pod that would have to move.
+func (a *Actuator) stillEmpty(ctx context.Context, node string) error {
+	pods, err := a.cluster.PodsOnNode(ctx, node)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods {
+		if !scaledown.IsIgnored(p) {
+			return fmt.Errorf("pod %s/%s runs on the node", p.Namespace, p.Name)
+		}
+	}
+	return nil
 }
 
 // deleteNodes marks the nodes BeingDeleted and deletes them through the

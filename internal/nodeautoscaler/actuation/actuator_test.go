@@ -300,3 +300,22 @@ func mustCounter(t *testing.T, reg *prometheus.Registry, name string) prometheus
 	c.Add(sum)
 	return c
 }
+
+func TestEmptyNodeGainedAPod(t *testing.T) {
+	r := newRig(t, actuation.Default())
+	a, b := r.node("a"), r.node("b")
+	// A pod landed on a after the plan; a DaemonSet pod on b does not count.
+	r.pod("late", "web", "a")
+	ds := fixture.Pod("ds", fixture.OnNode("b"), fixture.WithOwner(schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "DaemonSet"}, "ds", "uid-ds"))
+	r.cluster.AddPod(ds, time.Time{})
+	out := r.act.Start(t.Context(), scaledown.Plan{Empty: []scaledown.Candidate{candidate(a, "g"), candidate(b, "g")}}, t0)
+	if len(out) != 2 || out[0].Failure != actuation.FailureNotEmpty || out[1].Failed() {
+		t.Fatalf("outcomes = %v", out)
+	}
+	if !slices.Equal(r.cloud.calls, []string{"g[i-b]"}) {
+		t.Errorf("cloud calls = %v", r.cloud.calls)
+	}
+	if got := r.taints("a"); len(got) != 0 {
+		t.Errorf("taints left on a: %v", got)
+	}
+}

@@ -22,6 +22,8 @@ type Cluster interface {
 	EvictPod(ctx context.Context, pod *corev1.Pod, gracePeriodSeconds int64) error
 	// GetPod returns the pod, or an error matching ErrPodGone.
 	GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
+	// PodsOnNode lists the pods bound to the node.
+	PodsOnNode(ctx context.Context, node string) ([]*corev1.Pod, error)
 }
 
 // Deleter deletes cloud instances; cloudprovider.Provider implements it.

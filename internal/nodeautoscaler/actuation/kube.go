@@ -104,3 +104,16 @@ func (k *Kube) GetPod(ctx context.Context, namespace, name string) (*corev1.Pod,
 	}
 	return p, nil
 }
+
+// PodsOnNode implements Cluster with a field selector on spec.nodeName.
+func (k *Kube) PodsOnNode(ctx context.Context, node string) ([]*corev1.Pod, error) {
+	list, err := k.client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return nil, fmt.Errorf("listing pods on node %s: %w", node, err)
+	}
+	out := make([]*corev1.Pod, len(list.Items))
+	for i := range list.Items {
+		out[i] = &list.Items[i]
+	}
+	return out, nil
+}

@@ -81,6 +81,18 @@ func TestKube(t *testing.T) {
 		if _, err := k.GetPod(ctx, "default", "missing"); !actuation.IsPodGone(err) {
 			t.Fatalf("GetPod(missing) = %v", err)
 		}
+		pods, err := k.PodsOnNode(ctx, "n1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, p := range pods {
+			names = append(names, p.Name)
+		}
+		// web-1 was evicted with grace period 0 and is gone.
+		if slices.Sort(names); !slices.Equal(names, []string{"solo", "web-2"}) {
+			t.Fatalf("pods on n1 = %v", names)
+		}
 	})
 }
 

@@ -31,17 +31,22 @@ const (
 	FailurePodsRemaining FailureReason = "PodsRemaining"
 	// FailureCloudDelete: the provider refused to delete the instance.
 	FailureCloudDelete FailureReason = "CloudDeleteFailed"
+	// FailureNotEmpty: a node planned as empty had gained a pod by the time
+	// it was tainted.
+	FailureNotEmpty FailureReason = "NotEmptyAnyMore"
 )
 
 // Code returns the fork's numeric result code used as the reason label of
 // cluster_autoscaler_failed_scale_down_total: 1 could not taint, 2 eviction
-// failed, 3 cloud delete failed.
+// failed, 3 cloud delete failed, and kscale's 4: the empty node gained a pod.
 func (r FailureReason) Code() string {
 	switch r {
 	case FailureTaint:
 		return "1"
 	case FailureEvictionTimeout, FailurePodsRemaining:
 		return "2"
+	case FailureNotEmpty:
+		return "4"
 	default:
 		return "3"
 	}

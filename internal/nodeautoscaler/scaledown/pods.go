@@ -60,8 +60,11 @@ func (c *Config) classify(pod *corev1.Pod, covered bool) (podKind, Reason) {
 	return podMovable, ""
 }
 
-// isIgnored reports pods that neither move nor block: DaemonSet and mirror
-// pods, finished pods and pods already being deleted.
+// IsIgnored reports pods that neither move nor block a node's removal:
+// DaemonSet and mirror pods, finished pods and pods already being deleted.
+// A node whose other pods are all gone counts as empty.
+func IsIgnored(pod *corev1.Pod) bool { return isIgnored(pod) }
+
 func isIgnored(pod *corev1.Pod) bool {
 	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
 		return true

@@ -217,3 +217,14 @@ func (c *Cluster) RemoveNode(name string) {
 		}
 	}
 }
+
+// PodsOnNode implements actuation.Cluster.
+func (c *Cluster) PodsOnNode(_ context.Context, node string) ([]*corev1.Pod, error) {
+	var out []*corev1.Pod
+	for _, p := range c.Pods() {
+		if p.Spec.NodeName == node {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
