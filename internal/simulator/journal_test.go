@@ -69,7 +69,10 @@ func TestRevertRestoresEverything(t *testing.T) {
 		}
 		return fixture.Pod(fmt.Sprintf("p%d", seq), opts...)
 	}
-	_ = s.CheckFit(randomPod(""), "n0") // builds the indexes so they are checked too
+	_ = s.CheckFit(fixture.Pod("probe", zonalSpread("app-0")), "n0") // builds the indexes so they are checked too
+	if s.idx == nil {
+		t.Fatal("indexes not built")
+	}
 	for round := range 30 {
 		before := dump(s)
 		s.Fork()
