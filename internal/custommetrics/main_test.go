@@ -37,12 +37,11 @@ import (
 )
 
 const (
-	childEnv      = "KSCALE_CUSTOM_METRICS_CHILD"
-	tokenSecret   = "shoot-access-gardener-custom-metrics"
-	metricSum     = "shoot:apiserver_request_total:sum"
-	systemNS      = "kscale-system"
-	servingPort   = 6443
-	apiServiceRef = "v1beta2.custom.metrics.k8s.io"
+	childEnv    = "KSCALE_CUSTOM_METRICS_CHILD"
+	tokenSecret = "shoot-access-gardener-custom-metrics"
+	metricSum   = "shoot:apiserver_request_total:sum"
+	systemNS    = "kscale-system"
+	servingPort = 6443
 )
 
 var (
@@ -237,21 +236,27 @@ func registerAPIService(t *testing.T, service string, caBundle []byte) {
 		t.Fatal(err)
 	}
 	dyn := dynamic.NewForConfigOrDie(env.Config).Resource(apiServiceGVR)
-	obj := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
-		"metadata": map[string]any{"name": apiServiceRef},
-		"spec": map[string]any{
-			"group": "custom.metrics.k8s.io", "version": "v1beta2",
-			"service":  map[string]any{"namespace": systemNS, "name": service, "port": int64(443)},
-			"caBundle": base64.StdEncoding.EncodeToString(caBundle), "groupPriorityMinimum": int64(100), "versionPriority": int64(200),
-		},
-	}}
-	if _, err := dyn.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
+	for _, v := range []struct {
+		version  string
+		priority int64
+	}{{"v1beta2", 200}, {"v1beta1", 100}} {
+		obj := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+			"metadata": map[string]any{"name": v.version + ".custom.metrics.k8s.io"},
+			"spec": map[string]any{
+				"group": "custom.metrics.k8s.io", "version": v.version,
+				"service":  map[string]any{"namespace": systemNS, "name": service, "port": int64(443)},
+				"caBundle": base64.StdEncoding.EncodeToString(caBundle), "groupPriorityMinimum": int64(100), "versionPriority": v.priority,
+			},
+		}}
+		if _, err := dyn.Create(ctx, obj, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	t.Cleanup(func() {
 		cctx := context.WithoutCancel(ctx)
-		_ = dyn.Delete(cctx, apiServiceRef, metav1.DeleteOptions{})
+		_ = dyn.Delete(cctx, "v1beta2.custom.metrics.k8s.io", metav1.DeleteOptions{})
+		_ = dyn.Delete(cctx, "v1beta1.custom.metrics.k8s.io", metav1.DeleteOptions{})
 		_ = env.Client.CoreV1().Services(systemNS).Delete(cctx, service, metav1.DeleteOptions{})
 	})
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
+	cmv1beta1 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta1"
 	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 
 	"github.com/kscale/kscale/internal/custommetrics/testkube"
@@ -79,6 +80,14 @@ func TestProvider(t *testing.T) {
 				t.Errorf("item %d = %+v, want a positive rate of %s", i, it, name)
 			}
 		}
+	})
+	t.Run("v1beta1 serves the same values", func(t *testing.T) {
+		var list cmv1beta1.MetricValueList
+		path := "/apis/custom.metrics.k8s.io/v1beta1/namespaces/" + providerNS + "/pods/*/" + metricSum
+		testkube.Poll(t, ctx, time.Minute, "v1beta1 list", func(ctx context.Context) (bool, error) {
+			err := getJSON(ctx, env.Client, path, "app=kubernetes,role=apiserver", &list)
+			return err == nil && len(list.Items) == 2 && list.Items[0].MetricName == metricSum, err
+		})
 	})
 	t.Run("selector role=other gives an empty list", func(t *testing.T) {
 		var list cmv1beta2.MetricValueList
