@@ -123,8 +123,15 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	// Pod owners are read directly, not from a cache: a ReplicaSet creates
+	// its first pods right after it is created, and a cache that has not
+	// seen it yet would leave those pods unmatched.
+	direct, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
 	srv, err := admission.New(o.cfg, admission.Deps{
-		Client: mgr.GetClient(), Resolver: target.NewResolver(mgr.GetClient()),
+		Client: mgr.GetClient(), Resolver: target.NewResolver(direct),
 		Registerer: reg, Clock: clock.RealClock{}, Identity: identity(),
 	})
 	if err != nil {

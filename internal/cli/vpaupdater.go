@@ -214,8 +214,15 @@ func (o *vpaUpdaterOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return fmt.Errorf("creating the API client: %w", err)
+	}
+	// Targets and pod owners are resolved from the informers' cache; other
+	// kinds and scale subresources are read directly.
+	targets := updater.NewTargetReader(mgr.GetCache(), direct, mgr.GetScheme())
 	u, err := updater.New(o.cfg, updater.Deps{
-		Client: mgr.GetClient(), Resolver: target.NewResolver(mgr.GetClient()),
+		Client: mgr.GetClient(), Resolver: target.NewResolver(targets),
 		Recorder: mgr.GetEventRecorder("vpa-updater"), Registerer: reg, Clock: clock.RealClock{},
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -164,58 +163,6 @@ func waitLease(t *testing.T, env *testenv.Env, ns, name string) *coordinationv1.
 		t.Fatalf("waiting for Lease %s/%s: %v", ns, name, err)
 	}
 	return lease
-}
-
-// TestVPAComponentsAgainstControlPlane runs `kscale vpa-admission` and
-// `kscale vpa-updater` against a control plane: the webhook registers
-// itself and renews its status Lease, the updater wins leader election,
-// and both serve their metrics.
-func TestVPAComponentsAgainstControlPlane(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{})
-	installVPACRDs(t, env)
-	certs := writeWebhookCerts(t)
-	webhookPort, admissionMetrics, updaterMetrics, followerMetrics := freePort(t), freePort(t), freePort(t), freePort(t)
-	runCommand(t, newVPAAdmissionCommand(), []string{
-		"--kubeconfig=" + env.KubeconfigPath, "--namespace=default",
-		fmt.Sprintf("--port=%d", webhookPort), "--tls-cert-file=" + certs.cert, "--tls-private-key=" + certs.key,
-		"--client-ca-file=" + certs.ca, "--register-by-url", "--webhook-address=127.0.0.1", fmt.Sprintf("--webhook-port=%d", webhookPort),
-		fmt.Sprintf("--address=127.0.0.1:%d", admissionMetrics), "--status-lease-update-interval=1s",
-	})
-	for _, port := range []int{updaterMetrics, followerMetrics} {
-		runCommand(t, newVPAUpdaterCommand(), []string{
-			"--kubeconfig=" + env.KubeconfigPath, "--namespace=default", "--leader-elect",
-			"--updater-interval=1s", fmt.Sprintf("--address=127.0.0.1:%d", port),
-		})
-	}
-	waitLease(t, env, "default", "vpa-admission-controller")
-	waitLease(t, env, "default", "vpa-updater")
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := env.Client.AdmissionregistrationV1().MutatingWebhookConfigurations().Get(ctx, "vpa-webhook-config", metav1.GetOptions{})
-		return err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("the webhook did not register itself: %v", err)
-	}
-	// Only the elected updater loops, and only once it finds the
-	// webhook's Lease fresh.
-	completed := `kscale_vpa_updater_loops_total{result="Completed"}`
-	leader, follower := updaterMetrics, followerMetrics
-	err = wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
-		a := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", updaterMetrics), "go_goroutines")
-		b := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", followerMetrics), "go_goroutines")
-		if strings.Contains(b, completed) {
-			leader, follower = followerMetrics, updaterMetrics
-		}
-		return strings.Contains(a, completed+" 2") || strings.Contains(b, completed+" 2"), nil
-	})
-	if err != nil {
-		t.Fatalf("no updater completed two loops: %v", err)
-	}
-	if body := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", follower), "go_goroutines"); strings.Contains(body, completed) {
-		t.Errorf("both updater replicas ran loops; leader election failed:\n%s", grepLines(body, "loops_total"))
-	}
-	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", leader), "ok")
-	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", admissionMetrics), "go_goroutines")
 }
 
 func grepLines(s, substr string) string {

@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -36,6 +37,7 @@ import (
 type harness struct {
 	env      *testenv.Env
 	c        client.Client
+	targets  *updater.TargetReader
 	scheme   *runtime.Scheme
 	recorder events.EventRecorder
 }
@@ -74,14 +76,20 @@ func start(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	node := fixture.Node("node-1", fixture.WithCapacity(corev1.ResourceCPU, "64"), fixture.WithCapacity(corev1.ResourceMemory, "256Gi"))
-	if _, err := env.CreateNode(ctx, node); err != nil {
+	// Register the node as a kubelet would, retrying conflicts with the
+	// controllers that annotate new nodes, and lift the not-ready taint the
+	// API server puts on new nodes (the node lifecycle controller is off).
+	status := node.Status
+	if err := c.Create(ctx, node); err != nil {
 		t.Fatal(err)
 	}
-	// The API server taints new nodes not-ready; the (disabled) node
-	// lifecycle controller would lift it once the node reports Ready.
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n := &corev1.Node{}
 		if err := c.Get(ctx, client.ObjectKey{Name: node.Name}, n); err != nil {
+			return err
+		}
+		n.Status = status
+		if err := c.Status().Update(ctx, n); err != nil {
 			return err
 		}
 		n.Spec.Taints = nil
@@ -97,8 +105,22 @@ func start(t *testing.T) *harness {
 	if err := broadcaster.StartRecordingToSinkWithContext(bctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); broadcaster.Shutdown() })
-	return &harness{env: env, c: c, scheme: scheme, recorder: broadcaster.NewRecorder(scheme, "kscale-vpa-updater")}
+	// Targets are resolved through the cache, as `kscale vpa-updater` does.
+	informers, err := cache.New(env.Config, cache.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	informersDone := make(chan error, 1)
+	go func() { informersDone <- informers.Start(bctx) }()
+	t.Cleanup(func() {
+		cancel()
+		broadcaster.Shutdown()
+		if err := <-informersDone; err != nil {
+			t.Errorf("informers: %v", err)
+		}
+	})
+	return &harness{env: env, c: c, scheme: scheme, targets: updater.NewTargetReader(informers, c, scheme),
+		recorder: broadcaster.NewRecorder(scheme, "kscale-vpa-updater")}
 }
 
 // newUpdater returns an updater restricted to ns, with the webhook's Lease
@@ -117,7 +139,7 @@ func (h *harness) newUpdaterWithClock(t *testing.T, ns string, clk clock.WithTic
 		mutate(&cfg)
 	}
 	reg := prometheus.NewRegistry()
-	u, err := updater.New(cfg, updater.Deps{Client: h.c, Resolver: target.NewResolver(h.c), Recorder: h.recorder, Registerer: reg, Clock: clk})
+	u, err := updater.New(cfg, updater.Deps{Client: h.c, Resolver: target.NewResolver(h.targets), Recorder: h.recorder, Registerer: reg, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

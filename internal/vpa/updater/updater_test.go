@@ -6,6 +6,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
@@ -13,11 +14,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/vpa/target"
 	"github.com/kscale/kscale/internal/vpa/updater"
 )
 
 func TestUpdaterAgainstControlPlane(t *testing.T) {
 	h := start(t)
+
+	t.Run("the cached target reader resolves like direct reads", func(t *testing.T) {
+		h.workload(t, "reader", "web", 2)
+		h.outsideRange(t, "reader", "web", vpav1.UpdateModeRecreate, "Deployment", "web")
+		h.outsideRange(t, "reader", "ghost", vpav1.UpdateModeRecreate, "Deployment", "nothing")
+		pods := h.waitPods(t, "reader", "web", 2, func(*corev1.Pod) bool { return true })
+		direct, cached := target.NewResolver(h.c), target.NewResolver(h.targets)
+		for _, name := range []string{"web", "ghost"} {
+			vpa := &vpav1.VerticalPodAutoscaler{}
+			if err := h.c.Get(t.Context(), client.ObjectKey{Namespace: "reader", Name: name}, vpa); err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := direct.Resolve(t.Context(), vpa)
+			got, gotErr := cached.Resolve(t.Context(), vpa)
+			if target.ReasonOf(gotErr) != target.ReasonOf(wantErr) || (want == nil) != (got == nil) ||
+				(want != nil && (want.Ref != got.Ref || want.Selector.String() != got.Selector.String())) {
+				t.Errorf("%s: cached Resolve = %+v, %v; direct = %+v, %v", name, got, gotErr, want, wantErr)
+			}
+		}
+		want, err := direct.TopLevelController(t.Context(), &pods[0])
+		if err != nil || want == nil || want.Kind != "Deployment" {
+			t.Fatalf("direct TopLevelController = %v, %v; want the Deployment", want, err)
+		}
+		if got, err := cached.TopLevelController(t.Context(), &pods[0]); err != nil || got == nil || *got != *want {
+			t.Errorf("cached TopLevelController = %v, %v; want %v", got, err, *want)
+		}
+	})
 
 	t.Run("evicts within the budget; the webhook sizes the replacements", func(t *testing.T) {
 		h.workload(t, "budget", "web", 4)
