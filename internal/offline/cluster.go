@@ -125,3 +125,14 @@ func (c *cluster) ownedBy(namespace, owner string) []*corev1.Pod {
 	}
 	return out
 }
+
+// podsByNode groups the bound pods by node name.
+func (c *cluster) podsByNode() map[string][]*corev1.Pod {
+	out := map[string][]*corev1.Pod{}
+	for _, k := range c.podOrder {
+		if p := c.pods[k]; p.Spec.NodeName != "" {
+			out[p.Spec.NodeName] = append(out[p.Spec.NodeName], p)
+		}
+	}
+	return out
+}

@@ -15,6 +15,11 @@ import (
 // without a node registers one, and a node whose machine is deleting or
 // gone disappears with its pods.
 func (w *World) syncMachines(now time.Time) {
+	gen, next := w.cloud.Changes()
+	if w.synced && gen == w.cloudGen && (w.cloudNext.IsZero() || now.Before(w.cloudNext)) {
+		return // no machine changed or finished booting since the last sync
+	}
+	w.cloudGen, w.cloudNext, w.synced = gen, next, true
 	live := map[string]bool{}
 	registered := map[string][]string{}
 	var groups []string

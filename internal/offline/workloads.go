@@ -160,19 +160,21 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
 		has[p.Spec.NodeName] = true
 	}
+	var byNode map[string][]*corev1.Pod
 	for _, name := range w.cluster.nodeOrder {
 		if has[name] {
 			continue
+		}
+		if byNode == nil {
+			byNode = w.cluster.podsByNode()
 		}
 		snap := simulator.NewSnapshot()
 		node := w.cluster.nodes[name]
 		if snap.AddNode(node) != nil {
 			continue
 		}
-		for _, p := range w.cluster.podList() {
-			if p.Spec.NodeName == name {
-				_ = snap.AddPod(p)
-			}
+		for _, p := range byNode[name] {
+			_ = snap.AddPod(p)
 		}
 		p := wl.newPod(now)
 		p.Name = wl.spec.Name + "-" + name

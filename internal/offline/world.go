@@ -41,6 +41,9 @@ type World struct {
 	pending     int
 	schedGen    int
 	reconGen    int
+	cloudGen    uint64
+	cloudNext   time.Time
+	synced      bool
 	// replicasChanged is set by events that change a workload's replicas.
 	replicasChanged bool
 	res             Result

@@ -24,6 +24,8 @@ type Cloud struct {
 	order  []string
 	nextID int
 	taken  map[string]bool
+	// gen counts changes to groups and machines (not reads).
+	gen uint64
 }
 
 var _ cloudprovider.Provider = (*Cloud)(nil)
@@ -46,6 +48,7 @@ func (c *Cloud) AddGroup(cfg GroupConfig) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	if _, ok := c.groups[cfg.ID]; ok {
 		return fmt.Errorf("adding node group: %q already exists", cfg.ID)
 	}
@@ -59,6 +62,7 @@ func (c *Cloud) AddGroup(cfg GroupConfig) error {
 func (c *Cloud) RemoveGroup(id string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	if _, err := c.groupLocked(id); err != nil {
 		return err
 	}
@@ -102,7 +106,7 @@ func (c *Cloud) Instances(_ context.Context, groupID string) ([]cloudprovider.In
 		case now.Before(m.readyAt):
 			state = cloudprovider.InstanceCreating
 		}
-		out = append(out, cloudprovider.Instance{ID: m.id, ProviderID: ProviderID(groupID, m.id), State: state})
+		out = append(out, cloudprovider.Instance{ID: m.id, ProviderID: m.providerID, State: state})
 	}
 	perr := g.placeholderError()
 	for k := range g.target - g.live() {
@@ -122,6 +126,7 @@ func (c *Cloud) Instances(_ context.Context, groupID string) ([]cloudprovider.In
 func (c *Cloud) IncreaseSize(_ context.Context, groupID string, delta int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(groupID)
 	if err != nil {
 		return err
@@ -144,6 +149,7 @@ func (c *Cloud) IncreaseSize(_ context.Context, groupID string, delta int) error
 func (c *Cloud) DecreaseTargetSize(_ context.Context, groupID string, delta int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(groupID)
 	if err != nil {
 		return err
@@ -163,6 +169,7 @@ func (c *Cloud) DecreaseTargetSize(_ context.Context, groupID string, delta int)
 func (c *Cloud) DeleteInstances(_ context.Context, groupID string, ids []string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	c.syncLocked()
 	g, err := c.groupLocked(groupID)
 	if err != nil {
@@ -207,13 +214,19 @@ func (c *Cloud) syncLocked() {
 	now := c.clock.Now()
 	for _, id := range c.order {
 		g := c.groups[id]
+		before := len(g.machines)
 		g.machines = slices.DeleteFunc(g.machines, func(m *machine) bool { return m.deleting && !now.Before(m.deleteAt) })
+		if len(g.machines) != before {
+			c.gen++
+		}
 		for g.live() < g.target && g.injected == nil && g.cfg.Capacity != 0 {
+			id := c.newIDLocked()
 			g.machines = append(g.machines, &machine{
-				id: c.newIDLocked(), instanceType: g.instanceType(g.launched), zone: g.zone(),
+				id: id, providerID: ProviderID(g.cfg.ID, id), instanceType: g.instanceType(g.launched), zone: g.zone(),
 				readyAt: now.Add(g.cfg.BootTime),
 			})
 			g.launched++
+			c.gen++
 			if g.cfg.Capacity > 0 {
 				g.cfg.Capacity--
 			}

@@ -157,3 +157,24 @@ func TestLookupInstanceType(t *testing.T) {
 		t.Fatal("unknown type accepted")
 	}
 }
+
+func TestChanges(t *testing.T) {
+	c, clk := newTestCloud(t, Unlimited)
+	gen0, next := c.Changes()
+	if !next.IsZero() {
+		t.Fatalf("nothing pending, next %v", next)
+	}
+	if _, err := c.Instances(t.Context(), "ng-1"); err != nil {
+		t.Fatal(err)
+	}
+	if gen, _ := c.Changes(); gen != gen0 {
+		t.Fatal("a read changed the generation")
+	}
+	if err := c.IncreaseSize(t.Context(), "ng-1", 1); err != nil {
+		t.Fatal(err)
+	}
+	gen1, next := c.Changes()
+	if gen1 == gen0 || !next.Equal(clk.Now().Add(time.Minute)) {
+		t.Fatalf("after increase: gen %d->%d, next %v", gen0, gen1, next)
+	}
+}

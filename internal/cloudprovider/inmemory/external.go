@@ -36,7 +36,7 @@ func (c *Cloud) Machines() []Machine {
 	var out []Machine
 	for _, id := range c.order {
 		for _, m := range c.groups[id].machines {
-			out = append(out, Machine{Group: id, ID: m.id, ProviderID: ProviderID(id, m.id),
+			out = append(out, Machine{Group: id, ID: m.id, ProviderID: m.providerID,
 				InstanceType: m.instanceType, Zone: m.zone, Running: !now.Before(m.readyAt), Deleting: m.deleting})
 		}
 	}
@@ -60,6 +60,7 @@ func (c *Cloud) Group(id string) (GroupConfig, int, error) {
 func (c *Cloud) UpdateGroup(id string, change func(*GroupConfig)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(id)
 	if err != nil {
 		return err
@@ -82,6 +83,7 @@ func (c *Cloud) UpdateGroup(id string, change func(*GroupConfig)) error {
 func (c *Cloud) SetTargetSize(id string, target int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(id)
 	if err != nil {
 		return err
@@ -106,6 +108,7 @@ func (c *Cloud) SetTargetSize(id string, target int) error {
 func (c *Cloud) AddInstance(groupID, instanceID string, incrementTarget bool, bootTime time.Duration) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(groupID)
 	if err != nil {
 		return err
@@ -124,7 +127,7 @@ func (c *Cloud) AddInstance(groupID, instanceID string, incrementTarget bool, bo
 		return fmt.Errorf("adding instance to node group %q: no placeholder to fulfil (target %d)", groupID, g.target)
 	}
 	c.taken[instanceID] = true
-	g.machines = append(g.machines, &machine{id: instanceID, instanceType: g.instanceType(g.launched),
+	g.machines = append(g.machines, &machine{id: instanceID, providerID: ProviderID(groupID, instanceID), instanceType: g.instanceType(g.launched),
 		zone: g.zone(), readyAt: c.clock.Now().Add(bootTime)})
 	g.launched++
 	return nil
@@ -136,6 +139,7 @@ func (c *Cloud) AddInstance(groupID, instanceID string, incrementTarget bool, bo
 func (c *Cloud) RemoveInstance(groupID, instanceID string, decrementTarget bool) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(groupID)
 	if err != nil {
 		return err
@@ -172,6 +176,7 @@ func (c *Cloud) SetAPIError(groupID string, err error) error {
 func (c *Cloud) withGroup(id string, f func(*group)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	g, err := c.groupLocked(id)
 	if err != nil {
 		return err
@@ -179,4 +184,29 @@ func (c *Cloud) withGroup(id string, f func(*group)) error {
 	f(g)
 	c.syncLocked()
 	return nil
+}
+
+// Changes returns a counter that moves whenever groups or machines change,
+// and the next time a machine finishes booting or deleting (zero when
+// none is pending), so a caller can tell when nothing can have changed.
+func (c *Cloud) Changes() (uint64, time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.syncLocked()
+	now := c.clock.Now()
+	var next time.Time
+	for _, g := range c.groups {
+		for _, m := range g.machines {
+			pending := []time.Time{m.readyAt}
+			if m.deleting {
+				pending = append(pending, m.deleteAt)
+			}
+			for _, t := range pending {
+				if t.After(now) && (next.IsZero() || t.Before(next)) {
+					next = t
+				}
+			}
+		}
+	}
+	return c.gen, next
 }

@@ -63,6 +63,7 @@ func (c *GroupConfig) Validate() error {
 // machine is one real (non-placeholder) instance.
 type machine struct {
 	id           string
+	providerID   string
 	instanceType cloudprovider.InstanceType
 	zone         string
 	readyAt      time.Time

@@ -49,6 +49,7 @@ type Registry struct {
 	unregisteredSince map[string]time.Time
 	seenErrors        map[string]bool
 	backedOff         map[string]bool
+	nodesByPID        map[string]*corev1.Node
 }
 
 // New returns an empty registry.
@@ -101,21 +102,26 @@ func (r *Registry) Requests() map[string]ScaleUpRequest {
 
 // readiness buckets the nodes and instances of every group.
 func (r *Registry) readiness(in Input, now time.Time) {
-	r.groups, r.index, r.nodeGroup = r.groups[:0], map[string]int{}, map[string]string{}
+	// The maps are cleared, not replaced: a loop reuses their memory.
+	r.groups = r.groups[:0]
+	clear(r.index)
+	clear(r.nodeGroup)
 	for _, g := range in.Groups {
 		for _, inst := range in.Instances[g.ID] {
 			r.nodeGroup[inst.ProviderID] = g.ID
 		}
 	}
-	nodes := map[string]*corev1.Node{}
+	if r.nodesByPID == nil {
+		r.nodesByPID = make(map[string]*corev1.Node, len(in.Nodes))
+	}
+	nodes := r.nodesByPID
+	clear(nodes)
 	for _, n := range in.Nodes {
 		nodes[n.Spec.ProviderID] = n
 	}
-	seen := map[string]bool{}
 	for _, g := range in.Groups {
 		st := GroupState{Group: g}
 		for _, inst := range in.Instances[g.ID] {
-			seen[inst.ProviderID] = true
 			if inst.Error != nil && inst.State == cloudprovider.InstanceCreating {
 				st.ErrorInstances = append(st.ErrorInstances, inst)
 			}
@@ -125,7 +131,7 @@ func (r *Registry) readiness(in Input, now time.Time) {
 		r.groups = append(r.groups, st)
 	}
 	for id := range r.unregisteredSince {
-		if !seen[id] {
+		if _, ok := r.nodeGroup[id]; !ok {
 			delete(r.unregisteredSince, id)
 		}
 	}
