@@ -9,7 +9,7 @@ BENCHTIME ?= 1x
 BENCH ?= .
 TEST_TIMEOUT ?= 40m
 
-.PHONY: build test unit lint bench testbin deps fmt
+.PHONY: build test lint bench testbin deps fmt
 
 ## build: compile the kscale binary into bin/
 build:
@@ -27,10 +27,6 @@ deps:
 test: testbin deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh
-
-## unit: the tests that need no control plane (fast inner loop)
-unit:
-	go test -short ./...
 
 ## lint: golangci-lint with the repository's configuration
 lint:
