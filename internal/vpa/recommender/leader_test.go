@@ -1,0 +1,65 @@
+package recommender_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kscale/kscale/internal/testenv"
+	"github.com/kscale/kscale/internal/vpa/recommender"
+)
+
+// testLeaderElection runs two candidates on one Lease.
+func testLeaderElection(t *testing.T, env *testenv.Env) {
+	ctx := t.Context()
+	le := recommender.LeaderElection{Enabled: true, Namespace: "default", Name: "vpa-recommender-test",
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
+	leading := make(chan string, 2)
+	start := func(id string) (context.CancelFunc, chan error) {
+		cctx, cancel := context.WithCancel(ctx)
+		l := le
+		l.Identity = id
+		done := make(chan error, 1)
+		go func() {
+			done <- recommender.RunLeading(cctx, env.Client, l, func(ctx context.Context) {
+				leading <- id
+				<-ctx.Done()
+			})
+		}()
+		return cancel, done
+	}
+	stopA, doneA := start("a")
+	if got := <-leading; got != "a" {
+		t.Fatalf("first leader = %s, want a", got)
+	}
+	stopB, doneB := start("b")
+	defer func() {
+		stopB()
+		if err := <-doneB; err != nil {
+			t.Errorf("RunLeading(b) = %v", err)
+		}
+	}()
+	lease, err := env.Client.CoordinationV1().Leases("default").Get(ctx, le.Name, metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != "a" {
+		t.Fatalf("lease holder = %v, %v; want a", lease.Spec.HolderIdentity, err)
+	}
+	select {
+	case id := <-leading:
+		t.Fatalf("%s started leading while a held the lease", id)
+	default:
+	}
+	stopA()
+	if err := <-doneA; err != nil {
+		t.Fatalf("RunLeading(a) after cancel = %v", err)
+	}
+	select {
+	case got := <-leading:
+		if got != "b" {
+			t.Fatalf("second leader = %s, want b", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("b never took over the released lease")
+	}
+}
