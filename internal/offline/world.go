@@ -57,6 +57,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
 		readyNodes: map[string]bool{}, lastReason: map[string]string{}, seen: map[string]bool{}}
 	w.res.Name = scn.Name
+	w.cloud.SetInstanceRefresh(scn.Cloud.InstanceRefreshInterval.Duration)
 	for _, g := range scn.NodeGroups {
 		if err := w.addGroup(g); err != nil {
 			return nil, err

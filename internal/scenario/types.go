@@ -30,6 +30,8 @@ type Scenario struct {
 	// regular expressions of node group names, as in the
 	// cluster-autoscaler-priority-expander ConfigMap.
 	Priorities map[int][]string `yaml:"priorities"`
+	// Cloud tunes the simulated cloud as a whole.
+	Cloud CloudSettings `yaml:"cloud"`
 	// NodeGroups are the cloud's node groups at the start.
 	NodeGroups []NodeGroup `yaml:"nodeGroups"`
 	// Nodes are instances that already run at the start.
@@ -43,6 +45,14 @@ type Scenario struct {
 	// Options are the autoscaler options: the live command's defaults with
 	// the autoscaler section applied. Set by Parse.
 	Options options.Options `yaml:"-"`
+}
+
+// CloudSettings tune the simulated cloud.
+type CloudSettings struct {
+	// InstanceRefreshInterval makes the cloud report instance lists that are
+	// regenerated at most this often (AWS: about a minute); 0 reports them
+	// live.
+	InstanceRefreshInterval Duration `yaml:"instanceRefreshInterval"`
 }
 
 // NodeGroup describes one node group of the simulated cloud.

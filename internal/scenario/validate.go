@@ -34,6 +34,7 @@ func validate(s *Scenario, t tree) error {
 	c.failf(s.Duration.Duration <= 0, p("duration"), "duration: must be positive (e.g. 30m)")
 	c.failf(s.Duration.Duration > 31*24*60*60*1e9, p("duration"), "duration: at most 31 days")
 	c.options(s)
+	c.failf(s.Cloud.InstanceRefreshInterval.Duration < 0, p("cloud", "instanceRefreshInterval"), "cloud.instanceRefreshInterval: must not be negative")
 	for prio, exprs := range s.Priorities {
 		for _, e := range exprs {
 			_, err := regexp.Compile(e)

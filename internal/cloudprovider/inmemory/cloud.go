@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"k8s.io/utils/clock"
 
@@ -26,6 +27,10 @@ type Cloud struct {
 	taken  map[string]bool
 	// gen counts changes to groups and machines (not reads).
 	gen uint64
+	// refresh, views and refreshedAt emulate a cached instance list.
+	refresh     time.Duration
+	views       map[string][]cloudprovider.Instance
+	refreshedAt time.Time
 }
 
 var _ cloudprovider.Provider = (*Cloud)(nil)
@@ -91,6 +96,19 @@ func (c *Cloud) NodeGroups(_ context.Context) ([]cloudprovider.NodeGroup, error)
 func (c *Cloud) Instances(_ context.Context, groupID string) ([]cloudprovider.Instance, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.refresh > 0 {
+		if _, err := c.groupLocked(groupID); err != nil {
+			return nil, err
+		}
+		if view, ok := c.views[groupID]; ok {
+			return slices.Clone(view), nil
+		}
+	}
+	return c.instancesLocked(groupID)
+}
+
+// instancesLocked lists a group's instances as they are now.
+func (c *Cloud) instancesLocked(groupID string) ([]cloudprovider.Instance, error) {
 	c.syncLocked()
 	g, err := c.groupLocked(groupID)
 	if err != nil {
@@ -170,6 +188,7 @@ func (c *Cloud) DeleteInstances(_ context.Context, groupID string, ids []string)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
+	c.views = nil
 	c.syncLocked()
 	g, err := c.groupLocked(groupID)
 	if err != nil {
@@ -205,8 +224,37 @@ func (c *Cloud) DeleteInstances(_ context.Context, groupID string, ids []string)
 	return nil
 }
 
-// Refresh is a no-op: the simulated cloud's view is always current.
-func (c *Cloud) Refresh(_ context.Context) error { return nil }
+// Refresh regenerates the instance lists Instances reports when an
+// instance refresh interval is set (SetInstanceRefresh) and it has passed,
+// or a deletion invalidated them; without an interval the lists are always
+// current and Refresh does nothing.
+func (c *Cloud) Refresh(_ context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	if c.refresh <= 0 || (c.views != nil && now.Sub(c.refreshedAt) < c.refresh) {
+		return nil
+	}
+	c.views = map[string][]cloudprovider.Instance{}
+	for _, id := range c.order {
+		view, err := c.instancesLocked(id)
+		if err != nil {
+			return err
+		}
+		c.views[id] = view
+	}
+	c.refreshedAt = now
+	return nil
+}
+
+// SetInstanceRefresh makes Instances report lists regenerated at most every
+// d by Refresh, as AWS's describe calls are cached by the cluster
+// autoscaler's AWS provider; a deletion invalidates them at once.
+func (c *Cloud) SetInstanceRefresh(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.refresh, c.views = d, nil
+}
 
 // syncLocked requests machines for unfulfilled target and forgets machines
 // whose deletion finished.

@@ -178,3 +178,38 @@ func TestChanges(t *testing.T) {
 		t.Fatalf("after increase: gen %d->%d, next %v", gen0, gen1, next)
 	}
 }
+
+func TestInstanceRefresh(t *testing.T) {
+	c, clk := newTestCloud(t, 0)
+	c.SetInstanceRefresh(time.Minute)
+	ctx := t.Context()
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.IncreaseSize(ctx, "ng-1", 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := states(t, c); len(got) != 0 {
+		t.Fatalf("cached view changed before the interval: %v", got)
+	}
+	clk.Step(30 * time.Second)
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := states(t, c); len(got) != 0 {
+		t.Fatalf("refreshed too early: %v", got)
+	}
+	clk.Step(30 * time.Second)
+	if err := c.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := states(t, c), []string{"ng-1-placeholder-0=placeholder"}; !equal(got, want) {
+		t.Fatalf("after the interval: got %v want %v", got, want)
+	}
+	if err := c.DeleteInstances(ctx, "ng-1", []string{"ng-1-placeholder-0"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := states(t, c); len(got) != 0 {
+		t.Fatalf("a deletion must invalidate the view: %v", got)
+	}
+}
