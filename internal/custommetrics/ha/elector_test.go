@@ -1,0 +1,182 @@
+package ha
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
+
+	"github.com/kscale/kscale/internal/custommetrics/testkube"
+	"github.com/kscale/kscale/internal/testenv"
+)
+
+const ns = "kube-system"
+
+func TestEndpointSliceAndElection(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	ctx := t.Context()
+	newElector := func(t *testing.T, id, ip string) *Elector {
+		t.Helper()
+		e, err := New(Config{Client: env.Client, Namespace: ns, Identity: id, Address: ip, ServiceName: "cm", LeaseName: "cm-lease",
+			LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond, ReassertPeriod: 500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	a, b := newElector(t, "a", "10.0.0.1"), newElector(t, "b", "10.0.0.2")
+	slices := env.Client.DiscoveryV1().EndpointSlices(ns)
+	addresses := func(t *testing.T) []string {
+		t.Helper()
+		s, err := slices.Get(ctx, "cm", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range s.Endpoints {
+			out = append(out, e.Addresses...)
+		}
+		return out
+	}
+
+	t.Run("publish creates exactly one endpoint", func(t *testing.T) {
+		if err := a.publish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s, err := slices.Get(ctx, "cm", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := addresses(t); len(got) != 1 || got[0] != "10.0.0.1" {
+			t.Fatalf("addresses = %v", got)
+		}
+		if s.Labels[discoveryv1.LabelServiceName] != "cm" || s.Labels[discoveryv1.LabelManagedBy] != ManagedBy ||
+			len(s.Ports) != 1 || *s.Ports[0].Port != 6443 || *s.Ports[0].Name != "" || s.AddressType != discoveryv1.AddressTypeIPv4 {
+			t.Fatalf("slice = %+v", s)
+		}
+	})
+	t.Run("publish repairs a slice listing two addresses", func(t *testing.T) {
+		s, _ := slices.Get(ctx, "cm", metav1.GetOptions{})
+		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0.9"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}})
+		if _, err := slices.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.publish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := addresses(t); len(got) != 1 || got[0] != "10.0.0.1" {
+			t.Fatalf("addresses = %v, want only 10.0.0.1", got)
+		}
+	})
+	t.Run("withdraw keeps another replica's slice", func(t *testing.T) {
+		if err := b.publish(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.withdraw(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := addresses(t); len(got) != 1 || got[0] != "10.0.0.2" {
+			t.Fatalf("addresses after a's withdraw = %v, want b's", got)
+		}
+		if err := b.withdraw(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := addresses(t); got != nil {
+			t.Fatalf("addresses after b's withdraw = %v, want the slice gone", got)
+		}
+	})
+	t.Run("graceful stop withdraws, then releases the lease", func(t *testing.T) {
+		rctx, cancel := context.WithCancel(ctx)
+		leading := make(chan struct{})
+		done := make(chan error, 1)
+		go func() {
+			done <- a.Run(rctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })
+		}()
+		<-leading
+		testkube.Poll(t, ctx, 10*time.Second, "a's slice", func(context.Context) (bool, error) {
+			got := addresses(t)
+			return len(got) == 1 && got[0] == "10.0.0.1", nil
+		})
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run() = %v after a graceful stop, want nil", err)
+		}
+		if got := addresses(t); got != nil {
+			t.Fatalf("addresses after graceful stop = %v, want none", got)
+		}
+		lease, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, "cm-lease", metav1.GetOptions{})
+		if err != nil || (lease.Spec.HolderIdentity != nil && *lease.Spec.HolderIdentity != "") {
+			t.Fatalf("lease = %+v, %v; want released", lease.Spec, err)
+		}
+	})
+	t.Run("lost lease ends the leading work", func(t *testing.T) {
+		done := make(chan error, 1)
+		leading := make(chan struct{})
+		go func() {
+			done <- b.Run(ctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })
+		}()
+		<-leading
+		// Another holder takes the lease over (as after a partition).
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			lease, err := env.Client.CoordinationV1().Leases(ns).Get(ctx, "cm-lease", metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			lease.Spec.HolderIdentity = ptr.To("intruder")
+			lease.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(time.Hour)}
+			_, err = env.Client.CoordinationV1().Leases(ns).Update(ctx, lease, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-done:
+			if !IsLeadershipLost(err) {
+				t.Fatalf("Run() = %v, want ErrLeadershipLost", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("Run() did not return after the lease was taken")
+		}
+	})
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		ok   bool
+	}{
+		{"valid", Config{Namespace: "ns", Address: "10.0.0.1"}, true},
+		{"IPv6", Config{Namespace: "ns", Address: "fd00::1"}, true},
+		{"no namespace", Config{Address: "10.0.0.1"}, false},
+		{"bad address", Config{Namespace: "ns", Address: "pod"}, false},
+		{"bad port", Config{Namespace: "ns", Address: "10.0.0.1", Port: 70000}, false},
+		{"renew above lease", Config{Namespace: "ns", Address: "10.0.0.1", RenewDeadline: time.Minute}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.cfg.Client = testenvClientPlaceholder()
+			tt.cfg.Default()
+			if err := tt.cfg.Validate(); (err == nil) != tt.ok {
+				t.Fatalf("Validate() = %v, want ok=%v", err, tt.ok)
+			}
+		})
+	}
+}
+
+// testenvClientPlaceholder is a real clientset that is never used:
+// validation only checks that a client is set.
+func testenvClientPlaceholder() kubernetes.Interface {
+	return kubernetes.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"})
+}
