@@ -34,6 +34,8 @@ type vpaAdmissionOptions struct {
 	client      vpaClientFlags
 	webhookAddr string
 	webhookPort string
+	ciphers     string
+	labels      string
 }
 
 // newVPAAdmissionCommand builds `kscale vpa-admission`.
@@ -64,6 +66,8 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.CAFile, "client-ca-file", "", "CA (PEM) that signed the serving certificate; registered as the webhook's caBundle.")
 	fs.BoolVar(&c.ReloadCert, "reload-cert", false, "Reload the serving certificate and key when the files change.")
 	fs.StringVar(&c.MinTLSVersion, "min-tls-version", d.MinTLSVersion, "Least TLS version accepted: tls1_2 or tls1_3.")
+	fs.StringVar(&o.ciphers, "tls-ciphers", "", "Comma- or colon-separated TLS 1.2 cipher suites (Go names); empty = Go's secure defaults.")
+	fs.StringVar(&o.labels, "webhook-labels", "", "Labels of the MutatingWebhookConfiguration, as key1:value1,key2:value2.")
 	fs.BoolVar(&c.RegisterWebhook, "register-webhook", d.RegisterWebhook, "Create the MutatingWebhookConfiguration at start-up (replacing one of the same name).")
 	fs.BoolVar(&c.RegisterByURL, "register-by-url", false, "Register https://<webhook-address>:<webhook-port> instead of the Service.")
 	fs.StringVar(&o.webhookAddr, "webhook-address", "", "Host the API server calls with --register-by-url.")
@@ -79,6 +83,13 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 // complete validates the flags and fills the derived settings.
 func (o *vpaAdmissionOptions) complete() error {
 	if err := o.client.validate(); err != nil {
+		return err
+	}
+	var err error
+	if o.cfg.CipherSuites, err = admission.ParseCipherSuites(o.ciphers); err != nil {
+		return err
+	}
+	if o.cfg.WebhookLabels, err = admission.ParseLabels(o.labels); err != nil {
 		return err
 	}
 	o.cfg.ServicePort = 443

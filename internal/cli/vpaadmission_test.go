@@ -47,6 +47,8 @@ func TestVPAAdmissionBadFlags(t *testing.T) {
 		{append([]string{"--register-by-url"}, tls...), "--webhook-address"},
 		{[]string{"--tls-cert-file=" + certs.cert, "--tls-private-key=" + certs.key}, "--client-ca-file"},
 		{append([]string{"--status-lease-update-interval=0s"}, tls...), "--status-lease-update-interval"},
+		{append([]string{"--tls-ciphers=TLS_RSA_WITH_RC4_128_SHA"}, tls...), "--tls-ciphers"},
+		{append([]string{"--webhook-labels=novalue"}, tls...), "--webhook-labels"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -36,6 +37,11 @@ type Config struct {
 	ReloadCert bool
 	// MinTLSVersion is tls1_2 or tls1_3; --min-tls-version.
 	MinTLSVersion string
+	// CipherSuites restricts the TLS 1.2 cipher suites (nil: Go's
+	// defaults); --tls-ciphers.
+	CipherSuites []uint16
+	// WebhookLabels are put on the MutatingWebhookConfiguration; --webhook-labels.
+	WebhookLabels map[string]string
 	// RegisterWebhook creates the MutatingWebhookConfiguration; --register-webhook.
 	RegisterWebhook bool
 	// RegisterByURL registers WebhookURL instead of a Service; --register-by-url.
@@ -125,4 +131,42 @@ func tlsVersion(s string) (uint16, error) {
 	default:
 		return 0, fmt.Errorf("--min-tls-version: must be tls1_2 or tls1_3, got %q", s)
 	}
+}
+
+// ParseCipherSuites parses a comma- or colon-separated list of Go cipher
+// suite names (as tls.CipherSuites lists them); insecure suites are refused.
+func ParseCipherSuites(s string) ([]uint16, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	known := map[string]uint16{}
+	for _, c := range tls.CipherSuites() {
+		known[c.Name] = c.ID
+	}
+	var out []uint16
+	for _, name := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ':' }) {
+		name = strings.TrimSpace(name)
+		id, ok := known[name]
+		if !ok {
+			return nil, fmt.Errorf("--tls-ciphers: unknown or insecure cipher suite %q", name)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// ParseLabels parses "key1:value1,key2:value2".
+func ParseLabels(s string) (map[string]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, pair := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(pair), ":")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--webhook-labels: %q is not key:value", pair)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

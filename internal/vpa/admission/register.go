@@ -29,7 +29,7 @@ func WebhookConfiguration(cfg Config, caBundle []byte) *admissionregistrationv1.
 		cc.Service = &admissionregistrationv1.ServiceReference{Namespace: cfg.Namespace, Name: cfg.ServiceName, Path: &path, Port: &port}
 	}
 	return &admissionregistrationv1.MutatingWebhookConfiguration{
-		ObjectMeta: metav1.ObjectMeta{Name: cfg.ConfigurationName},
+		ObjectMeta: metav1.ObjectMeta{Name: cfg.ConfigurationName, Labels: cfg.WebhookLabels},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{
 			Name:                    DefaultWebhookName,
 			AdmissionReviewVersions: []string{"v1"},
@@ -89,6 +89,12 @@ func Register(ctx context.Context, c client.Client, cfg Config) error {
 		return fmt.Errorf("reading the webhook configuration %s: %w", want.Name, err)
 	}
 	have.Webhooks = want.Webhooks
+	for k, v := range want.Labels {
+		if have.Labels == nil {
+			have.Labels = map[string]string{}
+		}
+		have.Labels[k] = v
+	}
 	if err := c.Update(ctx, have); err != nil {
 		return fmt.Errorf("updating the webhook configuration %s: %w", want.Name, err)
 	}

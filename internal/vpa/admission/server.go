@@ -88,7 +88,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	minVersion, _ := tlsVersion(s.cfg.MinTLSVersion)
 	srv := &http.Server{
 		Handler:           s.handler,
-		TLSConfig:         &tls.Config{MinVersion: minVersion, GetCertificate: s.certs.get},
+		TLSConfig:         &tls.Config{MinVersion: minVersion, CipherSuites: s.cfg.CipherSuites, GetCertificate: s.certs.get},
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}

@@ -68,6 +68,7 @@ func testRegisterTwice(t *testing.T, c client.Client) {
 	}
 	cfg := admission.DefaultConfig()
 	cfg.CAFile, cfg.Namespace, cfg.ConfigurationName = ca, "kube-system", "register-twice"
+	cfg.WebhookLabels = map[string]string{"team": "autoscaling"}
 	// Match nothing so that this configuration never intercepts requests.
 	cfg.VPAObjectNamespace = "no-such-namespace"
 	for _, timeout := range []int32{10, 20} {
@@ -88,6 +89,9 @@ func testRegisterTwice(t *testing.T, c client.Client) {
 	}
 	if len(found) != 1 || len(found[0].Webhooks) != 1 {
 		t.Fatalf("found %d configurations named %s, want 1 with one webhook", len(found), cfg.ConfigurationName)
+	}
+	if found[0].Labels["team"] != "autoscaling" {
+		t.Errorf("labels = %v, want team=autoscaling", found[0].Labels)
 	}
 	wh := found[0].Webhooks[0]
 	if *wh.TimeoutSeconds != 20 || *wh.FailurePolicy != admissionregistrationv1.Ignore || wh.ClientConfig.Service.Name != "vpa-webhook" {
