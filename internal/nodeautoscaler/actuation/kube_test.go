@@ -19,31 +19,40 @@ import (
 	"github.com/kscale/kscale/internal/testenv"
 )
 
-// TestKube runs the live Cluster against a real API server and
-// kube-controller-manager (whose disruption controller fills PDB status).
-func TestKube(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{ControllerManager: true, Controllers: []string{"disruption"}})
+// TestLive runs the live Cluster and the whole scale-down against one real
+// control plane (kube-apiserver, kube-scheduler, kube-controller-manager).
+func TestLive(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true})
+	t.Run("kube cluster", func(t *testing.T) { testKube(t, env) })
+	t.Run("scale-down end to end", func(t *testing.T) { testScaleDownEndToEnd(t, env) })
+}
+
+// testKube checks Kube's calls in namespace kubetest on node k1, which it
+// deletes at the end.
+func testKube(t *testing.T, env *testenv.Env) {
 	ctx := t.Context()
 	c := env.Client
 	k := actuation.NewKube(c)
-	if _, err := env.CreateNode(ctx, fixture.Node("n1")); err != nil {
+	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	createNode(t, c, fixture.Node("k1"))
+	t.Cleanup(func() { _ = c.CoreV1().Nodes().Delete(context.WithoutCancel(ctx), "k1", metav1.DeleteOptions{}) })
 	t.Run("taints", func(t *testing.T) {
 		taint := corev1.Taint{Key: clusterstate.ToBeDeletedTaint, Effect: corev1.TaintEffectNoSchedule}
 		for range 2 { // idempotent
-			if err := k.AddTaint(ctx, "n1", taint); err != nil {
+			if err := k.AddTaint(ctx, "k1", taint); err != nil {
 				t.Fatal(err)
 			}
 		}
-		got := taintKeys(t, c, "n1")
+		got := taintKeys(t, c, "k1")
 		if n := slices.Index(got, clusterstate.ToBeDeletedTaint); n < 0 || slices.Index(got[n+1:], clusterstate.ToBeDeletedTaint) >= 0 {
 			t.Fatalf("taints = %v, want ToBeDeleted once", got)
 		}
-		if err := k.RemoveTaints(ctx, "n1", clusterstate.ToBeDeletedTaint, clusterstate.BeingDeletedTaint); err != nil {
+		if err := k.RemoveTaints(ctx, "k1", clusterstate.ToBeDeletedTaint, clusterstate.BeingDeletedTaint); err != nil {
 			t.Fatal(err)
 		}
-		if got := taintKeys(t, c, "n1"); slices.Contains(got, clusterstate.ToBeDeletedTaint) {
+		if got := taintKeys(t, c, "k1"); slices.Contains(got, clusterstate.ToBeDeletedTaint) {
 			t.Fatalf("taints = %v", got)
 		}
 		if err := k.RemoveTaints(ctx, "missing", clusterstate.ToBeDeletedTaint); err != nil {
@@ -59,7 +68,7 @@ func TestKube(t *testing.T) {
 		if err := k.EvictPod(ctx, stale, 0); !actuation.IsPodGone(err) {
 			t.Fatalf("evicting with a stale UID: %v, want ErrPodGone", err)
 		}
-		if _, err := k.GetPod(ctx, "default", "solo"); err != nil {
+		if _, err := k.GetPod(ctx, ns, "solo"); err != nil {
 			t.Fatalf("the pod is gone after a stale eviction: %v", err)
 		}
 	})
@@ -67,7 +76,8 @@ func TestKube(t *testing.T) {
 		p1, p2 := createReadyPod(t, c, "web-1"), createReadyPod(t, c, "web-2")
 		// Bare pods: the disruption controller can only count minAvailable.
 		pdb := fixture.PDB("web", "web", fixture.MinAvailable(intstr.FromInt32(1)))
-		if _, err := c.PolicyV1().PodDisruptionBudgets("default").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		pdb.Namespace = ns
+		if _, err := c.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		waitAllowed(t, c, 1)
@@ -78,10 +88,10 @@ func TestKube(t *testing.T) {
 		if err := k.EvictPod(ctx, p2, 0); !actuation.IsEvictionRefused(err) {
 			t.Fatalf("second eviction: %v, want ErrEvictionRefused", err)
 		}
-		if _, err := k.GetPod(ctx, "default", "missing"); !actuation.IsPodGone(err) {
+		if _, err := k.GetPod(ctx, ns, "missing"); !actuation.IsPodGone(err) {
 			t.Fatalf("GetPod(missing) = %v", err)
 		}
-		pods, err := k.PodsOnNode(ctx, "n1")
+		pods, err := k.PodsOnNode(ctx, "k1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,6 +105,9 @@ func TestKube(t *testing.T) {
 		}
 	})
 }
+
+// ns is the namespace of the Kube checks, apart from the end-to-end test's.
+const ns = "kubetest"
 
 func taintKeys(t *testing.T, c kubernetes.Interface, node string) []string {
 	t.Helper()
@@ -112,13 +125,13 @@ func taintKeys(t *testing.T, c kubernetes.Interface, node string) []string {
 func createReadyPod(t *testing.T, c kubernetes.Interface, name string) *corev1.Pod {
 	t.Helper()
 	app, _, _ := strings.Cut(name, "-")
-	p := fixture.Pod(name, fixture.OnNode("n1"), fixture.WithLabels(map[string]string{"app": app}))
-	created, err := c.CoreV1().Pods("default").Create(t.Context(), p, metav1.CreateOptions{})
+	p := fixture.Pod(name, fixture.OnNode("k1"), fixture.InNamespace(ns), fixture.WithLabels(map[string]string{"app": app}))
+	created, err := c.CoreV1().Pods(ns).Create(t.Context(), p, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	fixture.Running()(created)
-	created, err = c.CoreV1().Pods("default").UpdateStatus(t.Context(), created, metav1.UpdateOptions{})
+	created, err = c.CoreV1().Pods(ns).UpdateStatus(t.Context(), created, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +141,7 @@ func createReadyPod(t *testing.T, c kubernetes.Interface, name string) *corev1.P
 func waitAllowed(t *testing.T, c kubernetes.Interface, want int32) {
 	t.Helper()
 	err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		pdb, err := c.PolicyV1().PodDisruptionBudgets("default").Get(ctx, "web", metav1.GetOptions{})
+		pdb, err := c.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, "web", metav1.GetOptions{})
 		if err != nil {
 			return false, err
 		}
