@@ -1,0 +1,116 @@
+package live
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+)
+
+// runnerMetrics are the loop-level series upstream exports, on an injected
+// registerer. The per-group target size, in-backoff gauge and failed
+// scale-ups come from the Autoscaler itself.
+type runnerMetrics struct {
+	lastActivity  *prometheus.GaugeVec
+	duration      *prometheus.HistogramVec
+	errors        *prometheus.CounterVec
+	nodes         *prometheus.GaugeVec
+	unschedulable prometheus.Gauge
+	groups        *prometheus.GaugeVec
+	safe          prometheus.Gauge
+	minCount      *prometheus.GaugeVec
+	maxCount      *prometheus.GaugeVec
+	backoffStatus *prometheus.GaugeVec
+	healthiness   *prometheus.GaugeVec
+}
+
+const ns = "cluster_autoscaler"
+
+func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
+	g := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: name, Help: help}, labels)
+	}
+	m := &runnerMetrics{
+		lastActivity: g("last_activity", "Last time certain part of the autoscaler logic executed (unix seconds).", "activity"),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "function_duration_seconds",
+			Help: "Time taken by parts of the autoscaler loop.", Buckets: prometheus.ExponentialBuckets(0.01, 1.5, 30)}, []string{"function"}),
+		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "errors_total",
+			Help: "Failed autoscaler loops by error type."}, []string{"type"}),
+		nodes:         g("nodes_count", "Number of nodes in the cluster by state.", "state"),
+		unschedulable: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unschedulable_pods_count", Help: "Number of unschedulable pods in the cluster."}),
+		groups:        g("node_groups_count", "Number of node groups managed by the autoscaler.", "node_group_type"),
+		safe:          prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "cluster_safe_to_autoscale", Help: "1 when the last loop could read the cluster and act, else 0."}),
+		minCount:      g("node_group_min_count", "Minimum size of the node group.", "node_group"),
+		maxCount:      g("node_group_max_count", "Maximum size of the node group.", "node_group"),
+		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
+		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, c := range []prometheus.Collector{m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe,
+		m.minCount, m.maxCount, m.backoffStatus, m.healthiness} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// observeLoop records one loop's timing and result.
+func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error) {
+	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
+	m.duration.WithLabelValues("main").Observe(took.Seconds())
+	if err != nil {
+		m.errors.WithLabelValues(errorType(err)).Inc()
+		m.safe.Set(0)
+		return
+	}
+	m.safe.Set(1)
+}
+
+// observeState records the view and the groups after a loop.
+func (m *runnerMetrics) observeState(v *View, groups []clusterstate.GroupState) {
+	unschedulable := 0
+	for _, p := range v.Pods {
+		if nodeautoscaler.IsUnschedulable(p) {
+			unschedulable++
+		}
+	}
+	m.unschedulable.Set(float64(unschedulable))
+	var total clusterstate.Readiness
+	m.minCount.Reset()
+	m.maxCount.Reset()
+	m.backoffStatus.Reset()
+	m.healthiness.Reset()
+	for _, g := range groups {
+		id := g.Group.ID
+		total = addReadiness(total, g.Readiness)
+		m.minCount.WithLabelValues(id).Set(float64(g.Group.MinSize))
+		m.maxCount.WithLabelValues(id).Set(float64(g.Group.MaxSize))
+		if g.Backoff.BackedOff {
+			m.backoffStatus.WithLabelValues(id, g.Backoff.Reason.Code).Set(1)
+		}
+		healthy := 0.0
+		if healthOf(g.Readiness) == HealthHealthy {
+			healthy = 1
+		}
+		m.healthiness.WithLabelValues(id).Set(healthy)
+	}
+	m.groups.WithLabelValues("autoscaled").Set(float64(len(groups)))
+	m.nodes.WithLabelValues("ready").Set(float64(total.Ready))
+	m.nodes.WithLabelValues("unready").Set(float64(total.Unready))
+	m.nodes.WithLabelValues("notStarted").Set(float64(total.NotStarted + total.LongNotStarted))
+	m.nodes.WithLabelValues("longUnregistered").Set(float64(total.LongUnregistered))
+	m.nodes.WithLabelValues("unregistered").Set(float64(total.Unregistered))
+}
+
+// errorType classifies a failed loop like upstream's errors_total types.
+func errorType(err error) string {
+	if IsNotSynced(err) {
+		return "internalError"
+	}
+	return "apiCallError"
+}

@@ -1,0 +1,135 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+)
+
+// Loop is the autoscaler loop the Runner drives; *nodeautoscaler.Autoscaler
+// implements it.
+type Loop interface {
+	// RunOnce runs one loop at now.
+	RunOnce(ctx context.Context, now time.Time) error
+	// State returns the per-group state of the last loop.
+	State() []clusterstate.GroupState
+}
+
+// RunnerConfig configures a Runner.
+type RunnerConfig struct {
+	// Loop is the autoscaler.
+	Loop Loop
+	// Cluster is the informer-backed cluster the loop reads.
+	Cluster *Cluster
+	// Clock ticks the scan interval and stamps each loop.
+	Clock clock.WithTicker
+	// ScanInterval is --scan-interval.
+	ScanInterval time.Duration
+	// Health records each loop's result.
+	Health *Health
+	// Status writes the status ConfigMap after each loop; nil disables it
+	// (--write-status-configmap=false).
+	Status *StatusWriter
+	// Registerer receives the loop metrics; nil registers nothing.
+	Registerer prometheus.Registerer
+}
+
+// Validate reports missing wiring.
+func (c *RunnerConfig) Validate() error {
+	var errs []error
+	if c.Loop == nil {
+		errs = append(errs, errors.New("loop is required"))
+	}
+	if c.Cluster == nil {
+		errs = append(errs, errors.New("cluster is required"))
+	}
+	if c.Clock == nil {
+		errs = append(errs, errors.New("clock is required"))
+	}
+	if c.Health == nil {
+		errs = append(errs, errors.New("health is required"))
+	}
+	if c.ScanInterval <= 0 {
+		errs = append(errs, errors.New("scan interval must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Runner calls the loop every scan interval once the caches synced.
+type Runner struct {
+	cfg     RunnerConfig
+	metrics *runnerMetrics
+	running bool
+}
+
+// NewRunner validates cfg and registers the loop metrics.
+func NewRunner(cfg RunnerConfig) (*Runner, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("configuring runner: %w", err)
+	}
+	m, err := newRunnerMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, fmt.Errorf("configuring runner: %w", err)
+	}
+	return &Runner{cfg: cfg, metrics: m}, nil
+}
+
+// Run waits for the caches, then runs the loop at once and every scan
+// interval until ctx ends. A failed loop is logged and retried at the next
+// tick; /healthz reports it once it lasts longer than --max-inactivity.
+func (r *Runner) Run(ctx context.Context) error {
+	log := klog.FromContext(ctx).WithName("node-autoscaler")
+	ctx = klog.NewContext(ctx, log)
+	if err := r.cfg.Cluster.WaitForSync(ctx); err != nil {
+		return err
+	}
+	log.Info("Caches synced, starting the loop", "scanInterval", r.cfg.ScanInterval)
+	r.cfg.Health.StartMonitoring()
+	defer r.cfg.Health.StopMonitoring()
+	t := r.cfg.Clock.NewTicker(r.cfg.ScanInterval)
+	defer t.Stop()
+	for {
+		r.Once(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C():
+		}
+	}
+}
+
+// Once runs one loop on a fresh view and records its result, metrics and
+// status.
+func (r *Runner) Once(ctx context.Context) {
+	start := r.cfg.Clock.Now()
+	view, err := r.cfg.Cluster.Refresh()
+	if err == nil {
+		err = r.cfg.Loop.RunOnce(ctx, start)
+	}
+	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err)
+	r.cfg.Health.Record(start, err)
+	msg := ""
+	if err != nil {
+		klog.FromContext(ctx).Info("Loop failed", "err", err.Error())
+		msg = err.Error()
+	} else {
+		r.running = true
+	}
+	if view != nil {
+		r.metrics.observeState(view, r.cfg.Loop.State())
+	}
+	if r.cfg.Status == nil {
+		return
+	}
+	doc := r.cfg.Status.Document(StatusInput{Now: start, Running: r.running, Message: msg, Groups: r.cfg.Loop.State()})
+	if err := r.cfg.Status.Write(ctx, doc, start); err != nil {
+		klog.FromContext(ctx).Info("Writing status ConfigMap failed", "err", err.Error())
+	}
+}
