@@ -37,6 +37,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Priorities feeds the priority expander; needed only when it is used.
 	Priorities expander.PrioritySource
+	// ScaleDown taints nodes, evicts pods and lists PDBs for scale-down;
+	// nil disables scale-down.
+	ScaleDown ScaleDownCluster
 }
 
 // Validate checks the wiring.
@@ -66,6 +69,8 @@ type Autoscaler struct {
 	metrics   *metrics
 	ignore    template.IgnoreTaint
 	snapshots snapshotCache
+
+	scaleDowner *scaleDownState
 }
 
 // New builds an Autoscaler with empty state.
@@ -86,8 +91,12 @@ func New(cfg Config) (*Autoscaler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
+	sd, err := newScaleDown(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
+	}
 	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints(), MaxNodeStartupTime: o.MaxNodeStartupTime}
-	return &Autoscaler{
+	return &Autoscaler{scaleDowner: sd,
 		cfg: cfg, estimator: template.NewEstimator(), expander: chain, metrics: m,
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
@@ -121,7 +130,10 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	if err := a.deleteErrorInstances(ctx); err != nil {
 		return err
 	}
-	return a.scaleUp(ctx, obs, now)
+	if err := a.scaleUp(ctx, obs, now); err != nil {
+		return err
+	}
+	return a.scaleDown(ctx, obs, now)
 }
 
 func (a *Autoscaler) record(ctx context.Context, e Event) {

@@ -138,6 +138,9 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, now time.Ti
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
+		if a.scaleDowner != nil {
+			a.scaleDowner.lastScaleUp = now
+		}
 		msg := ""
 		if plan.LimitedBy != "" {
 			msg = "limited by --" + plan.LimitedBy

@@ -101,6 +101,7 @@ func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
 		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
+		ScaleDown:  apiServer{w},
 		Priorities: w.priorities,
 	})
 	if err != nil {

@@ -1,0 +1,130 @@
+package nodeautoscaler
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// Scale-down event types.
+const (
+	// EventScaleDownFailed is a node deletion that failed (taints removed).
+	EventScaleDownFailed EventType = "ScaleDownFailed"
+	// EventScaleDownBlocked is a node scale-down keeps, with the reason; it
+	// is recorded when the reason changes.
+	EventScaleDownBlocked EventType = "ScaleDownBlocked"
+)
+
+// ScaleDownCluster is what scale-down needs from Kubernetes beyond Cluster:
+// the node taints, pod evictions and PodDisruptionBudgets.
+type ScaleDownCluster interface {
+	actuation.Cluster
+	// ListPDBs returns every PodDisruptionBudget.
+	ListPDBs(ctx context.Context) ([]*policyv1.PodDisruptionBudget, error)
+}
+
+// scaleDownState is the loop's scale-down part.
+type scaleDownState struct {
+	ctrl        *actuation.Controller
+	cluster     ScaleDownCluster
+	lastScaleUp time.Time
+	blocked     map[string]scaledown.Reason
+}
+
+func newScaleDown(cfg Config) (*scaleDownState, error) {
+	if cfg.ScaleDown == nil {
+		return nil, nil
+	}
+	ctrl, err := actuation.NewController(actuation.ControllerConfig{
+		ScaleDown: scaledown.FromOptions(cfg.Options), Actuation: actuation.ConfigFromOptions(cfg.Options),
+		Cluster: cfg.ScaleDown, Deleter: cfg.Provider, Registerer: cfg.Registerer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &scaleDownState{ctrl: ctrl, cluster: cfg.ScaleDown, blocked: map[string]scaledown.Reason{}}, nil
+}
+
+// scaleDown runs one scale-down round on what this loop observed.
+func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.Time) error {
+	sd := a.scaleDowner
+	if sd == nil {
+		return nil
+	}
+	pdbs, err := sd.cluster.ListPDBs(ctx)
+	if err != nil {
+		return fmt.Errorf("listing pod disruption budgets: %w", err)
+	}
+	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
+		Pods: obs.pods, PDBs: pdbs, Now: now,
+		Ready: func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
+	in.LastScaleUp = sd.lastScaleUp
+	if in.Placed, err = a.placePending(obs, now); err != nil {
+		return err
+	}
+	in.SchedulablePending = len(in.Placed) > 0
+	st, err := sd.ctrl.RunOnce(ctx, in)
+	if err != nil {
+		return fmt.Errorf("scaling down: %w", err)
+	}
+	a.recordScaleDown(ctx, st)
+	return nil
+}
+
+// placePending finds the pending pods that fit on existing ready nodes;
+// scale-down counts them as running there.
+func (a *Autoscaler) placePending(obs *observation, now time.Time) ([]simulator.Placement, error) {
+	var pending, bound []*corev1.Pod
+	for _, p := range obs.pods {
+		switch {
+		case IsUnschedulable(p):
+			pending = append(pending, p)
+		case isActiveBound(p):
+			bound = append(bound, p)
+		}
+	}
+	if len(pending) == 0 {
+		return nil, nil
+	}
+	snap, err := a.readySnapshot(obs.nodes, bound, now)
+	if err != nil {
+		return nil, err
+	}
+	snap.Fork()
+	defer snap.Revert()
+	return simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now}).Placements, nil
+}
+
+// recordScaleDown records deletions, failures and changed blocking reasons.
+func (a *Autoscaler) recordScaleDown(ctx context.Context, st actuation.Status) {
+	for _, o := range st.Outcomes {
+		if o.Failed() {
+			a.record(ctx, Event{Type: EventScaleDownFailed, Group: o.Group, Nodes: []string{o.Node}, Reason: string(o.Failure), Message: o.Err.Error()})
+			continue
+		}
+		a.record(ctx, Event{Type: EventDeleteNodes, Group: o.Group, Delta: -1, Nodes: []string{o.Node}, Pods: o.Evicted, Message: string(o.Kind)})
+	}
+	seen := map[string]bool{}
+	for _, b := range st.Plan.Blocked {
+		seen[b.Node] = true
+		if a.scaleDowner.blocked[b.Node] == b.Reason || b.Reason == scaledown.ReasonBeingDeleted {
+			continue
+		}
+		a.scaleDowner.blocked[b.Node] = b.Reason
+		a.record(ctx, Event{Type: EventScaleDownBlocked, Group: b.Group, Nodes: []string{b.Node}, Reason: string(b.Reason), Message: b.String()})
+	}
+	for n := range a.scaleDowner.blocked {
+		if !seen[n] {
+			delete(a.scaleDowner.blocked, n)
+		}
+	}
+}
