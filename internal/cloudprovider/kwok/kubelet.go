@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -91,6 +93,9 @@ type Kubelet struct {
 	synced     []cache.InformerSynced
 	factory    informers.SharedInformerFactory
 	podFactory informers.SharedInformerFactory
+
+	mu        sync.Mutex
+	firstSeen map[types.UID]time.Time // when each bound pod was first seen
 }
 
 // NewKubelet validates cfg and builds a Kubelet; Run starts it.
@@ -111,6 +116,7 @@ func NewKubelet(cfg KubeletConfig) (*Kubelet, error) {
 		}),
 		factory:    factory,
 		podFactory: podFactory,
+		firstSeen:  map[types.UID]time.Time{},
 	}
 	nodeInformer := factory.Core().V1().Nodes()
 	podInformer := podFactory.Core().V1().Pods()
@@ -121,7 +127,7 @@ func NewKubelet(cfg KubeletConfig) (*Kubelet, error) {
 		}
 	}
 	if _, err := podInformer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) },
+		AddFunc: enqueue, UpdateFunc: func(_, obj any) { enqueue(obj) }, DeleteFunc: k.forget,
 	}); err != nil {
 		return nil, fmt.Errorf("watching pods: %w", err)
 	}

@@ -38,7 +38,7 @@ func (k *Kubelet) syncPod(ctx context.Context, name cache.ObjectName) (time.Dura
 		return 0, k.writeStatus(ctx, pod, failedStatus(pod, err))
 	}
 	now := k.cfg.Clock.Now()
-	startAt := boundAt(pod).Add(life.start)
+	startAt := k.boundAt(pod, now).Add(life.start)
 	if now.Before(startAt) {
 		return startAt.Sub(now), nil
 	}
@@ -73,15 +73,41 @@ func lifetimesOf(pod *corev1.Pod, defaultStart time.Duration) (lifetimes, error)
 	return life, nil
 }
 
-// boundAt is when the pod was bound: the PodScheduled condition's
-// transition, or its creation when a binding set no condition.
-func boundAt(pod *corev1.Pod) time.Time {
+// boundAt is when the pod was bound: the later of when this kubelet first
+// saw it bound and the PodScheduled condition's transition (creation when a
+// binding set no condition). The API stores the transition in whole seconds,
+// so without the first sighting a start delay could come out up to a second
+// short; after a restart the stored transition is all there is.
+func (k *Kubelet) boundAt(pod *corev1.Pod, now time.Time) time.Time {
+	stored := pod.CreationTimestamp.Time
 	for _, c := range pod.Status.Conditions {
 		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionTrue && !c.LastTransitionTime.IsZero() {
-			return c.LastTransitionTime.Time
+			stored = c.LastTransitionTime.Time
 		}
 	}
-	return pod.CreationTimestamp.Time
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	seen, ok := k.firstSeen[pod.UID]
+	if !ok {
+		seen = now
+		k.firstSeen[pod.UID] = seen
+	}
+	if seen.After(stored) {
+		return seen
+	}
+	return stored
+}
+
+// forget drops what the kubelet remembers of a pod that is gone.
+func (k *Kubelet) forget(obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	if pod, ok := obj.(*corev1.Pod); ok {
+		k.mu.Lock()
+		delete(k.firstSeen, pod.UID)
+		k.mu.Unlock()
+	}
 }
 
 func (k *Kubelet) ensureRunning(ctx context.Context, pod *corev1.Pod, node *corev1.Node, startAt time.Time) error {
