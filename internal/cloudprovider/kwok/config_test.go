@@ -1,0 +1,71 @@
+package kwok_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+)
+
+func TestParseCloudConfig(t *testing.T) {
+	tests := []struct {
+		name, data, wantErr string
+		groups              int
+	}{
+		{name: "catalog and inline groups", groups: 2, data: `
+nodeGroups:
+- name: small
+  max: 3
+  instanceTypes: [m5.large]
+  labels: {pool: small}
+  taints: [{key: dedicated, value: batch, effect: NoSchedule}]
+  bootTime: 5s
+  capacity: 2
+- name: custom
+  min: 1
+  max: 2
+  target: 1
+  resources: {cpu: "3", memory: 6Gi}
+  reserved: {cpu: 100m}
+  stockoutError: {code: InsufficientInstanceCapacity}
+`},
+		{name: "empty", data: "", wantErr: "empty file"},
+		{name: "no groups", data: "nodeGroups: []", wantErr: "at least one group"},
+		{name: "unknown field", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m5.large]\n  flavour: x\n", wantErr: "flavour"},
+		{name: "unknown type", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m9.huge]\n", wantErr: "nodeGroups[0]: group \"a\": instanceTypes"},
+		{name: "both types and resources", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m5.large]\n  resources: {cpu: 1, memory: 1Gi}\n", wantErr: "exactly one"},
+		{name: "no max", data: "nodeGroups:\n- name: a\n  instanceTypes: [m5.large]\n", wantErr: "max"},
+		{name: "bad name", data: "nodeGroups:\n- name: A_B\n  max: 1\n  instanceTypes: [m5.large]\n", wantErr: "not a valid name"},
+		{name: "duplicate", data: "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n- {name: a, max: 1, instanceTypes: [m5.large]}\n", wantErr: "defined twice"},
+		{name: "target above max", data: "nodeGroups:\n- {name: a, max: 1, target: 2, instanceTypes: [m5.large]}\n", wantErr: "target"},
+		{name: "resources without memory", data: "nodeGroups:\n- {name: a, max: 1, resources: {cpu: 1}}\n", wantErr: "need cpu and memory"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := kwok.ParseCloudConfig([]byte(tc.data))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.NodeGroups) != tc.groups {
+				t.Fatalf("%d groups, want %d", len(c.NodeGroups), tc.groups)
+			}
+		})
+	}
+}
+
+func FuzzParseCloudConfig(f *testing.F) {
+	f.Add([]byte("nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n"))
+	f.Add([]byte("nodeGroups:\n- {name: a, max: 2, resources: {cpu: 1, memory: 1Gi}, capacity: unlimited, bootTime: 1m}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := kwok.ParseCloudConfig(data)
+		if err == nil && len(c.NodeGroups) == 0 {
+			t.Fatal("accepted a config without groups")
+		}
+	})
+}

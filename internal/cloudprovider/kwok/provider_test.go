@@ -1,0 +1,163 @@
+package kwok_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/testenv"
+)
+
+const providerConfig = `
+nodeGroups:
+- name: pool
+  max: 3
+  instanceTypes: [m5.large]
+  labels: {pool: a}
+  taints: [{key: dedicated, value: batch, effect: NoSchedule}]
+  reserved: {cpu: 100m}
+  bootTime: 30s
+  capacity: 2
+  stockoutError: {code: InsufficientInstanceCapacity}
+- name: fixed
+  min: 1
+  max: 2
+  target: 1
+  resources: {cpu: "3", memory: 6Gi}
+  bootTime: 0s
+`
+
+// TestProvider scales groups of the kwok provider on a real API server: nodes
+// appear after the boot time with the template, vanish on deletion, capacity
+// limits report errors, and a new provider adopts the existing nodes.
+func TestProvider(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	ctx := t.Context()
+	cfg, err := kwok.ParseCloudConfig([]byte(providerConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktesting.NewFakeClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
+	p := newProvider(t, env, cfg, clk)
+	// min 1 of "fixed" boots at once.
+	expectNodes(t, env, map[string]int{"fixed": 1})
+	if err := p.IncreaseSize(ctx, "pool", 3); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, p)
+	expectNodes(t, env, map[string]int{"fixed": 1})
+	clk.Step(30 * time.Second)
+	sync(t, p)
+	nodes := expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})
+	n := nodes["pool"][0]
+	wantCPU := resource.MustParse("1900m")
+	switch {
+	case n.Labels["pool"] != "a" || n.Labels["node.kubernetes.io/instance-type"] != "m5.large":
+		t.Errorf("labels %v", n.Labels)
+	case !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == "dedicated" && t.Value == "batch" }):
+		t.Errorf("taints %v", n.Spec.Taints)
+	case n.Status.Allocatable.Cpu().Cmp(wantCPU) != 0:
+		t.Errorf("allocatable cpu %v, want %v", n.Status.Allocatable.Cpu(), wantCPU.String())
+	case !strings.HasPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+"pool/"):
+		t.Errorf("providerID %q", n.Spec.ProviderID)
+	case nodeReady(&n) != corev1.ConditionTrue:
+		t.Errorf("node not Ready: %v", n.Status.Conditions)
+	}
+	// The third instance exceeds the capacity: its placeholder reports the stock-out.
+	insts, err := p.Instances(ctx, "pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := placeholderError(insts); got != "InsufficientInstanceCapacity" {
+		t.Errorf("placeholder error %q, want the stock-out", got)
+	}
+	// Deleting an instance deletes its node.
+	id := strings.TrimPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+"pool/")
+	if err := p.DeleteInstances(ctx, "pool", []string{id}); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, p)
+	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 1})
+	// A restarted provider adopts the nodes instead of creating new ones.
+	p2 := newProvider(t, env, cfg, clk)
+	sync(t, p2)
+	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 1})
+	groups, err := p2.NodeGroups(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range groups {
+		if want := map[string]int{"fixed": 1, "pool": 1}[g.ID]; g.TargetSize != want {
+			t.Errorf("adopted group %s has target %d, want %d", g.ID, g.TargetSize, want)
+		}
+	}
+}
+
+func newProvider(t *testing.T, env *testenv.Env, cfg *kwok.CloudConfig, clk *clocktesting.FakeClock) *kwok.Provider {
+	t.Helper()
+	p, err := kwok.New(kwok.Config{Client: env.Client, Clock: clk, NodeGroups: cfg.NodeGroups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sync(t, p)
+	return p
+}
+
+func sync(t *testing.T, p *kwok.Provider) {
+	t.Helper()
+	if err := p.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// expectNodes checks the kwok nodes per group and returns them.
+func expectNodes(t *testing.T, env *testenv.Env, want map[string]int) map[string][]corev1.Node {
+	t.Helper()
+	list, err := env.Client.CoreV1().Nodes().List(context.WithoutCancel(t.Context()), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]corev1.Node{}
+	for _, n := range list.Items {
+		rest, ok := strings.CutPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix)
+		if !ok {
+			continue
+		}
+		g, _, _ := strings.Cut(rest, "/")
+		got[g] = append(got[g], n)
+	}
+	if c := counts(got); !maps.Equal(c, want) {
+		t.Fatalf("nodes per group %v, want %v", c, want)
+	}
+	return got
+}
+
+func counts(m map[string][]corev1.Node) map[string]int {
+	out := map[string]int{}
+	for g, ns := range m {
+		out[g] = len(ns)
+	}
+	return out
+}
+
+func placeholderError(insts []cloudprovider.Instance) string {
+	for _, i := range insts {
+		if i.Placeholder && i.Error != nil {
+			return i.Error.Code
+		}
+	}
+	return ""
+}
