@@ -56,7 +56,7 @@ func newScaleDown(cfg Config) (*scaleDownState, error) {
 // scaleDown runs one scale-down round on what this loop observed.
 func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.Time) error {
 	sd := a.scaleDowner
-	if sd == nil {
+	if sd == nil || !a.cfg.Options.ScaleDown.Enabled {
 		return nil
 	}
 	pdbs, err := sd.cluster.ListPDBs(ctx)

@@ -13,7 +13,7 @@ import (
 // dayScenario is a 500-node cluster over 24 hours: a web service follows a
 // daily load curve (scaled every 15 minutes), a DaemonSet runs everywhere,
 // batch Jobs come every two hours.
-func dayScenario() string {
+func dayScenario(scaleDown bool) string {
 	var b strings.Builder
 	b.WriteString(`apiVersion: kscale.dev/v1alpha1
 kind: Scenario
@@ -26,8 +26,8 @@ autoscaler:
   max-node-provision-time: 7m
   max-unschedulable-pods-considered: 1000
   emulated-topology-spread-constraint-label: tsc-group
-nodeGroups:
 `)
+	fmt.Fprintf(&b, "  scale-down-enabled: %v\nnodeGroups:\n", scaleDown)
 	for _, z := range []string{"a", "b", "c"} {
 		fmt.Fprintf(&b, "  - {name: main-%s, max: 400, instanceTypes: [m5.2xlarge], zone: eu-central-1%s, bootTime: 2m, reserved: {cpu: 200m, memory: 1Gi}}\n", z, z)
 		fmt.Fprintf(&b, "  - {name: spot-%s, max: 100, instanceTypes: [m5.2xlarge, r5.2xlarge], zone: eu-central-1%s, bootTime: 2m, capacity: 40, labels: {zalando.org/scaling-priority: \"10\"}, stockoutError: {code: InsufficientInstanceCapacity}}\n", z, z)
@@ -66,7 +66,13 @@ events:
 // loop over 50ms (reported as max-loop-ms in wall time and max-loop-cpu-ms
 // in CPU time of the loop's thread, which a busy machine does not inflate).
 func BenchmarkSimulateDay(b *testing.B) {
-	scn, err := scenario.Parse([]byte(dayScenario()))
+	for _, scaleDown := range []bool{true, false} {
+		b.Run(fmt.Sprintf("scale-down=%v", scaleDown), func(b *testing.B) { benchmarkDay(b, scaleDown) })
+	}
+}
+
+func benchmarkDay(b *testing.B, scaleDown bool) {
+	scn, err := scenario.Parse([]byte(dayScenario(scaleDown)))
 	if err != nil {
 		b.Fatal(err)
 	}
