@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -58,12 +59,24 @@ func (p *Provider) createNode(ctx context.Context, m inmemory.Machine) error {
 		return err
 	}
 	status := n.Status
-	created, err := p.cfg.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	nodes := p.cfg.Client.CoreV1().Nodes()
+	created, err := nodes.Create(ctx, n, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("creating node %s: %w", m.ID, err)
 	}
-	created.Status = status
-	if _, err := p.cfg.Client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	// Admission and controllers touch a new node at once (taints), so the
+	// status is written onto the latest version.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		created.Status = status
+		_, err := nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		if apierrors.IsConflict(err) {
+			if latest, getErr := nodes.Get(ctx, created.Name, metav1.GetOptions{}); getErr == nil {
+				created = latest
+			}
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("writing status of node %s: %w", m.ID, err)
 	}
 	klog.FromContext(ctx).V(1).Info("Created node", "node", klog.KObj(created), "nodeGroup", m.Group)

@@ -200,3 +200,6 @@ func NewEventBroadcaster(ctx context.Context, client kubernetes.Interface) (reco
 	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
 	return b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: EventSource})
 }
+
+// EventRecorder writes Kubernetes events; record.EventRecorder implements it.
+type EventRecorder = record.EventRecorder

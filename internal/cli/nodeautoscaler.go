@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
+
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+)
+
+// nodeAutoscalerOptions are the flags of `kscale node-autoscaler`: the
+// autoscaler's options plus those of live operation.
+type nodeAutoscalerOptions struct {
+	opts          options.Options
+	leader        live.LeaderElection
+	kubeconfig    string
+	qps           float64
+	burst         int
+	address       string
+	maxInactivity time.Duration
+	cloudProvider string
+	cloudConfig   string
+	groups        *kwok.CloudConfig
+}
+
+// newNodeAutoscalerCommand builds `kscale node-autoscaler`.
+func newNodeAutoscalerCommand() *cobra.Command {
+	o := &nodeAutoscalerOptions{opts: options.Default()}
+	cmd := &cobra.Command{
+		Use:   "node-autoscaler",
+		Short: "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.complete(); err != nil {
+				return &UsageError{Err: err}
+			}
+			return o.run(cmd.Context())
+		},
+	}
+	o.addFlags(cmd.Flags())
+	return cmd
+}
+
+// addFlags registers the autoscaler's options and the live flags, with
+// upstream's names and defaults.
+func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
+	o.opts.AddFlags(fs)
+	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
+	fs.Float64Var(&o.qps, "kube-client-qps", 5, "QPS limit of the Kubernetes API client.")
+	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
+	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics and /healthz.")
+	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
+	fs.StringVar(&o.cloudProvider, "cloud-provider", "kwok", "Cloud provider; kwok (Node objects, no machines) is the only one built in.")
+	fs.StringVar(&o.cloudConfig, "cloud-config", "", "The cloud provider's configuration file; for kwok the node groups, as in the nodeGroups section of a scenario file.")
+	l := &o.leader
+	fs.BoolVar(&l.Enabled, "leader-elect", true, "Elect a leader on a Lease before running; run two replicas for availability.")
+	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
+	fs.StringVar(&l.Name, "leader-elect-resource-name", live.DefaultLeaseName, "Name of the leader election Lease.")
+	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
+	fs.DurationVar(&l.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
+	fs.DurationVar(&l.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+}
+
+// complete validates the flags and reads the cloud config.
+func (o *nodeAutoscalerOptions) complete() error {
+	if err := o.opts.Validate(); err != nil {
+		return err
+	}
+	if o.maxInactivity <= 0 {
+		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
+	}
+	if o.cloudProvider != "kwok" {
+		return fmt.Errorf("--cloud-provider: %q is not supported; the built-in provider is kwok", o.cloudProvider)
+	}
+	if o.cloudConfig == "" {
+		return errors.New("--cloud-config: required for the kwok provider (the node groups)")
+	}
+	data, err := os.ReadFile(o.cloudConfig)
+	if err != nil {
+		return fmt.Errorf("--cloud-config: %w", err)
+	}
+	if o.groups, err = kwok.ParseCloudConfig(data); err != nil {
+		return fmt.Errorf("--cloud-config %s: %w", o.cloudConfig, err)
+	}
+	if o.leader.Enabled && o.leader.Identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("--leader-elect: no identity: %w", err)
+		}
+		o.leader.Identity = host
+	}
+	o.leader.Default()
+	return o.leader.Validate()
+}
+
+// restConfig loads the client configuration.
+func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if o.kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	} else {
+		cfg, err = rest.InClusterConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
+	}
+	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
+	cfg.UserAgent = "kscale-node-autoscaler"
+	return cfg, nil
+}
+
+// run serves /metrics and /healthz and runs the autoscaler while leading.
+func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := o.restConfig()
+	if err != nil {
+		return err
+	}
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating Kubernetes client: %w", err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	health := live.NewHealth(clock.RealClock{}, o.maxInactivity)
+	ln, err := net.Listen("tcp", o.address)
+	if err != nil {
+		return fmt.Errorf("--address: %w", err)
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return live.NewServer(reg, health).Serve(ctx, ln) })
+	g.Go(func() error {
+		var runErr error
+		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, client, reg, health) })
+		return errors.Join(err, runErr)
+	})
+	return g.Wait()
+}
+
+// lead builds the cloud, the informers and the loop, and runs them until
+// ctx ends. Everything is built fresh here, so a new leader starts from the
+// cluster and the provider, not from a previous term.
+func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Interface, reg prometheus.Registerer, health *live.Health) error {
+	clk := clock.RealClock{}
+	provider, err := kwok.New(kwok.Config{Client: client, Clock: clk, NodeGroups: o.groups.NodeGroups})
+	if err != nil {
+		return err
+	}
+	if err := provider.Start(ctx); err != nil {
+		return err
+	}
+	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: client, Clock: clk, ProviderIDPrefix: kwok.ProviderIDPrefix})
+	if err != nil {
+		return err
+	}
+	factory := live.NewFactory(client)
+	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
+	cluster := live.NewCluster(factory)
+	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
+	broadcaster, events := live.NewEventBroadcaster(ctx, client)
+	defer broadcaster.Shutdown()
+	runner, err := o.runner(client, provider, cluster, priorities, events, reg, health)
+	if err != nil {
+		return err
+	}
+	factory.Start(ctx.Done())
+	nsFactory.Start(ctx.Done())
+	defer factory.Shutdown()
+	defer nsFactory.Shutdown()
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return provider.Run(ctx) })
+	g.Go(func() error { return kubelet.Run(ctx) })
+	g.Go(func() error { return runner.Run(ctx) })
+	return g.Wait()
+}
+
+// runner wires the autoscaler loop onto the live cluster.
+func (o *nodeAutoscalerOptions) runner(client kubernetes.Interface, provider *kwok.Provider, cluster *live.Cluster, priorities *live.Priorities,
+	events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
+	clk := clock.RealClock{}
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace, Clock: clk})
+	if err != nil {
+		return nil, err
+	}
+	loop, err := nodeautoscaler.New(nodeautoscaler.Config{
+		Options: o.opts, Provider: provider, Cluster: cluster, Recorder: rec, Clock: clk,
+		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	var status *live.StatusWriter
+	if o.opts.WriteStatusConfigMap {
+		status = live.NewStatusWriter(client, o.opts.Namespace)
+	}
+	return live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
+		Health: health, Status: status, Registerer: reg})
+}

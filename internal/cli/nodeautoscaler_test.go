@@ -1,0 +1,55 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestNodeAutoscalerFlagDefaults(t *testing.T) {
+	cmd := newNodeAutoscalerCommand()
+	expectDefaults(t, cmd.Flags().Lookup, map[string]string{
+		"scan-interval":                   "10s",
+		"address":                         ":8085",
+		"max-inactivity":                  "10m0s",
+		"leader-elect":                    "true",
+		"leader-elect-resource-namespace": "kube-system",
+		"leader-elect-resource-name":      "cluster-autoscaler",
+		"cloud-provider":                  "kwok",
+		"namespace":                       "kube-system",
+		"write-status-configmap":          "true",
+		"kubeconfig":                      "",
+	})
+}
+
+func TestNodeAutoscalerBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	bad := filepath.Join(dir, "bad.yaml")
+	for path, data := range map[string]string{
+		good: "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n",
+		bad:  "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m9.huge]}\n",
+	} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--cloud-provider=aws", "--cloud-config=" + good}, "--cloud-provider"},
+		{[]string{}, "--cloud-config: required"},
+		{[]string{"--cloud-config=" + filepath.Join(dir, "missing.yaml")}, "--cloud-config"},
+		{[]string{"--cloud-config=" + bad}, "m9.huge"},
+		{[]string{"--cloud-config=" + good, "--max-inactivity=0s"}, "--max-inactivity"},
+		{[]string{"--cloud-config=" + good, "--scan-interval=0s"}, "scan-interval"},
+		{[]string{"--cloud-config=" + good, "--leader-elect-lease-duration=1s"}, "leader-elect-lease-duration"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			expectUsageError(t, newNodeAutoscalerCommand(), tt.args, tt.want)
+		})
+	}
+}
