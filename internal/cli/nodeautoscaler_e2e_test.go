@@ -39,7 +39,8 @@ nodeGroups:
 `
 
 // TestNodeAutoscalerEndToEnd runs `kscale node-autoscaler` with the kwok
-// provider against the real kube-scheduler and kube-controller-manager.
+// provider, under the ServiceAccount and RBAC of deploy/node-autoscaler,
+// against the real kube-scheduler and kube-controller-manager.
 func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
 		ControllerManagerFlags: []string{"--node-monitor-grace-period=8s", "--node-monitor-period=1s"}})
@@ -49,6 +50,9 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	if _, err := env.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// The command runs as the deploy/ ServiceAccount, so its RBAC is proven sufficient.
+	applyManifests(t, vpaTestClient(t, env), "../../deploy/node-autoscaler", "serviceaccount.yaml", "rbac.yaml")
+	kubeconfig := serviceAccountKubeconfig(t, env, "kscale-node-autoscaler")
 	cloudConfig := filepath.Join(t.TempDir(), "cloud.yaml")
 	if err := os.WriteFile(cloudConfig, []byte(e2eCloudConfig), 0o600); err != nil {
 		t.Fatal(err)
@@ -56,7 +60,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	addr := naFreeAddress(t)
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
-	cmd.SetArgs([]string{"--kubeconfig", env.KubeconfigPath, "--cloud-config", cloudConfig, "--address", addr,
+	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
 		"--scan-interval=1s", "--expander=priority", "--scale-down-enabled=false",
 		// Until the loop itself treats node.kubernetes.io/not-ready as
 		// unready (as upstream does), a node that posted Ready before the
