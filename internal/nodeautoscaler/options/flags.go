@@ -56,6 +56,8 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")
 	fs.BoolVar(&s.IgnoreSchedulablePods, "scale-down-ignore-schedulable-pods", s.IgnoreSchedulablePods, "Allow scale-down while pending pods fit on existing nodes")
 	fs.IntVar(&s.MaxEmptyBulkDelete, "max-empty-bulk-delete", s.MaxEmptyBulkDelete, "Maximum number of empty nodes deleted at once (Gardener maxEmptyBulkDelete)")
+	fs.IntVar(&s.MaxScaleDownParallelism, "max-scale-down-parallelism", s.MaxScaleDownParallelism, "Maximum number of nodes (empty or drained) deleted at the same time")
+	fs.IntVar(&s.MaxDrainParallelism, "max-drain-parallelism", s.MaxDrainParallelism, "Maximum number of non-empty nodes drained at the same time")
 	fs.DurationVar(&s.MaxPodEvictionTime, "max-pod-eviction-time", s.MaxPodEvictionTime, "How long the eviction of one pod is retried during a drain")
 	fs.IntVar(&s.MaxGracefulTerminationSec, "max-graceful-termination-sec", s.MaxGracefulTerminationSec, "Longest graceful termination granted to a pod during scale-down")
 	fs.BoolVar(&s.SkipNodesWithSystemPods, "skip-nodes-with-system-pods", s.SkipNodesWithSystemPods, "Never remove nodes running kube-system pods other than DaemonSet or mirror pods")

@@ -106,6 +106,12 @@ type ScaleDownOptions struct {
 	IgnoreSchedulablePods bool
 	// MaxEmptyBulkDelete is --max-empty-bulk-delete (Gardener maxEmptyBulkDelete).
 	MaxEmptyBulkDelete int
+	// MaxScaleDownParallelism is --max-scale-down-parallelism: how many
+	// nodes may be deleted (drained or empty) at the same time.
+	MaxScaleDownParallelism int
+	// MaxDrainParallelism is --max-drain-parallelism: how many non-empty
+	// nodes may be drained at the same time.
+	MaxDrainParallelism int
 	// MaxPodEvictionTime is the fork's --max-pod-eviction-time.
 	MaxPodEvictionTime time.Duration
 	// MaxGracefulTerminationSec is --max-graceful-termination-sec.
@@ -143,6 +149,8 @@ func Default() Options {
 			UnreadyTime:               20 * time.Minute,
 			UtilizationThreshold:      0.5,
 			MaxEmptyBulkDelete:        10,
+			MaxScaleDownParallelism:   10,
+			MaxDrainParallelism:       1,
 			MaxPodEvictionTime:        2 * time.Minute,
 			MaxGracefulTerminationSec: 600,
 			SkipNodesWithSystemPods:   true,

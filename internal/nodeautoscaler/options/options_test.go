@@ -56,6 +56,8 @@ func TestValidateNamesFlag(t *testing.T) {
 		{"max-node-group-backoff-duration", func(o *Options) { o.MaxNodeGroupBackoffDuration = time.Minute }},
 		{"scale-down-utilization-threshold", func(o *Options) { o.ScaleDown.UtilizationThreshold = 1.5 }},
 		{"max-empty-bulk-delete", func(o *Options) { o.ScaleDown.MaxEmptyBulkDelete = 0 }},
+		{"max-scale-down-parallelism", func(o *Options) { o.ScaleDown.MaxScaleDownParallelism = 0 }},
+		{"max-drain-parallelism", func(o *Options) { o.ScaleDown.MaxDrainParallelism = 0 }},
 		{"max-unschedulable-pods-considered", func(o *Options) { o.MaxUnschedulablePodsConsidered = -1 }},
 		{"max-nodes-per-scaleup", func(o *Options) { o.MaxNodesPerScaleUp = 0 }},
 	}

@@ -64,6 +64,8 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.UnreadyTime < 0, "scale-down-unready-time", "must not be negative, got %v", s.UnreadyTime)
 	bad(s.UtilizationThreshold < 0 || s.UtilizationThreshold > 1, "scale-down-utilization-threshold", "must be within [0, 1], got %v", s.UtilizationThreshold)
 	bad(s.MaxEmptyBulkDelete <= 0, "max-empty-bulk-delete", "must be positive, got %d", s.MaxEmptyBulkDelete)
+	bad(s.MaxScaleDownParallelism < 1, "max-scale-down-parallelism", "must be at least 1, got %d", s.MaxScaleDownParallelism)
+	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)
 	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
 	return errs

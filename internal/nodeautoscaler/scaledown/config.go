@@ -7,15 +7,6 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
-// Defaults of the settings the shared options struct does not carry yet
-// (upstream cluster-autoscaler's defaults).
-const (
-	// DefaultMaxScaleDownParallelism is --max-scale-down-parallelism.
-	DefaultMaxScaleDownParallelism = 10
-	// DefaultMaxDrainParallelism is --max-drain-parallelism.
-	DefaultMaxDrainParallelism = 1
-)
-
 // Config holds the planner's settings. Field comments name the flag.
 type Config struct {
 	// Enabled is --scale-down-enabled; when false nothing is selected for
@@ -75,8 +66,8 @@ func FromOptions(o options.Options) Config {
 		SkipNodesWithSystemPods:   sd.SkipNodesWithSystemPods,
 		SkipNodesWithLocalStorage: sd.SkipNodesWithLocalStorage,
 		MaxEmptyBulkDelete:        sd.MaxEmptyBulkDelete,
-		MaxScaleDownParallelism:   DefaultMaxScaleDownParallelism,
-		MaxDrainParallelism:       DefaultMaxDrainParallelism,
+		MaxScaleDownParallelism:   sd.MaxScaleDownParallelism,
+		MaxDrainParallelism:       sd.MaxDrainParallelism,
 		SpreadLabel:               o.EmulatedTopologySpreadLabel,
 	}
 }
