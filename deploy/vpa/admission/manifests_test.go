@@ -1,194 +1,43 @@
-// Package admission_test checks the vpa-admission manifests against a real
-// API server: every object is accepted, and the RBAC grants exactly what
-// `kscale vpa-admission` needs. It also checks that every component the
-// top-level deploy/vpa/kustomization.yaml lists is a kustomization.
+// Package admission_test checks the vpa-admission manifests against a real API server:
+// every object is accepted, and the RBAC grants exactly what
+// `kscale vpa-admission` needs.
 package admission_test
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
-
+	"github.com/kscale/kscale/internal/manifesttest"
 	"github.com/kscale/kscale/internal/testenv"
 )
 
-const serviceAccount = "system:serviceaccount:kube-system:kscale-vpa-admission"
-
-// access is one request the updater's identity makes, or must not make.
-type access struct {
-	verb, group, resource, subresource, namespace, name string
-}
-
 func TestManifests(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
-	c, err := client.New(env.Config, client.Options{Scheme: clientgoscheme.Scheme})
-	if err != nil {
-		t.Fatal(err)
+	manifesttest.Create(t, env, manifesttest.Load(t, "."))
+	allowed := []manifesttest.Access{
+		{Verb: "list", Group: "autoscaling.k8s.io", Resource: "verticalpodautoscalers"},
+		{Verb: "watch", Group: "autoscaling.k8s.io", Resource: "verticalpodautoscalers"},
+		{Verb: "list", Resource: "limitranges"},
+		{Verb: "watch", Resource: "limitranges"},
+		{Verb: "get", Group: "apps", Resource: "replicasets", Namespace: "team-a", Name: "web-abc"},
+		{Verb: "get", Group: "apps", Resource: "deployments", Namespace: "team-a", Name: "web"},
+		{Verb: "get", Group: "batch", Resource: "jobs", Namespace: "team-a", Name: "nightly-1"},
+		{Verb: "get", Resource: "replicationcontrollers", Namespace: "team-a", Name: "old"},
+		{Verb: "get", Group: "example.com", Resource: "widgets", Subresource: "scale", Namespace: "team-a", Name: "w"},
+		{Verb: "create", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
+		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "get", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system"},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "vpa-admission-controller"},
 	}
-	for _, obj := range decodeKustomization(t, ".") {
-		if err := c.Create(t.Context(), obj); err != nil {
-			t.Fatalf("creating %s %s: %v", obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName(), err)
-		}
+	denied := []manifesttest.Access{
+		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "another-webhook"},
+		{Verb: "delete", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "team-a", Name: "web-1"},
+		{Verb: "list", Resource: "pods"},
+		{Verb: "update", Group: "autoscaling.k8s.io", Resource: "verticalpodautoscalers", Namespace: "team-a", Name: "web"},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "vpa-updater"},
 	}
-	allowed := []access{
-		{"list", "autoscaling.k8s.io", "verticalpodautoscalers", "", "", ""},
-		{"watch", "autoscaling.k8s.io", "verticalpodautoscalers", "", "", ""},
-		{"list", "", "limitranges", "", "", ""},
-		{"watch", "", "limitranges", "", "", ""},
-		{"get", "apps", "replicasets", "", "team-a", "web-abc"},
-		{"get", "apps", "deployments", "", "team-a", "web"},
-		{"get", "batch", "jobs", "", "team-a", "nightly-1"},
-		{"get", "", "replicationcontrollers", "", "team-a", "old"},
-		{"get", "example.com", "widgets", "scale", "team-a", "w"},
-		{"create", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "", ""},
-		{"update", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "", "vpa-webhook-config"},
-		{"get", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "", "vpa-webhook-config"},
-		{"create", "coordination.k8s.io", "leases", "", "kube-system", ""},
-		{"update", "coordination.k8s.io", "leases", "", "kube-system", "vpa-admission-controller"},
-	}
-	denied := []access{
-		{"update", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "", "another-webhook"},
-		{"delete", "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "", "", "vpa-webhook-config"},
-		{"update", "admissionregistration.k8s.io", "validatingwebhookconfigurations", "", "", "vpa-webhook-config"},
-		{"create", "", "pods", "eviction", "team-a", "web-1"},
-		{"list", "", "pods", "", "", ""},
-		{"update", "autoscaling.k8s.io", "verticalpodautoscalers", "", "team-a", "web"},
-		{"get", "", "secrets", "", "kube-system", "kscale-vpa-webhook-tls"},
-		{"update", "coordination.k8s.io", "leases", "", "kube-system", "vpa-updater"},
-	}
-	for _, a := range allowed {
-		if !can(t, c, a) {
-			t.Errorf("%s may not %s %+v; the webhook needs it", serviceAccount, a.verb, a)
-		}
-	}
-	for _, a := range denied {
-		if can(t, c, a) {
-			t.Errorf("%s may %s %+v; least privilege forbids it", serviceAccount, a.verb, a)
-		}
-	}
-}
-
-func can(t *testing.T, c client.Client, a access) bool {
-	t.Helper()
-	sar := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
-		User: serviceAccount, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"},
-		ResourceAttributes: &authorizationv1.ResourceAttributes{
-			Verb: a.verb, Group: a.group, Resource: a.resource, Subresource: a.subresource, Namespace: a.namespace, Name: a.name,
-		},
-	}}
-	if err := c.Create(t.Context(), sar); err != nil {
-		t.Fatal(err)
-	}
-	return sar.Status.Allowed
-}
-
-// decodeKustomization decodes every object of every resource file listed in
-// dir/kustomization.yaml, rejecting unknown fields.
-func decodeKustomization(t *testing.T, dir string) []client.Object {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var k struct {
-		APIVersion string   `json:"apiVersion"`
-		Kind       string   `json:"kind"`
-		Resources  []string `json:"resources"`
-	}
-	if err := yaml.UnmarshalStrict(raw, &k); err != nil {
-		t.Fatalf("kustomization.yaml: %v", err)
-	}
-	var objs []client.Object
-	for _, file := range k.Resources {
-		objs = append(objs, decodeFile(t, filepath.Join(dir, file))...)
-	}
-	return objs
-}
-
-func decodeFile(t *testing.T, path string) []client.Object {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
-	var objs []client.Object
-	for i := 0; ; i++ {
-		doc, err := reader.Read()
-		if errors.Is(err, io.EOF) {
-			return objs
-		}
-		if err != nil {
-			t.Fatalf("%s document %d: %v", path, i, err)
-		}
-		if len(bytes.TrimSpace(doc)) == 0 {
-			continue
-		}
-		obj, err := decodeStrict(doc)
-		if err != nil {
-			t.Fatalf("%s document %d: %v", path, i, err)
-		}
-		if obj.GetNamespace() == "" && obj.GetObjectKind().GroupVersionKind().Kind != "ClusterRole" && obj.GetObjectKind().GroupVersionKind().Kind != "ClusterRoleBinding" {
-			t.Errorf("%s document %d (%s %s): namespace missing", path, i, obj.GetObjectKind().GroupVersionKind().Kind, obj.GetName())
-		}
-		objs = append(objs, obj)
-	}
-}
-
-func decodeStrict(doc []byte) (client.Object, error) {
-	var meta metav1.TypeMeta
-	if err := yaml.Unmarshal(doc, &meta); err != nil {
-		return nil, err
-	}
-	obj, err := clientgoscheme.Scheme.New(meta.GroupVersionKind())
-	if err != nil {
-		return nil, err
-	}
-	if err := yaml.UnmarshalStrict(doc, obj); err != nil {
-		return nil, err
-	}
-	co, ok := obj.(client.Object)
-	if !ok {
-		return nil, errors.New("not an object")
-	}
-	co.GetObjectKind().SetGroupVersionKind(meta.GroupVersionKind())
-	return co, nil
-}
-
-// TestTopLevelKustomization checks that deploy/vpa/kustomization.yaml lists
-// the three components, each a directory with its own kustomization.
-func TestTopLevelKustomization(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "kustomization.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var k struct {
-		APIVersion string   `json:"apiVersion"`
-		Kind       string   `json:"kind"`
-		Resources  []string `json:"resources"`
-	}
-	if err := yaml.UnmarshalStrict(raw, &k); err != nil {
-		t.Fatalf("deploy/vpa/kustomization.yaml: %v", err)
-	}
-	want := map[string]bool{"recommender": true, "updater": true, "admission": true}
-	for _, r := range k.Resources {
-		if _, err := os.Stat(filepath.Join("..", r, "kustomization.yaml")); err != nil {
-			t.Errorf("resource %s: %v", r, err)
-		}
-		delete(want, r)
-	}
-	if len(want) > 0 {
-		t.Errorf("deploy/vpa/kustomization.yaml lacks %v", want)
-	}
+	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-vpa-admission", allowed, denied)
 }
