@@ -68,9 +68,10 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 		Pods: obs.pods, PDBs: pdbs, Now: now,
 		Ready: func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp = sd.lastScaleUp
-	if in.Placed, err = a.placePending(obs, now); err != nil {
+	if in.Snapshot, err = a.readySnapshot(obs.nodes, activeBound(obs.pods), now); err != nil {
 		return err
 	}
+	in.Placed = placePending(in.Snapshot, obs.pods, now)
 	in.SchedulablePending = len(in.Placed) > 0
 	st, err := sd.ctrl.RunOnce(ctx, in)
 	if err != nil {
@@ -80,28 +81,33 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	return nil
 }
 
-// placePending finds the pending pods that fit on existing ready nodes;
-// scale-down counts them as running there.
-func (a *Autoscaler) placePending(obs *observation, now time.Time) ([]simulator.Placement, error) {
-	var pending, bound []*corev1.Pod
-	for _, p := range obs.pods {
-		switch {
-		case IsUnschedulable(p):
+// activeBound returns the pods that occupy their node.
+func activeBound(pods []*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range pods {
+		if isActiveBound(p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// placePending finds the pending pods that fit on the snapshot's ready
+// nodes, leaving the snapshot as it was; scale-down counts them as running
+// there.
+func placePending(snap *simulator.Snapshot, pods []*corev1.Pod, now time.Time) []simulator.Placement {
+	var pending []*corev1.Pod
+	for _, p := range pods {
+		if IsUnschedulable(p) {
 			pending = append(pending, p)
-		case isActiveBound(p):
-			bound = append(bound, p)
 		}
 	}
 	if len(pending) == 0 {
-		return nil, nil
-	}
-	snap, err := a.readySnapshot(obs.nodes, bound, now)
-	if err != nil {
-		return nil, err
+		return nil
 	}
 	snap.Fork()
 	defer snap.Revert()
-	return simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now}).Placements, nil
+	return simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now}).Placements
 }
 
 // recordScaleDown records deletions, failures and changed blocking reasons.

@@ -30,8 +30,24 @@ func benchWorld() Input {
 	return in
 }
 
+// BenchmarkScaleDownPlan plans on the loop's snapshot, built once before
+// the timed loop as a real loop has it cached.
 func BenchmarkScaleDownPlan(b *testing.B) {
 	in := benchWorld()
+	in.Snapshot = loopSnapshot(b, &in)
+	benchPlan(b, in)
+	if in.Snapshot.Forked() != 0 || in.Snapshot.PodCount() != len(in.Pods) || in.Snapshot.NodeCount() != len(in.Nodes) {
+		b.Fatalf("the loop's snapshot changed: %s", in.Snapshot)
+	}
+}
+
+// BenchmarkScaleDownPlanFresh plans without a snapshot: the planner builds
+// its own.
+func BenchmarkScaleDownPlanFresh(b *testing.B) {
+	benchPlan(b, benchWorld())
+}
+
+func benchPlan(b *testing.B, in Input) {
 	cfg := Default()
 	b.ReportAllocs()
 	for b.Loop() {

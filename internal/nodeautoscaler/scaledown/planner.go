@@ -31,13 +31,12 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	}
 	states := gatherNodes(&in)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs))
-	cands, snapOrder := splitCandidates(states)
-	r, err := newRemoval(&p.cfg, &in, snapOrder)
+	removed, err := simulateRemoval(&p.cfg, &in, states)
 	if err != nil {
 		return Plan{}, err
 	}
 	var plan Plan
-	for _, s := range r.removeCandidates(cands) {
+	for _, s := range removed {
 		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
 	}
 	p.forget(plan.Unneeded, in.Now)
@@ -47,6 +46,21 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)
 	}
 	return plan, nil
+}
+
+// simulateRemoval returns the candidates that can go, in removal order.
+// Without a candidate nothing is simulated.
+func simulateRemoval(cfg *Config, in *Input, states []*nodeState) ([]*nodeState, error) {
+	cands, snapOrder := splitCandidates(states)
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	r, err := newRemoval(cfg, in, snapOrder)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	return r.removeCandidates(cands), nil
 }
 
 // candidate records the node as unneeded (keeping an earlier start).

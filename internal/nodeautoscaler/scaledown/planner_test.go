@@ -244,11 +244,15 @@ func TestPlanBlockingReasons(t *testing.T) {
 	}
 }
 
+// runPlan plans on a fresh snapshot, and again on a loop-style snapshot
+// (see samePlanOnLoopSnapshot), which must give the same plan.
 func runPlan(t *testing.T, w *world, cfg Config) Plan {
 	t.Helper()
-	plan, err := mustPlanner(t, cfg).Plan(w.input(t0))
+	in := w.input(t0)
+	plan, err := mustPlanner(t, cfg).Plan(in)
 	if err != nil {
 		t.Fatal(err)
 	}
+	samePlanOnLoopSnapshot(t, cfg, in, plan)
 	return plan
 }

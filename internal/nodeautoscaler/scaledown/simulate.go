@@ -1,7 +1,7 @@
 package scaledown
 
 import (
-	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,41 +12,38 @@ import (
 
 // removal simulates taking candidates out of the cluster one by one.
 type removal struct {
-	cfg   *Config
-	snap  *simulator.Snapshot
-	now   time.Time
-	free  scheduling.Resources // summed free resources of the nodes left
-	allow map[string]int       // how many more nodes each group may lose
+	cfg      *Config
+	snap     *simulator.Snapshot
+	borrowed bool // snap is the input's, forked: close reverts it
+	now      time.Time
+	free     scheduling.Resources // summed free resources of the nodes left
+	allow    map[string]int       // how many more nodes each group may lose
 }
 
-// newRemoval builds the snapshot in snapOrder. A node whose pods cannot be
-// added is blocked with ReasonSimulationError.
+// newRemoval opens the snapshot (see openSnapshot) with the nodes in
+// snapOrder. A node whose pods cannot be added is blocked with
+// ReasonSimulationError. Call close when done.
 func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error) {
-	r := &removal{cfg: cfg, snap: simulator.NewSnapshot(), now: in.Now, allow: map[string]int{}}
+	snap, borrowed, err := openSnapshot(in, snapOrder)
+	if err != nil {
+		return nil, err
+	}
+	r := &removal{cfg: cfg, snap: snap, borrowed: borrowed, now: in.Now, allow: map[string]int{}}
 	for _, g := range in.Groups {
 		r.allow[g.ID] = g.TargetSize - g.Deleting - g.MinSize
 	}
-	for _, ns := range in.Namespaces {
-		r.snap.AddNamespace(ns)
-	}
-	for _, pv := range in.PersistentVolumes {
-		r.snap.AddPersistentVolume(pv)
-	}
-	for _, pvc := range in.PersistentVolumeClaims {
-		r.snap.AddPersistentVolumeClaim(pvc)
-	}
 	for _, s := range snapOrder {
-		if err := r.snap.AddNode(s.Node.Node); err != nil {
-			return nil, fmt.Errorf("building the scale-down snapshot: %w", err)
-		}
 		r.addFree(s, 1)
-		for _, p := range s.pods {
-			if err := r.snap.AddPod(p); err != nil && s.blocked == nil {
-				s.block(ReasonSimulationError, p, err.Error())
-			}
-		}
 	}
 	return r, nil
+}
+
+// close undoes every change to a borrowed snapshot, leaving it as the
+// caller passed it.
+func (r *removal) close() {
+	if r.borrowed {
+		r.snap.Revert()
+	}
 }
 
 // addFree adds (sign 1) or removes (sign -1) the node's free resources.
@@ -86,7 +83,8 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 		Pods:     max(0, s.alloc.Pods-cur.Pods),
 	}}
 	zone := s.Node.Node.Labels[zoneLabel]
-	for _, p := range info.Pods() {
+	pods := s.simulatedPods(info)
+	for _, p := range pods {
 		if isIgnored(p) {
 			req := podRequests(p)
 			m.need.Add(&req, -1)
@@ -96,12 +94,23 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
 		return move{}, false
 	}
-	for _, p := range info.Pods() {
+	for _, p := range pods {
 		if !isIgnored(p) {
 			m.pods = append(m.pods, movedCopy(p, r.cfg.SpreadLabel, zone))
 		}
 	}
 	return m, true
+}
+
+// simulatedPods returns the pods the snapshot holds on the node: its own
+// in input order (a borrowed snapshot may hold them in another order), then
+// those moved there by earlier removals, which simulations append.
+func (s *nodeState) simulatedPods(info simulator.NodeInfo) []*corev1.Pod {
+	all := info.Pods()
+	if len(all) < len(s.pods) {
+		return all
+	}
+	return append(slices.Clip(s.pods), all[len(s.pods):]...)
 }
 
 // fitsFree reports whether need fits into free minus what the removed

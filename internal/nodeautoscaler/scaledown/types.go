@@ -57,6 +57,15 @@ type Input struct {
 	Namespaces             []*corev1.Namespace
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	// Snapshot, when set, is the loop's snapshot of the cluster (the ready
+	// nodes and the pods bound to them, kept current between loops). The
+	// planner simulates on it inside a Fork of its own and Reverts before
+	// returning, so it is left exactly as passed. Nodes it holds with the same
+	// Node object and exactly the node's pods in Pods are used as they are;
+	// the planner adds, replaces or removes every other node for its
+	// simulation. Nil: the planner builds its own snapshot from Nodes and
+	// Pods.
+	Snapshot *simulator.Snapshot
 	// Groups are the managed node groups.
 	Groups []Group
 	// InFlight counts deletions the actuator is carrying out.
