@@ -19,6 +19,7 @@ import (
 	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 
 	"github.com/kscale/kscale/internal/custommetrics/testkube"
+	"github.com/kscale/kscale/internal/testenv"
 )
 
 // replica is a provider process started from this test binary.
@@ -134,7 +135,7 @@ func (sw *sliceWatch) current() string {
 // server and the real aggregation layer.
 func TestHA(t *testing.T) {
 	const ns, service = "shoot--ha--a", "cm-ha"
-	netA, netB := newNetns(t, 1), newNetns(t, 2)
+	netA, netB := testenv.NewNetNS(t, "10.213.0.4/30"), testenv.NewNetNS(t, "10.213.0.8/30")
 	certFile, keyFile, caBundle := servingCert(t, service)
 	registerAPIService(t, service, caBundle)
 	shootNamespace(t, ns, env.CAData)
@@ -143,7 +144,7 @@ func TestHA(t *testing.T) {
 	slices := watchSlices(t, service)
 
 	replicas := map[string]*replica{}
-	for id, n := range map[string]*netns{"replica-a": netA, "replica-b": netB} {
+	for id, n := range map[string]*testenv.NetNS{"replica-a": netA, "replica-b": netB} {
 		replicas[n.IP] = startReplica(t, providerSetup{
 			Netns: n.Name, IP: n.IP, Kubeconfig: env.KubeconfigPath, CertFile: certFile, KeyFile: keyFile,
 			ScrapePort: apiServerPort(t), Period: time.Minute, MinGap: 10 * time.Second,

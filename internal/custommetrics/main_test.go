@@ -179,7 +179,7 @@ func runProvider(ctx context.Context, s providerSetup) error {
 		return err
 	}
 	srv.SetListen(func() (net.Listener, error) {
-		return listenInNetns(s.Netns, net.JoinHostPort(s.IP, strconv.Itoa(servingPort)))
+		return (&testenv.NetNS{Name: s.Netns, IP: s.IP}).Listen(servingPort)
 	})
 	restCfg, err := clientcmd.BuildConfigFromFlags("", s.Kubeconfig)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	cmv1beta2 "k8s.io/metrics/pkg/apis/custom_metrics/v1beta2"
 
 	"github.com/kscale/kscale/internal/custommetrics/testkube"
+	"github.com/kscale/kscale/internal/testenv"
 )
 
 const providerNS = "shoot--p--a"
@@ -27,7 +28,7 @@ const providerNS = "shoot--p--a"
 // API is served through the real aggregation layer, scraping the real
 // kube-apiserver through Pod objects that point at it.
 func TestProvider(t *testing.T) {
-	ns := newNetns(t, 0)
+	ns := testenv.NewNetNS(t, "10.213.0.0/30")
 	certFile, keyFile, caBundle := servingCert(t, "cm-provider")
 	registerAPIService(t, "cm-provider", caBundle)
 	shootNamespace(t, providerNS, env.CAData)

@@ -47,7 +47,7 @@ func newHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{env: env, vpas: vpaclientset.NewForConfigOrDie(env.Config), clock: testingclock.NewFakeClock(t0)}
-	h.usage = serveMetricsAPI(t, env, newNetNS(t))
+	h.usage = serveMetricsAPI(t, env, testenv.NewNetNS(t, "10.214.0.0/30"))
 	w, err := input.NewPodWatcher(env.Client, true)
 	if err != nil {
 		t.Fatal(err)

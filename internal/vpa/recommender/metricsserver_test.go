@@ -123,12 +123,15 @@ func (s *usageServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // serveMetricsAPI runs the usage server inside ns and registers it as
 // v1beta1.metrics.k8s.io through the aggregation layer, waiting until the
 // APIService is Available.
-func serveMetricsAPI(t *testing.T, env *testenv.Env, ns *netNS) *usageServer {
+func serveMetricsAPI(t *testing.T, env *testenv.Env, ns *testenv.NetNS) *usageServer {
 	t.Helper()
 	const svcNS, svcName = "kube-system", "kscale-vpa-test-metrics"
-	caPEM, cert := servingCert(t, ns.insideIP, svcName+"."+svcNS+".svc")
+	caPEM, cert := servingCert(t, ns.IP, svcName+"."+svcNS+".svc")
 	srv := &usageServer{}
-	ln := ns.listen(t, 443)
+	ln, err := ns.Listen(443)
+	if err != nil {
+		t.Fatal(err)
+	}
 	hs := &http.Server{Handler: srv, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = hs.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() { _ = hs.Close() })
@@ -146,7 +149,7 @@ func serveMetricsAPI(t *testing.T, env *testenv.Env, ns *netNS) *usageServer {
 	slice := &discoveryv1.EndpointSlice{
 		ObjectMeta:  metav1.ObjectMeta{Name: svcName, Namespace: svcNS, Labels: map[string]string{discoveryv1.LabelServiceName: svcName}},
 		AddressType: discoveryv1.AddressTypeIPv4,
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ns.insideIP}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ns.IP}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
 		Ports:       []discoveryv1.EndpointPort{{Name: &name, Port: &port, Protocol: &proto}},
 	}
 	if _, err := env.Client.DiscoveryV1().EndpointSlices(svcNS).Create(ctx, slice, metav1.CreateOptions{}); err != nil {
