@@ -9,6 +9,7 @@ import (
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/scheduling"
+	"github.com/kscale/kscale/internal/simulator"
 )
 
 // nodeState is one node while planning.
@@ -17,6 +18,7 @@ type nodeState struct {
 	pods      []*corev1.Pod
 	movable   []*corev1.Pod
 	placed    map[*corev1.Pod]bool // pending pods placed by the loop, not evicted
+	cached    bool                 // Input.Snapshot holds the node and its bound pods as they are
 	requested scheduling.Resources
 	alloc     scheduling.Resources
 	util      float64
@@ -41,21 +43,21 @@ func gatherNodes(in *Input) []*nodeState {
 		states[i] = s
 		byName[s.Node.Node.Name] = s
 	}
-	add := func(pod *corev1.Pod, node string) {
-		if s, ok := byName[node]; ok {
-			s.pods = append(s.pods, pod)
-			r := podRequests(pod)
-			s.requested.Add(&r, 1)
+	for _, p := range in.Pods {
+		if s, ok := byName[p.Spec.NodeName]; ok {
+			s.pods = append(s.pods, p)
 		}
 	}
-	for _, p := range in.Pods {
-		add(p, p.Spec.NodeName)
+	for _, s := range states {
+		s.requested = s.boundRequests(in.Snapshot)
 	}
 	for _, pl := range in.Placed {
 		p := pl.Pod.DeepCopy()
 		p.Spec.NodeName = pl.NodeName
-		add(p, pl.NodeName)
 		if s, ok := byName[pl.NodeName]; ok {
+			s.pods = append(s.pods, p)
+			r := podRequests(p)
+			s.requested.Add(&r, 1)
 			if s.placed == nil {
 				s.placed = map[*corev1.Pod]bool{}
 			}
@@ -66,6 +68,45 @@ func gatherNodes(in *Input) []*nodeState {
 		s.util = Utilization(&s.requested, &s.alloc)
 	}
 	return states
+}
+
+// boundRequests sums the requests of the node's bound pods. When the
+// snapshot holds this Node object with exactly these pods, it marks the
+// node cached and takes the sum the snapshot keeps.
+func (n *nodeState) boundRequests(snap *simulator.Snapshot) scheduling.Resources {
+	if snap != nil {
+		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && samePods(info.Pods(), n.pods) {
+			n.cached = true
+			return info.Requested()
+		}
+	}
+	var sum scheduling.Resources
+	for _, p := range n.pods {
+		r := podRequests(p)
+		sum.Add(&r, 1)
+	}
+	return sum
+}
+
+// samePods reports whether a and b hold the same pod objects; a has no
+// duplicates (a snapshot holds a pod once).
+func samePods(a, b []*corev1.Pod) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if slices.Equal(a, b) {
+		return true
+	}
+	in := make(map[*corev1.Pod]bool, len(b))
+	for _, p := range b {
+		in[p] = true
+	}
+	for _, p := range a {
+		if !in[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // classifyNodes blocks nodes that cannot be candidates and fills each

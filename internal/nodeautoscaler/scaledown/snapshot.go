@@ -63,42 +63,30 @@ func addPods(snap *simulator.Snapshot, s *nodeState, pods []*corev1.Pod) {
 }
 
 // adapt turns the borrowed snapshot (inside its fork) into the planning
-// snapshot. A node it holds with the same Node object and exactly the
-// node's bound pods is kept as it is, so its pods are not parsed again, and
-// only the pending pods the loop placed there are added; any other node is
-// removed, and the nodes it lacks (or held differently) are added. The
-// nodes are then put in snapOrder.
+// snapshot. A node gatherNodes found cached (the same Node object with
+// exactly the node's bound pods) is kept as it is, so its pods are not
+// parsed again, and only the pending pods the loop placed there are added;
+// any other node is removed, and the nodes it lacks (or held differently)
+// are added. The nodes are then put in snapOrder.
 func adapt(snap *simulator.Snapshot, snapOrder []*nodeState) error {
-	byName := make(map[string]*nodeState, len(snapOrder))
-	owner := map[*corev1.Pod]*nodeState{}
+	cached := make(map[string]bool, len(snapOrder))
 	for _, s := range snapOrder {
-		byName[s.Node.Node.Name] = s
-		for _, p := range s.pods {
-			if s.placed[p] {
-				continue
-			}
-			if _, dup := owner[p]; dup {
-				owner[p] = nil // a pod listed twice matches no node
-				continue
-			}
-			owner[p] = s
+		if s.cached {
+			cached[s.Node.Node.Name] = true
 		}
 	}
-	kept := map[*nodeState]bool{}
 	for _, info := range snap.Nodes() {
-		name := info.Node().Name
-		if s := byName[name]; s != nil && info.Node() == s.Node.Node && holdsExactly(info, s, owner) {
-			kept[s] = true
-			continue
-		}
-		if err := snap.RemoveNode(name); err != nil {
-			return fmt.Errorf("building the scale-down snapshot: %w", err)
+		if name := info.Node().Name; !cached[name] {
+			if err := snap.RemoveNode(name); err != nil {
+				return fmt.Errorf("building the scale-down snapshot: %w", err)
+			}
 		}
 	}
 	names := make([]string, len(snapOrder))
 	for i, s := range snapOrder {
 		names[i] = s.Node.Node.Name
-		if kept[s] {
+		if s.cached && cached[names[i]] {
+			cached[names[i]] = false // a second node of the name is added, and fails
 			addPods(snap, s, s.pods[len(s.pods)-len(s.placed):])
 		} else if err := addNodeState(snap, s, s.pods); err != nil {
 			return err
@@ -106,19 +94,4 @@ func adapt(snap *simulator.Snapshot, snapOrder []*nodeState) error {
 	}
 	snap.OrderNodes(names)
 	return nil
-}
-
-// holdsExactly reports whether the snapshot node holds exactly the node's
-// bound pods (the same objects), the placed pods aside.
-func holdsExactly(info simulator.NodeInfo, s *nodeState, owner map[*corev1.Pod]*nodeState) bool {
-	pods := info.Pods()
-	if len(pods) != len(s.pods)-len(s.placed) {
-		return false
-	}
-	for _, p := range pods {
-		if owner[p] != s {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,86 @@
+package nodeautoscaler
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/simulator"
+)
+
+// contents lists every node with its pods' names and requests.
+func contents(snap *simulator.Snapshot) []string {
+	var out []string
+	for _, n := range snap.Nodes() {
+		var pods []string
+		for _, p := range n.Pods() {
+			pods = append(pods, fmt.Sprintf("%s@%p", p.Name, p))
+		}
+		slices.Sort(pods)
+		out = append(out, fmt.Sprintf("%s %p %v %+v", n.Node().Name, n.Node(), pods, n.Requested()))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// fresh is a snapshot built from scratch.
+func fresh(t *testing.T, nodes []*corev1.Node, pods []*corev1.Pod) []string {
+	t.Helper()
+	snap := simulator.NewSnapshot()
+	for _, n := range nodes {
+		if err := snap.AddNode(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		if err := snap.AddPod(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return contents(snap)
+}
+
+func TestSnapshotCacheSync(t *testing.T) {
+	a, b, c := fixture.Node("a"), fixture.Node("b"), fixture.Node("c")
+	p1 := fixture.Pod("p1", fixture.OnNode("a"), fixture.WithRequests("cpu", "100m"))
+	p2 := fixture.Pod("p2", fixture.OnNode("b"), fixture.WithRequests("cpu", "200m"))
+	p3 := fixture.Pod("p3", fixture.OnNode("b"), fixture.WithRequests("cpu", "300m"))
+	p1v2 := fixture.Pod("p1", fixture.OnNode("a"), fixture.WithRequests("cpu", "150m"))
+	b2 := fixture.Node("b", fixture.WithCapacity(corev1.ResourceCPU, "8"))
+	steps := []struct {
+		name  string
+		nodes []*corev1.Node
+		pods  []*corev1.Pod
+	}{
+		{"first", []*corev1.Node{a, b}, []*corev1.Pod{p1, p2}},
+		{"same objects again", []*corev1.Node{a, b}, []*corev1.Pod{p1, p2}},
+		{"a pod added", []*corev1.Node{a, b}, []*corev1.Pod{p1, p2, p3}},
+		{"a pod replaced by a new object", []*corev1.Node{a, b}, []*corev1.Pod{p1v2, p2, p3}},
+		{"a node replaced, a node added", []*corev1.Node{a, b2, c}, []*corev1.Pod{p1v2, p2}},
+		{"a node and a pod gone", []*corev1.Node{b2, c}, []*corev1.Pod{p2}},
+	}
+	var cache snapshotCache
+	for _, st := range steps {
+		snap, err := cache.sync(st.nodes, st.pods)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got, want := contents(snap), fresh(t, st.nodes, st.pods); !slices.Equal(got, want) {
+			t.Fatalf("%s: snapshot\n %v\nwant\n %v", st.name, got, want)
+		}
+	}
+	// A pod on a node the snapshot lacks fails the sync, and the cache starts over.
+	if _, err := cache.sync([]*corev1.Node{a}, []*corev1.Pod{p2}); err == nil {
+		t.Fatal("sync with a pod on a missing node succeeded")
+	}
+	snap, err := cache.sync([]*corev1.Node{a}, []*corev1.Pod{p1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := contents(snap), fresh(t, []*corev1.Node{a}, []*corev1.Pod{p1}); !slices.Equal(got, want) {
+		t.Fatalf("after an error: snapshot %v, want %v", got, want)
+	}
+}
