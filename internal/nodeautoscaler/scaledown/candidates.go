@@ -2,8 +2,8 @@ package scaledown
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,7 +39,7 @@ func gatherNodes(in *Input) []*nodeState {
 	states := make([]*nodeState, len(in.Nodes))
 	byName := make(map[string]*nodeState, len(in.Nodes))
 	for i := range in.Nodes {
-		s := &nodeState{Node: in.Nodes[i], alloc: scheduling.NodeAllocatable(in.Nodes[i].Node)}
+		s := &nodeState{Node: in.Nodes[i]}
 		states[i] = s
 		byName[s.Node.Node.Name] = s
 	}
@@ -49,7 +49,7 @@ func gatherNodes(in *Input) []*nodeState {
 		}
 	}
 	for _, s := range states {
-		s.requested = s.boundRequests(in.Snapshot)
+		s.measure(in.Snapshot)
 	}
 	for _, pl := range in.Placed {
 		p := pl.Pod.DeepCopy()
@@ -70,22 +70,23 @@ func gatherNodes(in *Input) []*nodeState {
 	return states
 }
 
-// boundRequests sums the requests of the node's bound pods. When the
-// snapshot holds this Node object with exactly these pods, it marks the
-// node cached and takes the sum the snapshot keeps.
-func (n *nodeState) boundRequests(snap *simulator.Snapshot) scheduling.Resources {
+// measure sets the node's allocatable resources and the summed requests
+// of its bound pods. When the snapshot holds this Node object with exactly
+// these pods, it marks the node cached and takes both from the snapshot,
+// which keeps them.
+func (n *nodeState) measure(snap *simulator.Snapshot) {
 	if snap != nil {
 		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && samePods(info.Pods(), n.pods) {
 			n.cached = true
-			return info.Requested()
+			n.alloc, n.requested = info.Allocatable(), info.Requested()
+			return
 		}
 	}
-	var sum scheduling.Resources
+	n.alloc = scheduling.NodeAllocatable(n.Node.Node)
 	for _, p := range n.pods {
 		r := podRequests(p)
-		sum.Add(&r, 1)
+		n.requested.Add(&r, 1)
 	}
-	return sum
 }
 
 // samePods reports whether a and b hold the same pod objects; a has no
@@ -132,7 +133,8 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		return
 	}
 	if s.util >= c.UtilizationThreshold {
-		s.block(ReasonHighUtilization, nil, fmt.Sprintf("utilization %.2f is not under %.2f", s.util, c.UtilizationThreshold))
+		s.block(ReasonHighUtilization, nil, "utilization "+strconv.FormatFloat(s.util, 'f', 2, 64)+
+			" is not under "+strconv.FormatFloat(c.UtilizationThreshold, 'f', 2, 64))
 		return
 	}
 	for _, p := range s.pods {

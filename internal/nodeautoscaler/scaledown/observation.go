@@ -34,7 +34,7 @@ type Observation struct {
 func InputFrom(o Observation) Input {
 	type member struct{ group, instance string }
 	byProviderID := map[string]member{}
-	in := Input{PDBs: o.PDBs, Now: o.Now}
+	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)), Pods: make([]*corev1.Pod, 0, len(o.Pods))}
 	for _, g := range o.Groups {
 		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize})
 		for _, i := range o.Instances[g.ID] {

@@ -145,9 +145,15 @@ func blockedOf(states []*nodeState) []Blocked {
 	var out []Blocked
 	for _, s := range states {
 		if s.blocked != nil {
+			if out == nil {
+				out = make([]Blocked, 0, len(states))
+			}
 			out = append(out, *s.blocked)
 		}
 	}
-	slices.SortFunc(out, func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) })
+	byNode := func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) }
+	if !slices.IsSortedFunc(out, byNode) {
+		slices.SortFunc(out, byNode)
+	}
 	return out
 }
