@@ -19,8 +19,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/custommetrics"
@@ -31,9 +29,7 @@ import (
 type customMetricsOptions struct {
 	cfg              custommetrics.Config
 	server           *provider.Server
-	kubeconfig       string
-	qps              float32
-	burst            int
+	client           clientFlags
 	metricsAddress   string
 	podSelector      string
 	namespacePattern string
@@ -45,21 +41,7 @@ type customMetricsOptions struct {
 
 // newCustomMetricsCommand builds `kscale custom-metrics`.
 func newCustomMetricsCommand() *cobra.Command {
-	o := &customMetricsOptions{}
-	cmd := &cobra.Command{
-		Use:   "custom-metrics",
-		Short: "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	o.server = provider.NewServer(cmd.Flags(), "kscale-custom-metrics")
-	return cmd
+	return newComponentCommand("custom-metrics", "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)", &customMetricsOptions{})
 }
 
 // addFlags registers the provider's flags; the API server's own flags
@@ -67,9 +49,8 @@ func newCustomMetricsCommand() *cobra.Command {
 // from the custom-metrics-apiserver library.
 func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration.")
-	fs.Float32Var(&o.qps, "qps", 20, "QPS limit of the Kubernetes API client.")
-	fs.IntVar(&o.burst, "burst", 40, "Burst limit of the Kubernetes API client.")
+	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
+		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
 	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and /healthz over HTTP; empty disables it.")
 	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
 	fs.StringVar(&o.namespacePattern, "namespace-pattern", "^shoot-", "Regular expression the namespace of a scraped pod must match.")
@@ -87,6 +68,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
+	o.server = provider.NewServer(fs, "kscale-custom-metrics")
 }
 
 // addHAFlags registers leader election and EndpointSlice flags.
@@ -107,6 +89,9 @@ func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
 
 // complete converts and validates the flags.
 func (o *customMetricsOptions) complete() error {
+	if err := o.client.validate(); err != nil {
+		return err
+	}
 	sel, err := labels.Parse(o.podSelector)
 	if err != nil {
 		return fmt.Errorf("--pod-selector: %w", err)
@@ -171,7 +156,7 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	ctx = klog.NewContext(ctx, klog.Background().WithName("custom-metrics"))
-	restCfg, err := o.restConfig()
+	restCfg, err := o.client.restConfig("kscale-custom-metrics")
 	if err != nil {
 		return err
 	}
@@ -184,26 +169,11 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	if o.metricsAddress != "" {
 		go serveOwnMetrics(ctx, o.metricsAddress, reg)
 	}
-	if o.kubeconfig != "" {
-		o.server.SetKubeconfig(o.kubeconfig)
+	if o.client.kubeconfig != "" {
+		o.server.SetKubeconfig(o.client.kubeconfig)
 	}
 	o.cfg.Client, o.cfg.Server, o.cfg.Registerer = client, o.server, reg
 	return custommetrics.Run(ctx, o.cfg)
-}
-
-func (o *customMetricsOptions) restConfig() (*rest.Config, error) {
-	var cfg *rest.Config
-	var err error
-	if o.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loading Kubernetes client configuration: %w", err)
-	}
-	cfg.QPS, cfg.Burst, cfg.UserAgent = o.qps, o.burst, "kscale-custom-metrics"
-	return cfg, nil
 }
 
 // serveOwnMetrics serves /metrics and /healthz until ctx ends.

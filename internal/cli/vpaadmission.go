@@ -40,20 +40,7 @@ type vpaAdmissionOptions struct {
 
 // newVPAAdmissionCommand builds `kscale vpa-admission`.
 func newVPAAdmissionCommand() *cobra.Command {
-	o := &vpaAdmissionOptions{}
-	cmd := &cobra.Command{
-		Use:   "vpa-admission",
-		Short: "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	return cmd
+	return newComponentCommand("vpa-admission", "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation", &vpaAdmissionOptions{})
 }
 
 // addFlags registers every flag with the upstream name and default.
@@ -113,7 +100,7 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := o.client.restConfig()
+	cfg, err := o.client.restConfig("kscale-vpa-admission")
 	if err != nil {
 		return err
 	}

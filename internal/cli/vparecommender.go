@@ -18,7 +18,6 @@ import (
 	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
 	"k8s.io/utils/clock"
@@ -39,9 +38,7 @@ type vpaRecommenderOptions struct {
 	cfg          recommender.Config
 	history      input.HistoryConfig
 	leader       recommender.LeaderElection
-	kubeconfig   string
-	qps          float64
-	burst        int
+	client       clientFlags
 	address      string
 	storage      string
 	podMinMemMB  float64
@@ -55,20 +52,7 @@ type vpaRecommenderOptions struct {
 
 // newVPARecommenderCommand builds `kscale vpa-recommender`.
 func newVPARecommenderCommand() *cobra.Command {
-	o := &vpaRecommenderOptions{}
-	cmd := &cobra.Command{
-		Use:   "vpa-recommender",
-		Short: "Compute VerticalPodAutoscaler recommendations from usage (autoscaling.k8s.io/v1)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	return cmd
+	return newComponentCommand("vpa-recommender", "Compute VerticalPodAutoscaler recommendations from usage (autoscaling.k8s.io/v1)", &vpaRecommenderOptions{})
 }
 
 // addFlags registers every flag with the upstream name and default.
@@ -126,9 +110,7 @@ func (o *vpaRecommenderOptions) addHistoryFlags(fs *pflag.FlagSet) {
 
 // addClientFlags registers API client, serving and leader election flags.
 func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
-	fs.Float64Var(&o.qps, "kube-api-qps", 50, "QPS limit of the Kubernetes API client.")
-	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst limit of the Kubernetes API client.")
+	o.client.add(fs, clientFlagSpec{qpsFlag: "kube-api-qps", qps: 50, burstFlag: "kube-api-burst", burst: 100})
 	fs.StringVar(&o.address, "address", ":8942", "Address serving /metrics and /healthz.")
 	fs.BoolVar(&o.watchEvents, "watch-eviction-events", true, "Also read OOMs from kubelet eviction events.")
 	fs.DurationVar(&o.cacheTimeout, "cache-sync-timeout", 2*time.Minute, "How long to wait for the pod cache at start-up.")
@@ -143,6 +125,9 @@ func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
 
 // complete converts and validates the flags.
 func (o *vpaRecommenderOptions) complete() error {
+	if err := o.client.validate(); err != nil {
+		return err
+	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
@@ -221,22 +206,6 @@ func (o *vpaRecommenderOptions) completeHistory() error {
 	return o.history.Validate()
 }
 
-// restConfig loads the client configuration.
-func (o *vpaRecommenderOptions) restConfig() (*rest.Config, error) {
-	var cfg *rest.Config
-	var err error
-	if o.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
-	}
-	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	return cfg, nil
-}
-
 // run wires the recommender and runs it until ctx ends.
 func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	if ctx == nil {
@@ -244,7 +213,7 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := o.restConfig()
+	cfg, err := o.client.restConfig("kscale-vpa-recommender")
 	if err != nil {
 		return err
 	}

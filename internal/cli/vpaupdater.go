@@ -17,8 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -37,19 +35,15 @@ import (
 // vpaClientFlags are the API client and serving flags the VPA updater and
 // admission webhook share.
 type vpaClientFlags struct {
-	kubeconfig string
-	qps        float64
-	burst      int
-	address    string
-	namespace  string
-	ignored    string
-	only       string
+	clientFlags
+	address   string
+	namespace string
+	ignored   string
+	only      string
 }
 
 func (f *vpaClientFlags) add(fs *pflag.FlagSet, address string) {
-	fs.StringVar(&f.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
-	fs.Float64Var(&f.qps, "kube-api-qps", 50, "QPS limit of the Kubernetes API client.")
-	fs.IntVar(&f.burst, "kube-api-burst", 100, "Burst limit of the Kubernetes API client.")
+	f.clientFlags.add(fs, clientFlagSpec{qpsFlag: "kube-api-qps", qps: 50, burstFlag: "kube-api-burst", burst: 100})
 	fs.StringVar(&f.address, "address", address, "Address serving /metrics and /healthz.")
 	fs.StringVar(&f.only, "vpa-object-namespace", "", "Only serve VPAs and pods in this namespace (empty = all).")
 	fs.StringVar(&f.ignored, "ignored-vpa-object-namespaces", "", "Comma-separated namespaces whose VPAs and pods are ignored.")
@@ -61,10 +55,7 @@ func (f *vpaClientFlags) add(fs *pflag.FlagSet, address string) {
 }
 
 func (f *vpaClientFlags) validate() error {
-	var errs []error
-	if f.qps <= 0 || f.burst <= 0 {
-		errs = append(errs, fmt.Errorf("--kube-api-qps and --kube-api-burst: must be positive, got %g and %d", f.qps, f.burst))
-	}
+	errs := []error{f.clientFlags.validate()}
 	if f.only != "" && f.ignored != "" {
 		errs = append(errs, errors.New("--vpa-object-namespace and --ignored-vpa-object-namespaces: set at most one"))
 	}
@@ -82,22 +73,6 @@ func (f *vpaClientFlags) ignoredNamespaces() []string {
 		}
 	}
 	return out
-}
-
-// restConfig loads the client configuration.
-func (f *vpaClientFlags) restConfig() (*rest.Config, error) {
-	var cfg *rest.Config
-	var err error
-	if f.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", f.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
-	}
-	cfg.QPS, cfg.Burst = float32(f.qps), f.burst
-	return cfg, nil
 }
 
 // vpaScheme has the built-in types and autoscaling.k8s.io/v1.
@@ -146,20 +121,7 @@ type vpaUpdaterOptions struct {
 
 // newVPAUpdaterCommand builds `kscale vpa-updater`.
 func newVPAUpdaterCommand() *cobra.Command {
-	o := &vpaUpdaterOptions{}
-	cmd := &cobra.Command{
-		Use:   "vpa-updater",
-		Short: "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	return cmd
+	return newComponentCommand("vpa-updater", "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)", &vpaUpdaterOptions{})
 }
 
 // addFlags registers every flag with the upstream (and Gardener) name and default.
@@ -239,7 +201,7 @@ func (o *vpaUpdaterOptions) run(ctx context.Context) error {
 }
 
 func (o *vpaUpdaterOptions) manager() (manager.Manager, *prometheus.Registry, error) {
-	cfg, err := o.client.restConfig()
+	cfg, err := o.client.restConfig("kscale-vpa-updater")
 	if err != nil {
 		return nil, nil, err
 	}
