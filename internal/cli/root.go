@@ -50,6 +50,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newVPARecommenderCommand())
 	root.AddCommand(newVPAUpdaterCommand())
 	root.AddCommand(newVPAAdmissionCommand())
+	root.AddCommand(newNodeAutoscalerCommand())
 	return root
 }
 
