@@ -91,7 +91,7 @@ func Estimate(snap *Snapshot, in EstimateInput) EstimateResult {
 	snap.Fork()
 	defer snap.Revert()
 	e := newEstimator(snap, in)
-	groups := snap.groupPods(in.Pods, in.Now)
+	groups := snap.groupPods(in.Pods, in.Now, false)
 	sortForEstimate(groups, scheduling.NodeAllocatable(in.Template))
 	for i, g := range groups {
 		if in.Deadline != nil && in.Deadline() {

@@ -11,6 +11,11 @@ type FilterOptions struct {
 	// Now is the simulated current time; it decides the topology-spread
 	// timeout (SpreadTimeoutAnnotation). The zero time disables the timeout.
 	Now time.Time
+	// IgnoreNodeName places every pod as if its spec.nodeName were empty,
+	// as when pods evicted from a removed node are rescheduled: the caller
+	// passes bound pods as they are instead of unbound copies. The snapshot
+	// then holds them with spec.nodeName as it was.
+	IgnoreNodeName bool
 }
 
 // Placement is one pod placed on a node by the simulation.
@@ -59,7 +64,7 @@ func FilterSchedulable(snap *Snapshot, pods []*corev1.Pod, opts FilterOptions) F
 	if len(snap.nodes) == 0 {
 		return FilterResult{Remaining: append([]*corev1.Pod(nil), pods...)}
 	}
-	groups := snap.groupPods(pods, opts.Now)
+	groups := snap.groupPods(pods, opts.Now, opts.IgnoreNodeName)
 	sortForScheduling(groups)
 	r := newRun(snap, opts.Now)
 	var res FilterResult
@@ -79,7 +84,7 @@ func FilterSchedulable(snap *Snapshot, pods []*corev1.Pod, opts FilterOptions) F
 		}
 	}
 	// The estimates that follow usually take exactly the remaining pods.
-	snap.rememberGroups(res.Remaining, opts.Now, left)
+	snap.rememberGroups(res.Remaining, opts.Now, opts.IgnoreNodeName, left)
 	return res
 }
 

@@ -26,11 +26,12 @@ type groupKey struct {
 }
 
 // groupCache remembers the last grouping: the pods (a private copy, to
-// detect changes) and the time it was made for.
+// detect changes) and the time and binding mode it was made for.
 type groupCache struct {
-	pods   []*corev1.Pod
-	now    time.Time
-	groups []*group
+	pods    []*corev1.Pod
+	now     time.Time
+	unbound bool
+	groups  []*group
 }
 
 // groupPods splits pods into equivalence groups, keeping input order
@@ -38,20 +39,22 @@ type groupCache struct {
 // same pods again at the same time (the remaining pods of
 // FilterSchedulable, then one Estimate per node group) reuses the last
 // grouping after an element-wise pointer comparison.
-func (s *Snapshot) groupPods(pods []*corev1.Pod, now time.Time) []*group {
-	if c := s.groups; c != nil && c.now.Equal(now) && slices.Equal(c.pods, pods) {
+// unbound makes every pod count as unbound: spec.nodeName neither
+// separates groups nor restricts placement.
+func (s *Snapshot) groupPods(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
+	if c := s.groups; c != nil && c.now.Equal(now) && c.unbound == unbound && slices.Equal(c.pods, pods) {
 		return slices.Clone(c.groups)
 	}
-	groups := buildGroups(pods, now)
-	s.rememberGroups(pods, now, groups)
+	groups := buildGroups(pods, now, unbound)
+	s.rememberGroups(pods, now, unbound, groups)
 	return slices.Clone(groups)
 }
 
-func (s *Snapshot) rememberGroups(pods []*corev1.Pod, now time.Time, groups []*group) {
-	s.groups = &groupCache{pods: slices.Clone(pods), now: now, groups: groups}
+func (s *Snapshot) rememberGroups(pods []*corev1.Pod, now time.Time, unbound bool, groups []*group) {
+	s.groups = &groupCache{pods: slices.Clone(pods), now: now, unbound: unbound, groups: groups}
 }
 
-func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
+func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 	type classKey struct {
 		rep     *corev1.Pod
 		expired bool
@@ -67,10 +70,10 @@ func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
 		sig := signature(p)
 		var class *corev1.Pod
 		if lastGroup != nil && sig == lastSig && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
-			equivalent(last.rep, p) {
+			equivalent(last.rep, p, unbound) {
 			class = last.rep
 		} else {
-			class = findRep(reps[key], p, sig, key.owner == "")
+			class = findRep(reps[key], p, sig, key.owner == "", unbound)
 		}
 		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}
 		g := lastGroup
@@ -79,6 +82,9 @@ func buildGroups(pods []*corev1.Pod, now time.Time) []*group {
 		}
 		if g == nil {
 			g = &group{spec: newPodSpec(p, now), earliest: p.CreationTimestamp.Time}
+			if unbound {
+				g.spec.nodeName = ""
+			}
 			byClass[ck] = g
 			if class == p {
 				reps[key] = append(reps[key], rep{pod: p, sig: sig})
@@ -129,13 +135,13 @@ func signature(p *corev1.Pod) podSig {
 
 // findRep returns the representative in reps the pod is equivalent to, or
 // the pod itself. Owner-less pods are compared with the newest one only.
-func findRep(reps []rep, p *corev1.Pod, sig podSig, ownerless bool) *corev1.Pod {
+func findRep(reps []rep, p *corev1.Pod, sig podSig, ownerless, unbound bool) *corev1.Pod {
 	start := max(0, len(reps)-maxRepCompare)
 	if ownerless {
 		start = max(0, len(reps)-1)
 	}
 	for _, r := range reps[start:] {
-		if r.sig == sig && equivalent(r.pod, p) {
+		if r.sig == sig && equivalent(r.pod, p, unbound) {
 			return r.pod
 		}
 	}
@@ -155,12 +161,12 @@ func controllerUID(p *corev1.Pod) types.UID {
 // fields: labels, containers' requests and ports, init containers,
 // overhead, pod-level resources, node selection, tolerations, affinity,
 // spread constraints, volumes and priority.
-func equivalent(a, b *corev1.Pod) bool {
+func equivalent(a, b *corev1.Pod, unbound bool) bool {
 	if a == b {
 		return true
 	}
 	sa, sb := &a.Spec, &b.Spec
-	if sa.NodeName != sb.NodeName || !maps.Equal(a.Labels, b.Labels) || !maps.Equal(sa.NodeSelector, sb.NodeSelector) ||
+	if (!unbound && sa.NodeName != sb.NodeName) || !maps.Equal(a.Labels, b.Labels) || !maps.Equal(sa.NodeSelector, sb.NodeSelector) ||
 		!equalPtr(sa.Priority, sb.Priority) || !sameContainers(sa.Containers, sb.Containers) ||
 		!sameContainers(sa.InitContainers, sb.InitContainers) || !equalList(sa.Overhead, sb.Overhead) {
 		return false

@@ -51,3 +51,44 @@ func TestOrderNodes(t *testing.T) {
 		t.Fatalf("order without a fork = %v, want %v", got, want)
 	}
 }
+
+// IgnoreNodeName reschedules bound pods as they are: spec.nodeName
+// neither restricts their placement nor splits their group.
+func TestFilterIgnoreNodeName(t *testing.T) {
+	build := func() *Snapshot {
+		s := NewSnapshot()
+		for _, n := range []string{"b", "c"} {
+			mustAddNode(t, s, fixture.Node(n, fixture.WithCapacity(corev1.ResourceCPU, "1")))
+		}
+		return s
+	}
+	pods := []*corev1.Pod{
+		fixture.Pod("p1", fixture.OnNode("gone"), fixture.WithRequests("cpu", "600m")),
+		fixture.Pod("p2", fixture.OnNode("other"), fixture.WithRequests("cpu", "600m")),
+	}
+	res := FilterSchedulable(build(), pods, FilterOptions{})
+	if len(res.Placements) != 0 || len(res.Remaining) != 2 {
+		t.Fatalf("without IgnoreNodeName: placements %+v, remaining %d; want none placed", res.Placements, len(res.Remaining))
+	}
+	snap := build()
+	res = FilterSchedulable(snap, pods, FilterOptions{IgnoreNodeName: true})
+	if len(res.Remaining) != 0 || len(res.Placements) != 2 || res.Placements[0].NodeName != "b" || res.Placements[1].NodeName != "c" {
+		t.Fatalf("with IgnoreNodeName: placements %+v, remaining %d; want p1 on b, p2 on c", res.Placements, len(res.Remaining))
+	}
+	if pods[0].Spec.NodeName != "gone" {
+		t.Fatalf("the pod was modified: spec.nodeName %q", pods[0].Spec.NodeName)
+	}
+	// The grouping made with IgnoreNodeName is not reused without it.
+	p3 := fixture.Pod("p3", fixture.OnNode("gone"), fixture.WithRequests("cpu", "600m"))
+	snap = build()
+	snap.Fork()
+	res = FilterSchedulable(snap, append(pods, p3), FilterOptions{IgnoreNodeName: true})
+	if len(res.Remaining) != 1 || res.Remaining[0] != p3 {
+		t.Fatalf("with IgnoreNodeName: remaining %v, want p3", res.Remaining)
+	}
+	snap.Revert()
+	res = FilterSchedulable(snap, []*corev1.Pod{p3}, FilterOptions{})
+	if len(res.Placements) != 0 {
+		t.Fatalf("grouping reused across modes: placements %+v", res.Placements)
+	}
+}
