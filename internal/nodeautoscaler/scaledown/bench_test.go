@@ -34,7 +34,7 @@ func benchWorld() Input {
 // the timed loop as a real loop has it cached.
 func BenchmarkScaleDownPlan(b *testing.B) {
 	in := benchWorld()
-	in.Snapshot = loopSnapshot(b, &in)
+	in.Snapshot = loopSnapshot(b, &in, false)
 	benchPlan(b, in)
 	if in.Snapshot.Forked() != 0 || in.Snapshot.PodCount() != len(in.Pods) || in.Snapshot.NodeCount() != len(in.Nodes) {
 		b.Fatalf("the loop's snapshot changed: %s", in.Snapshot)

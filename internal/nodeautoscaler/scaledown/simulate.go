@@ -84,21 +84,20 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 	}}
 	zone := s.Node.Node.Labels[zoneLabel]
 	pods := s.simulatedPods(info)
+	moved := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
 		if isIgnored(p) {
 			req := podRequests(p)
 			m.need.Add(&req, -1)
+			continue
 		}
+		moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
 	}
 	if !fitsFree(&m.need, &r.free, &m.nodeFree) {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
 		return move{}, false
 	}
-	for _, p := range pods {
-		if !isIgnored(p) {
-			m.pods = append(m.pods, movedCopy(p, r.cfg.SpreadLabel, zone))
-		}
-	}
+	m.pods = moved
 	return m, true
 }
 
@@ -135,7 +134,8 @@ func (r *removal) removeAll(moves []move) bool {
 		pods = append(pods, m.pods...)
 	}
 	if len(pods) > 0 {
-		res := simulator.FilterSchedulable(r.snap, pods, simulator.FilterOptions{Now: r.now})
+		// The pods keep their spec.nodeName: the simulation ignores it.
+		res := simulator.FilterSchedulable(r.snap, pods, simulator.FilterOptions{Now: r.now, IgnoreNodeName: true})
 		if len(res.Remaining) > 0 {
 			r.snap.Revert()
 			if len(moves) == 1 {
@@ -157,16 +157,4 @@ func (r *removal) book(m *move) {
 	r.free.Memory -= m.nodeFree.Memory + m.need.Memory
 	r.free.Pods -= m.nodeFree.Pods + m.need.Pods
 	r.allow[m.s.Group]--
-}
-
-// movedCopy returns the pod as it is rescheduled: unbound (a shallow copy
-// with spec.nodeName cleared, sharing everything else with the original) and
-// pinned to its zone when it has the emulated spread constraint.
-func movedCopy(pod *corev1.Pod, spreadLabel, zone string) *corev1.Pod {
-	if pod.Spec.NodeName == "" {
-		return pod
-	}
-	cp := *pod
-	cp.Spec.NodeName = ""
-	return pinToZone(&cp, spreadLabel, zone)
 }

@@ -13,9 +13,9 @@ import (
 )
 
 // loopSnapshot builds a snapshot as the loop caches it: the ready nodes
-// and their pods, the pods added in reverse order (the cache's order is
-// not the input's).
-func loopSnapshot(t testing.TB, in *Input) *simulator.Snapshot {
+// and their pods, in input order (as the loop's cache adds new pods) or
+// reversed (a node's pods in another order than the input's).
+func loopSnapshot(t testing.TB, in *Input, reversed bool) *simulator.Snapshot {
 	t.Helper()
 	snap := simulator.NewSnapshot()
 	ready := map[string]bool{}
@@ -27,7 +27,12 @@ func loopSnapshot(t testing.TB, in *Input) *simulator.Snapshot {
 			}
 		}
 	}
-	for _, p := range slices.Backward(in.Pods) {
+	pods := in.Pods
+	if reversed {
+		pods = slices.Clone(pods)
+		slices.Reverse(pods)
+	}
+	for _, p := range pods {
 		if ready[p.Spec.NodeName] {
 			if err := snap.AddPod(p); err != nil {
 				t.Fatal(err)
@@ -51,8 +56,10 @@ func snapshotState(snap *simulator.Snapshot) string {
 // plan equals want and the snapshot is left as it was.
 func samePlanOnLoopSnapshot(t *testing.T, cfg Config, in Input, want Plan) {
 	t.Helper()
-	in.Snapshot = loopSnapshot(t, &in)
-	samePlanOn(t, cfg, in, want)
+	for _, reversed := range []bool{false, true} {
+		in.Snapshot = loopSnapshot(t, &in, reversed)
+		samePlanOn(t, cfg, in, want)
+	}
 }
 
 func samePlanOn(t *testing.T, cfg Config, in Input, want Plan) {
@@ -103,7 +110,7 @@ func TestPlanOnStaleLoopSnapshot(t *testing.T) {
 		t.Fatalf("d is not unneeded (%v); the test would prove nothing", want.Blocked)
 	}
 
-	snap := loopSnapshot(t, &in)
+	snap := loopSnapshot(t, &in, true)
 	// "c" is cached as an older object without its label: the planner must
 	// use the input's node, or d1 (needing pool=c) would find no place.
 	if err := snap.RemoveNode("c"); err != nil {
