@@ -28,6 +28,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/recommender"
 	"github.com/kscale/kscale/internal/vpa/target"
@@ -37,7 +38,7 @@ import (
 type vpaRecommenderOptions struct {
 	cfg          recommender.Config
 	history      input.HistoryConfig
-	leader       recommender.LeaderElection
+	leader       leaderelection.Config
 	client       clientFlags
 	address      string
 	storage      string
@@ -114,13 +115,7 @@ func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.address, "address", ":8942", "Address serving /metrics and /healthz.")
 	fs.BoolVar(&o.watchEvents, "watch-eviction-events", true, "Also read OOMs from kubelet eviction events.")
 	fs.DurationVar(&o.cacheTimeout, "cache-sync-timeout", 2*time.Minute, "How long to wait for the pod cache at start-up.")
-	l := &o.leader
-	fs.BoolVar(&l.Enabled, "leader-elect", false, "Elect a leader on a Lease before running.")
-	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
-	fs.StringVar(&l.Name, "leader-elect-resource-name", "vpa-recommender-lease", "Name of the leader election Lease.")
-	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
-	fs.DurationVar(&l.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
-	fs.DurationVar(&l.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+	o.leader.AddFlags(fs, false, "vpa-recommender-lease")
 }
 
 // complete converts and validates the flags.
@@ -172,14 +167,9 @@ func (o *vpaRecommenderOptions) complete() error {
 	if err := o.cfg.Validate(); err != nil {
 		return err
 	}
-	if o.leader.Enabled && o.leader.Identity == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return fmt.Errorf("--leader-elect: no identity: %w", err)
-		}
-		o.leader.Identity = host
+	if err := o.leader.Default(); err != nil {
+		return err
 	}
-	o.leader.Default()
 	return o.leader.Validate()
 }
 
@@ -240,7 +230,7 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = srv.Close() }()
-	return recommender.RunLeading(ctx, kube, o.leader, func(ctx context.Context) {
+	return leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
 		if err := watcher.Start(ctx, o.cacheTimeout); err != nil {
 			klog.FromContext(ctx).Error(err, "Pod cache did not sync")
 			return

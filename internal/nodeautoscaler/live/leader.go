@@ -5,23 +5,22 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kscale/kscale/internal/vpa/recommender"
+	"github.com/kscale/kscale/internal/leaderelection"
 )
 
 // DefaultLeaseName is the Lease the node autoscaler replicas elect on,
 // upstream's name.
 const DefaultLeaseName = "cluster-autoscaler"
 
-// LeaderElection configures leader election; it is the recommender's type
-// until the lead moves it to a shared package.
-type LeaderElection = recommender.LeaderElection
+// LeaderElection configures leader election.
+type LeaderElection = leaderelection.Config
 
 // ErrLeadershipLost is returned when this replica stopped leading before
 // ctx ended; the process should exit so a fresh one rebuilds its state.
-var ErrLeadershipLost = recommender.ErrLeadershipLost
+var ErrLeadershipLost = leaderelection.ErrLeadershipLost
 
 // RunLeading runs run while this replica holds the Lease, or directly when
 // election is disabled.
 func RunLeading(ctx context.Context, client kubernetes.Interface, le LeaderElection, run func(ctx context.Context)) error {
-	return recommender.RunLeading(ctx, client, le, run)
+	return leaderelection.Run(ctx, client, le, run)
 }

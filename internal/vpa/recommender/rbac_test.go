@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/recommender"
@@ -103,12 +104,14 @@ func testDeployedRBAC(t *testing.T, h *harness) {
 	if err := r.RunOnce(ctx); err != nil {
 		t.Fatalf("RunOnce as the ServiceAccount: %v", err)
 	}
-	le := recommender.LeaderElection{Enabled: true, Identity: "rbac-test"}
-	le.Default()
+	le := leaderelection.Config{Enabled: true, Identity: "rbac-test", Name: "vpa-recommender-lease"}
+	if err := le.Default(); err != nil {
+		t.Fatal(err)
+	}
 	lctx, lcancel := context.WithCancel(ctx)
 	defer lcancel()
 	led := false
-	if err := recommender.RunLeading(lctx, kube, le, func(context.Context) { led = true; lcancel() }); err != nil {
+	if err := leaderelection.Run(lctx, kube, le, func(context.Context) { led = true; lcancel() }); err != nil {
 		t.Fatalf("leader election as the ServiceAccount: %v", err)
 	}
 	if !led {

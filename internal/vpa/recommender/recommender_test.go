@@ -196,8 +196,4 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 	t.Run("the recommender runs with the least-privilege RBAC of deploy/vpa/recommender", func(t *testing.T) {
 		testDeployedRBAC(t, h)
 	})
-
-	t.Run("leader election: one runner at a time, the next takes over on release", func(t *testing.T) {
-		testLeaderElection(t, h.env)
-	})
 }

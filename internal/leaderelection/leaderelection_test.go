@@ -1,4 +1,4 @@
-package recommender_test
+package leaderelection_test
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/testenv"
-	"github.com/kscale/kscale/internal/vpa/recommender"
 )
 
-// testLeaderElection runs two candidates on one Lease.
-func testLeaderElection(t *testing.T, env *testenv.Env) {
+// TestRun runs two candidates on one Lease against a real API server: one
+// leads at a time, and the second takes over once the first releases.
+func TestRun(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
 	ctx := t.Context()
-	le := recommender.LeaderElection{Enabled: true, Namespace: "default", Name: "vpa-recommender-test",
+	le := leaderelection.Config{Enabled: true, Namespace: "default", Name: "vpa-recommender-test",
 		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
 	leading := make(chan string, 2)
 	start := func(id string) (context.CancelFunc, chan error) {
@@ -23,7 +25,7 @@ func testLeaderElection(t *testing.T, env *testenv.Env) {
 		l.Identity = id
 		done := make(chan error, 1)
 		go func() {
-			done <- recommender.RunLeading(cctx, env.Client, l, func(ctx context.Context) {
+			done <- leaderelection.Run(cctx, env.Client, l, func(ctx context.Context) {
 				leading <- id
 				<-ctx.Done()
 			})
@@ -38,7 +40,7 @@ func testLeaderElection(t *testing.T, env *testenv.Env) {
 	defer func() {
 		stopB()
 		if err := <-doneB; err != nil {
-			t.Errorf("RunLeading(b) = %v", err)
+			t.Errorf("Run(b) = %v", err)
 		}
 	}()
 	lease, err := env.Client.CoordinationV1().Leases("default").Get(ctx, le.Name, metav1.GetOptions{})
@@ -52,7 +54,7 @@ func testLeaderElection(t *testing.T, env *testenv.Env) {
 	}
 	stopA()
 	if err := <-doneA; err != nil {
-		t.Fatalf("RunLeading(a) after cancel = %v", err)
+		t.Fatalf("Run(a) after cancel = %v", err)
 	}
 	select {
 	case got := <-leading:

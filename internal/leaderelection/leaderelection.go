@@ -1,0 +1,140 @@
+// Package leaderelection runs a component's work only while its replica
+// holds a coordination.k8s.io Lease, with the flags every Kubernetes
+// component uses for it (--leader-elect, --leader-elect-resource-name, ...).
+// The node autoscaler and the VPA recommender use it; a replica that loses
+// the Lease stops its work and reports ErrLeadershipLost so the process can
+// exit and come back as a standby with fresh state.
+package leaderelection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/klog/v2"
+)
+
+// Config configures leader election on a Lease.
+type Config struct {
+	// Enabled turns leader election on (--leader-elect).
+	Enabled bool
+	// Namespace is the Lease's namespace (--leader-elect-resource-namespace).
+	Namespace string
+	// Name is the Lease's name (--leader-elect-resource-name).
+	Name string
+	// Identity names this candidate; it must be unique. Default: the hostname
+	// (the pod name in a Deployment).
+	Identity string
+	// LeaseDuration is how long a Lease is valid without renewal (15s).
+	LeaseDuration time.Duration
+	// RenewDeadline is how long the leader retries renewing before giving up (10s).
+	RenewDeadline time.Duration
+	// RetryPeriod is the wait between attempts (2s).
+	RetryPeriod time.Duration
+}
+
+// AddFlags registers the standard leader election flags with the
+// component's defaults for --leader-elect and the Lease name.
+func (c *Config) AddFlags(fs *pflag.FlagSet, enabled bool, leaseName string) {
+	fs.BoolVar(&c.Enabled, "leader-elect", enabled, "Elect a leader on a Lease before running; run two replicas for availability.")
+	fs.StringVar(&c.Namespace, "leader-elect-resource-namespace", metav1.NamespaceSystem, "Namespace of the leader election Lease.")
+	fs.StringVar(&c.Name, "leader-elect-resource-name", leaseName, "Name of the leader election Lease.")
+	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
+	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
+	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+}
+
+// Default fills unset fields: the namespace, the timings and, when election
+// is on, the identity from the hostname.
+func (c *Config) Default() error {
+	if c.Namespace == "" {
+		c.Namespace = metav1.NamespaceSystem
+	}
+	if c.LeaseDuration == 0 {
+		c.LeaseDuration = 15 * time.Second
+	}
+	if c.RenewDeadline == 0 {
+		c.RenewDeadline = 10 * time.Second
+	}
+	if c.RetryPeriod == 0 {
+		c.RetryPeriod = 2 * time.Second
+	}
+	if c.Enabled && c.Identity == "" {
+		host, err := os.Hostname()
+		if err != nil {
+			return fmt.Errorf("--leader-elect: no identity: %w", err)
+		}
+		c.Identity = host
+	}
+	return nil
+}
+
+// Validate reports the first invalid field, by its flag.
+func (c *Config) Validate() error {
+	if !c.Enabled {
+		return nil
+	}
+	switch {
+	case c.Name == "":
+		return errors.New("--leader-elect-resource-name: required")
+	case c.Identity == "":
+		return errors.New("--leader-elect: an identity is required")
+	case c.LeaseDuration <= c.RenewDeadline:
+		return errors.New("--leader-elect-lease-duration: must be greater than the renew deadline")
+	case c.RenewDeadline <= c.RetryPeriod:
+		return errors.New("--leader-elect-renew-deadline: must be greater than the retry period")
+	}
+	return nil
+}
+
+// ErrLeadershipLost is returned when this candidate stops being the leader
+// before ctx ended.
+var ErrLeadershipLost = errors.New("leader election: leadership lost")
+
+// Run runs work while this process holds the Lease (or directly when
+// election is disabled). It returns when ctx ends or leadership is lost;
+// on a clean stop the Lease is released so a standby takes over at once.
+func Run(ctx context.Context, client kubernetes.Interface, c Config, work func(ctx context.Context)) error {
+	if !c.Enabled {
+		work(ctx)
+		return nil
+	}
+	lock := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: c.Namespace, Name: c.Name},
+		Client:     client.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: c.Identity},
+	}
+	log := klog.FromContext(ctx)
+	lost := false
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: lock, ReleaseOnCancel: true, Name: c.Name,
+		LeaseDuration: c.LeaseDuration, RenewDeadline: c.RenewDeadline, RetryPeriod: c.RetryPeriod,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				log.Info("Became leader", "lease", klog.KRef(c.Namespace, c.Name), "identity", c.Identity)
+				work(ctx)
+			},
+			OnStoppedLeading: func() {
+				lost = runCtx.Err() == nil
+				cancel()
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("creating leader elector: %w", err)
+	}
+	elector.Run(runCtx)
+	if lost {
+		return ErrLeadershipLost
+	}
+	return nil
+}
