@@ -72,13 +72,7 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
 	fs.StringVar(&o.cloudProvider, "cloud-provider", "kwok", "Cloud provider; kwok (Node objects, no machines) is the only one built in.")
 	fs.StringVar(&o.cloudConfig, "cloud-config", "", "The cloud provider's configuration file; for kwok the node groups, as in the nodeGroups section of a scenario file.")
-	l := &o.leader
-	fs.BoolVar(&l.Enabled, "leader-elect", true, "Elect a leader on a Lease before running; run two replicas for availability.")
-	fs.StringVar(&l.Namespace, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
-	fs.StringVar(&l.Name, "leader-elect-resource-name", live.DefaultLeaseName, "Name of the leader election Lease.")
-	fs.DurationVar(&l.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
-	fs.DurationVar(&l.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
-	fs.DurationVar(&l.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
 // complete validates the flags and reads the cloud config.
@@ -102,14 +96,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if o.groups, err = kwok.ParseCloudConfig(data); err != nil {
 		return fmt.Errorf("--cloud-config %s: %w", o.cloudConfig, err)
 	}
-	if o.leader.Enabled && o.leader.Identity == "" {
-		host, err := os.Hostname()
-		if err != nil {
-			return fmt.Errorf("--leader-elect: no identity: %w", err)
-		}
-		o.leader.Identity = host
+	if err := o.leader.Default(); err != nil {
+		return err
 	}
-	o.leader.Default()
 	return o.leader.Validate()
 }
 
