@@ -57,15 +57,15 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 // readySnapshot holds the ready nodes and the pods bound to them.
 func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
-	var ready []*corev1.Node
-	names := map[string]bool{}
+	ready := make([]*corev1.Node, 0, len(nodes))
+	names := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		if rules.Bucket(n, now) == clusterstate.Ready {
 			ready = append(ready, n)
 			names[n.Name] = true
 		}
 	}
-	var pods []*corev1.Pod
+	pods := make([]*corev1.Pod, 0, len(bound))
 	for _, p := range bound {
 		if names[p.Spec.NodeName] {
 			pods = append(pods, p)

@@ -83,7 +83,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 
 // activeBound returns the pods that occupy their node.
 func activeBound(pods []*corev1.Pod) []*corev1.Pod {
-	var out []*corev1.Pod
+	out := make([]*corev1.Pod, 0, len(pods))
 	for _, p := range pods {
 		if isActiveBound(p) {
 			out = append(out, p)

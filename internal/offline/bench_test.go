@@ -77,6 +77,7 @@ func benchmarkDay(b *testing.B, scaleDown bool) {
 		b.Fatal(err)
 	}
 	var maxLoop, maxCPU time.Duration
+	cpu0 := processCPU()
 	for b.Loop() {
 		w, err := New(scn)
 		if err != nil {
@@ -92,6 +93,7 @@ func benchmarkDay(b *testing.B, scaleDown bool) {
 		maxLoop, maxCPU = max(maxLoop, res.MaxLoopWall), max(maxCPU, res.MaxLoopCPU)
 		b.ReportMetric(float64(res.Final.Nodes), "nodes")
 	}
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(maxLoop.Microseconds())/1000, "max-loop-ms")
 	b.ReportMetric(float64(maxCPU.Microseconds())/1000, "max-loop-cpu-ms")
 }

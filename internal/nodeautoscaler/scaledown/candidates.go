@@ -40,6 +40,11 @@ func gatherNodes(in *Input) []*nodeState {
 	byName := make(map[string]*nodeState, len(in.Nodes))
 	for i := range in.Nodes {
 		s := &nodeState{Node: in.Nodes[i]}
+		if in.Snapshot != nil {
+			if info, ok := in.Snapshot.NodeInfo(s.Node.Node.Name); ok {
+				s.pods = make([]*corev1.Pod, 0, info.Requested().Pods)
+			}
+		}
 		states[i] = s
 		byName[s.Node.Node.Name] = s
 	}

@@ -142,18 +142,19 @@ func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
 }
 
 func blockedOf(states []*nodeState) []Blocked {
-	var out []Blocked
+	var blocked []*Blocked
 	for _, s := range states {
 		if s.blocked != nil {
-			if out == nil {
-				out = make([]Blocked, 0, len(states))
-			}
-			out = append(out, *s.blocked)
+			blocked = append(blocked, s.blocked)
 		}
 	}
-	byNode := func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) }
-	if !slices.IsSortedFunc(out, byNode) {
-		slices.SortFunc(out, byNode)
+	if len(blocked) == 0 {
+		return nil
+	}
+	slices.SortFunc(blocked, func(a, b *Blocked) int { return cmp.Compare(a.Node, b.Node) })
+	out := make([]Blocked, len(blocked))
+	for i, b := range blocked {
+		out[i] = *b
 	}
 	return out
 }

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package scaledown
+
+import "time"
+
+// processCPU is measured on Linux only.
+func processCPU() time.Duration { return 0 }
