@@ -43,7 +43,9 @@ nodeGroups:
 // against the real kube-scheduler and kube-controller-manager.
 func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
-		ControllerManagerFlags: []string{"--node-monitor-grace-period=8s", "--node-monitor-period=1s"}})
+		// The stand-in kubelet renews node Leases every 10s, as kubelets do;
+		// a faster node monitor lifts the not-ready taint of new nodes sooner.
+		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
 	ctx := t.Context()
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}
@@ -67,7 +69,9 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		// node lifecycle controller lifted that taint would count as ready
 		// capacity the pods cannot use, and the group would grow twice.
 		"--startup-taint=" + corev1.TaintNodeNotReady,
-		"--leader-elect-lease-duration=4s", "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"})
+		// Long enough for the leader to keep its Lease through the brief
+		// API server outage below.
+		"--leader-elect-lease-duration=40s", "--leader-elect-renew-deadline=30s", "--leader-elect-retry-period=1s"})
 	cmd.SetContext(runCtx)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Execute() }()
@@ -79,12 +83,12 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	})
 
 	t.Run("a deployment that does not fit scales up the right group", func(t *testing.T) {
-		naDeploy(t, env, "wide", 4, "big")
+		naDeploy(t, env, "wide", 4, "big", "3")
 		naExpectRunning(t, env, "wide", 4)
 		naExpectGroupNodes(t, env, map[string]int{"big": 2})
 	})
 	t.Run("a group out of capacity backs off and the next priority takes over", func(t *testing.T) {
-		naDeploy(t, env, "spill", 2, "spill")
+		naDeploy(t, env, "spill", 2, "spill", "3")
 		naExpectRunning(t, env, "spill", 2)
 		naExpectGroupNodes(t, env, map[string]int{"big": 2, "fallback": 2}) // one 3-CPU pod per m5.xlarge
 		naPoll(t, "status ConfigMap shows the backoff", func(ctx context.Context) (bool, error) {
@@ -106,11 +110,23 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 			t.Errorf("/healthz = %q", got)
 		}
 	})
+	t.Run("the loop recovers after the API server was briefly unavailable", func(t *testing.T) {
+		env.StopAPIServer()
+		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
+			t.Errorf("/healthz during a brief outage = %q, want ok (within --max-inactivity)", got)
+		}
+		if err := env.StartAPIServer(ctx); err != nil {
+			t.Fatal(err)
+		}
+		naDeploy(t, env, "after-outage", 1, "small", "1")
+		naExpectRunning(t, env, "after-outage", 1)
+		naExpectGroupNodes(t, env, map[string]int{"big": 2, "fallback": 2, "small": 1})
+	})
 }
 
-func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool string) {
+func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool, cpu string) {
 	t.Helper()
-	d := fixture.Deployment(name, replicas, fixture.WithRequests("cpu", "3", "memory", "1Gi"),
+	d := fixture.Deployment(name, replicas, fixture.WithRequests("cpu", cpu, "memory", "1Gi"),
 		fixture.WithNodeSelector(map[string]string{"pool": pool}))
 	if _, err := env.Client.AppsV1().Deployments(d.Namespace).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

@@ -37,6 +37,9 @@ func (k *Kubelet) renewAll(ctx context.Context) {
 		if !k.isManaged(node) || node.DeletionTimestamp != nil {
 			continue
 		}
+		if err := k.postReady(ctx, node); err != nil {
+			klog.FromContext(ctx).Error(err, "Posting node status failed", "node", klog.KObj(node))
+		}
 		if err := k.renewLease(ctx, node); err != nil {
 			klog.FromContext(ctx).Error(err, "Renewing node lease failed", "node", klog.KObj(node))
 		}
@@ -76,4 +79,34 @@ func (k *Kubelet) newLease(node *corev1.Node, now metav1.MicroTime) *coordinatio
 		},
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: &node.Name, LeaseDurationSeconds: &seconds, RenewTime: &now},
 	}
+}
+
+// postReady sets the node's Ready condition back to True when something
+// else changed it (the node lifecycle controller marks it Unknown when the
+// Lease expired, for example while the API server was unavailable), as a
+// kubelet posts its status. The cached node is copied, never modified.
+func (k *Kubelet) postReady(ctx context.Context, node *corev1.Node) error {
+	now := metav1.NewTime(k.cfg.Clock.Now())
+	updated := node.DeepCopy()
+	found := false
+	for i := range updated.Status.Conditions {
+		c := &updated.Status.Conditions[i]
+		if c.Type != corev1.NodeReady {
+			continue
+		}
+		found = true
+		if c.Status == corev1.ConditionTrue {
+			return nil
+		}
+		c.Status, c.Reason, c.Message = corev1.ConditionTrue, "KubeletReady", "kwok stand-in kubelet is posting ready status"
+		c.LastHeartbeatTime, c.LastTransitionTime = now, now
+	}
+	if !found {
+		updated.Status.Conditions = append(updated.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
+			Reason: "KubeletReady", Message: "kwok stand-in kubelet is posting ready status", LastHeartbeatTime: now, LastTransitionTime: now})
+	}
+	if _, err := k.cfg.Client.CoreV1().Nodes().UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("posting Ready status of node %s: %w", node.Name, err)
+	}
+	return nil
 }
