@@ -11,6 +11,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/klog/v2"
 	sigsjson "sigs.k8s.io/json"
+
+	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
 // maxReviewBytes bounds the body of an AdmissionReview (the API server
@@ -18,11 +20,7 @@ import (
 const maxReviewBytes = 8 << 20
 
 // patchOp is one JSON-patch operation.
-type patchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value,omitempty"`
-}
+type patchOp = recommendation.PatchOp
 
 // reviewer handles one kind of admission request.
 type reviewer interface {

@@ -3,7 +3,6 @@ package admission
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -83,8 +82,8 @@ func PodPatch(pod *corev1.Pod, vpa *vpav1.VerticalPodAutoscaler, processed recom
 	var updates []string
 	for _, c := range processed.Containers {
 		res := pod.Spec.Containers[c.Index].Resources
-		reqOps, reqNames := resourceOps(c.Index, "requests", res.Requests, c.Requests)
-		limOps, limNames := resourceOps(c.Index, "limits", res.Limits, c.Limits)
+		reqOps, reqNames := recommendation.ResourcePatch(c.Index, "requests", res.Requests, c.Requests)
+		limOps, limNames := recommendation.ResourcePatch(c.Index, "limits", res.Limits, c.Limits)
 		ops = append(append(ops, reqOps...), limOps...)
 		var changed []string
 		for _, n := range reqNames {
@@ -107,34 +106,6 @@ func PodPatch(pod *corev1.Pod, vpa *vpav1.VerticalPodAutoscaler, processed recom
 	return append(ops, annotationOp(ObservedContainersAnnotation, strings.Join(names, ", ")))
 }
 
-// resourceOps sets every value of want under the container's requests or
-// limits, creating the map first when the pod has none.
-func resourceOps(index int, kind string, have, want corev1.ResourceList) ([]patchOp, []string) {
-	if len(want) == 0 {
-		return nil, nil
-	}
-	base := fmt.Sprintf("/spec/containers/%d/resources/%s", index, kind)
-	var ops []patchOp
-	if have == nil {
-		ops = append(ops, patchOp{Op: "add", Path: base, Value: map[string]string{}})
-	}
-	names := make([]string, 0, len(want))
-	for name := range want {
-		names = append(names, string(name))
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		q := want[corev1.ResourceName(name)]
-		ops = append(ops, patchOp{Op: "add", Path: base + "/" + escapePointer(name), Value: q.String()})
-	}
-	return ops, names
-}
-
 func annotationOp(key, value string) patchOp {
-	return patchOp{Op: "add", Path: "/metadata/annotations/" + escapePointer(key), Value: value}
-}
-
-// escapePointer escapes a JSON-pointer reference token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+	return patchOp{Op: "add", Path: "/metadata/annotations/" + recommendation.EscapePointer(key), Value: value}
 }

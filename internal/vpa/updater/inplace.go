@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,11 +126,12 @@ func (u *Updater) inPlaceOrEvict(ctx context.Context, vpa *vpav1.VerticalPodAuto
 // resize patches the pods/resize subresource with the processed resources
 // and then marks the pod with InPlaceUpdatedAnnotation.
 func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, processed recommendation.Result) error {
-	var ops []jsonPatchOp
+	var ops []recommendation.PatchOp
 	for _, c := range processed.Containers {
 		res := pod.Spec.Containers[c.Index].Resources
-		ops = append(ops, resourceOps(c.Index, "requests", res.Requests, c.Requests)...)
-		ops = append(ops, resourceOps(c.Index, "limits", res.Limits, c.Limits)...)
+		requests, _ := recommendation.ResourcePatch(c.Index, "requests", res.Requests, c.Requests)
+		limits, _ := recommendation.ResourcePatch(c.Index, "limits", res.Limits, c.Limits)
+		ops = append(append(ops, requests...), limits...)
 	}
 	raw, err := json.Marshal(ops)
 	if err != nil {
@@ -146,34 +145,4 @@ func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, processed recomme
 		return fmt.Errorf("annotating pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
 	return nil
-}
-
-type jsonPatchOp struct {
-	Op    string `json:"op"`
-	Path  string `json:"path"`
-	Value any    `json:"value"`
-}
-
-// resourceOps sets every value of want under the container's requests or
-// limits, creating the map first when the pod has none.
-func resourceOps(index int, kind string, have, want corev1.ResourceList) []jsonPatchOp {
-	if len(want) == 0 {
-		return nil
-	}
-	base := fmt.Sprintf("/spec/containers/%d/resources/%s", index, kind)
-	var ops []jsonPatchOp
-	if have == nil {
-		ops = append(ops, jsonPatchOp{Op: "add", Path: base, Value: map[string]string{}})
-	}
-	names := make([]string, 0, len(want))
-	for name := range want {
-		names = append(names, string(name))
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		q := want[corev1.ResourceName(name)]
-		token := strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
-		ops = append(ops, jsonPatchOp{Op: "add", Path: base + "/" + token, Value: q.String()})
-	}
-	return ops
 }
