@@ -58,6 +58,30 @@ func TestKubelet(t *testing.T) {
 	t.Run("graceful deletion is confirmed", func(t *testing.T) { testDeletion(t, env.Client) })
 	t.Run("bad annotation fails the pod with its name", func(t *testing.T) { testBadAnnotation(t, env.Client) })
 	t.Run("unmanaged node and its pods are left alone", func(t *testing.T) { testUnmanaged(t, env.Client) })
+	t.Run("a managed node marked Unknown is posted Ready again", func(t *testing.T) { testReposted(t, env.Client) })
+}
+
+// testReposted marks the managed node Unknown, as the node lifecycle
+// controller does when leases stopped during an API server outage, and
+// expects the stand-in kubelet to post Ready again.
+func testReposted(t *testing.T, client kubernetes.Interface) {
+	ctx := t.Context()
+	n, err := client.CoreV1().Nodes().Get(ctx, "managed", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == corev1.NodeReady {
+			n.Status.Conditions[i].Status, n.Status.Conditions[i].Reason = corev1.ConditionUnknown, "NodeStatusUnknown"
+		}
+	}
+	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	poll(t, "node managed Ready=True again", func(ctx context.Context) (bool, error) {
+		n, err := client.CoreV1().Nodes().Get(ctx, "managed", metav1.GetOptions{})
+		return err == nil && nodeReady(n) == corev1.ConditionTrue, err
+	})
 }
 
 func testStartTime(t *testing.T, client kubernetes.Interface) {
