@@ -199,6 +199,7 @@ func (o *nodeAutoscalerOptions) runner(client kubernetes.Interface, provider *kw
 	loop, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: o.opts, Provider: provider, Cluster: cluster, Recorder: rec, Clock: clk,
 		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
+		ScaleDown: live.NewScaleDownCluster(client, cluster),
 	})
 	if err != nil {
 		return nil, err

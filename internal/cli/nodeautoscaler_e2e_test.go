@@ -63,7 +63,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
-		"--scan-interval=1s", "--expander=priority", "--scale-down-enabled=false",
+		"--scan-interval=1s", "--expander=priority",
+		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
 		// Until the loop itself treats node.kubernetes.io/not-ready as
 		// unready (as upstream does), a node that posted Ready before the
 		// node lifecycle controller lifted that taint would count as ready
@@ -110,6 +111,21 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 			t.Errorf("/healthz = %q", got)
 		}
 	})
+	t.Run("load drops and empty nodes are removed", func(t *testing.T) {
+		d, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Get(ctx, "wide", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.Spec.Replicas = new(int32)
+		if _, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		naPoll(t, "the big nodes removed", func(ctx context.Context) (bool, error) {
+			return naGroupNodes(t, env)["big"] == 0, nil
+		})
+		naExpectGroupNodes(t, env, map[string]int{"fallback": 2})
+		naExpectRunning(t, env, "spill", 2)
+	})
 	t.Run("the loop recovers after the API server was briefly unavailable", func(t *testing.T) {
 		env.StopAPIServer()
 		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
@@ -120,7 +136,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		}
 		naDeploy(t, env, "after-outage", 1, "small", "1")
 		naExpectRunning(t, env, "after-outage", 1)
-		naExpectGroupNodes(t, env, map[string]int{"big": 2, "fallback": 2, "small": 1})
+		naExpectGroupNodes(t, env, map[string]int{"fallback": 2, "small": 1})
 	})
 }
 
@@ -155,6 +171,14 @@ func naExpectRunning(t *testing.T, env *testenv.Env, app string, n int) {
 // expectGroupNodes checks the number of kwok nodes per group.
 func naExpectGroupNodes(t *testing.T, env *testenv.Env, want map[string]int) {
 	t.Helper()
+	if got := naGroupNodes(t, env); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("nodes per group %v, want %v", got, want)
+	}
+}
+
+// naGroupNodes counts the kwok nodes per group.
+func naGroupNodes(t *testing.T, env *testenv.Env) map[string]int {
+	t.Helper()
 	list, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -166,9 +190,7 @@ func naExpectGroupNodes(t *testing.T, env *testenv.Env, want map[string]int) {
 			got[g]++
 		}
 	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("nodes per group %v, want %v", got, want)
-	}
+	return got
 }
 
 func naPoll(t *testing.T, what string, cond wait.ConditionWithContextFunc) {

@@ -8,11 +8,13 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	appslisters "k8s.io/client-go/listers/apps/v1"
 	corelisters "k8s.io/client-go/listers/core/v1"
+	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
@@ -34,6 +36,7 @@ type Cluster struct {
 	nodes      corelisters.NodeLister
 	pods       corelisters.PodLister
 	daemonSets appslisters.DaemonSetLister
+	pdbs       policylisters.PodDisruptionBudgetLister
 	synced     []cache.InformerSynced
 
 	mu   sync.Mutex
@@ -50,16 +53,20 @@ type View struct {
 	Pods []*corev1.Pod
 	// DaemonSets are every DaemonSet.
 	DaemonSets []*appsv1.DaemonSet
+	// PDBs are every PodDisruptionBudget.
+	PDBs []*policyv1.PodDisruptionBudget
 }
 
-// NewCluster registers the node, pod and DaemonSet informers on factory;
+// NewCluster registers the node, pod, DaemonSet and PodDisruptionBudget
+// informers on factory;
 // start the factory (Start) after every informer of the process was
 // registered.
 func NewCluster(factory informers.SharedInformerFactory) *Cluster {
 	n, p, d := factory.Core().V1().Nodes(), factory.Core().V1().Pods(), factory.Apps().V1().DaemonSets()
+	b := factory.Policy().V1().PodDisruptionBudgets()
 	return &Cluster{
-		factory: factory, nodes: n.Lister(), pods: p.Lister(), daemonSets: d.Lister(),
-		synced: []cache.InformerSynced{n.Informer().HasSynced, p.Informer().HasSynced, d.Informer().HasSynced},
+		factory: factory, nodes: n.Lister(), pods: p.Lister(), daemonSets: d.Lister(), pdbs: b.Lister(),
+		synced: []cache.InformerSynced{n.Informer().HasSynced, p.Informer().HasSynced, d.Informer().HasSynced, b.Informer().HasSynced},
 	}
 }
 
@@ -103,6 +110,9 @@ func (c *Cluster) Refresh() (*View, error) {
 	if v.DaemonSets, err = c.daemonSets.List(labels.Everything()); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
+	if v.PDBs, err = c.pdbs.List(labels.Everything()); err != nil {
+		return nil, fmt.Errorf("listing poddisruptionbudgets: %w", err)
+	}
 	c.mu.Lock()
 	c.view = v
 	c.mu.Unlock()
@@ -143,4 +153,14 @@ func (c *Cluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
 		return nil, err
 	}
 	return v.DaemonSets, nil
+}
+
+// ListPDBs returns the PodDisruptionBudgets of the current view, for
+// scale-down.
+func (c *Cluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
+	v, err := c.current()
+	if err != nil {
+		return nil, err
+	}
+	return v.PDBs, nil
 }

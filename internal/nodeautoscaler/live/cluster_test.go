@@ -57,7 +57,17 @@ func TestClusterViewIsTakenByRefresh(t *testing.T) {
 	if _, err := env.Client.CoreV1().Pods("view").Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	view := waitForView(t, c, func(v *live.View) bool { return hasNode(v, "view-node-1") && hasPod(v, "view", "p1") })
+	pdb := fixture.PDB("p1", "p1")
+	pdb.Namespace = "view"
+	if _, err := env.Client.PolicyV1().PodDisruptionBudgets("view").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	view := waitForView(t, c, func(v *live.View) bool {
+		return hasNode(v, "view-node-1") && hasPod(v, "view", "p1") && len(v.PDBs) == 1
+	})
+	if pdbs, err := live.NewScaleDownCluster(env.Client, c).ListPDBs(ctx); err != nil || len(pdbs) != 1 {
+		t.Fatalf("ListPDBs = %d, %v; want the view's budget", len(pdbs), err)
+	}
 	// A node created after the view stays out of the loop's reads until
 	// the next Refresh.
 	if _, err := env.CreateNode(ctx, fixture.Node("view-node-2")); err != nil {

@@ -36,13 +36,6 @@ const (
 	ReasonFailedToScaleUpGroup = "FailedToScaleUpGroup"
 )
 
-// Loop event types emitted by scale-down (part 2), matched by name so the
-// recorder does not depend on their declaration.
-const (
-	loopScaleDown       nodeautoscaler.EventType = "ScaleDown"
-	loopScaleDownFailed nodeautoscaler.EventType = "ScaleDownFailed"
-)
-
 // RecorderConfig configures a Recorder.
 type RecorderConfig struct {
 	// Events writes Kubernetes events (a record.EventRecorder of a
@@ -97,14 +90,21 @@ func (r *Recorder) Record(ctx context.Context, e nodeautoscaler.Event) {
 		for _, p := range r.pendingPodsOf(e.Reason) {
 			r.emit(p, p.UID, corev1.EventTypeNormal, ReasonNotTriggerScaleUp, "pod didn't trigger scale-up: "+e.Message)
 		}
-	case loopScaleDown, loopScaleDownFailed:
-		typ, reason := corev1.EventTypeNormal, ReasonScaleDown
-		if e.Type == loopScaleDownFailed {
-			typ, reason = corev1.EventTypeWarning, ReasonScaleDownFailed
-		}
+	case nodeautoscaler.EventScaleDownBlocked:
+		// Kept nodes are explained by the log line above and the status
+		// ConfigMap, not by an event per node and loop.
+	case nodeautoscaler.EventScaleDownFailed:
 		for _, n := range r.nodes(e.Nodes) {
-			r.emit(n, n.UID, typ, reason, e.Message)
+			r.emit(n, n.UID, corev1.EventTypeWarning, ReasonScaleDownFailed, "failed to remove node: "+e.Reason+": "+e.Message)
 		}
+		r.groupEvent(e)
+	case nodeautoscaler.EventDeleteNodes:
+		// Scale-down deletes nodes that are in the view; the size repair
+		// deletes instances that never registered, which have no node.
+		for _, n := range r.nodes(e.Nodes) {
+			r.emit(n, n.UID, corev1.EventTypeNormal, ReasonScaleDown, "node removed by the node autoscaler ("+e.Message+e.Reason+")")
+		}
+		r.groupEvent(e)
 	default:
 		r.groupEvent(e)
 	}
@@ -121,7 +121,7 @@ func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
 		msg = fmt.Sprintf("Scale-up: node group %s +%d nodes for %d pods %s", e.Group, e.Delta, e.Pods, e.Message)
 	case nodeautoscaler.EventScaleUpError:
 		typ, reason = corev1.EventTypeWarning, ReasonFailedToScaleUpGroup
-	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed:
+	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed:
 		typ = corev1.EventTypeWarning
 	}
 	r.emit(ref, types.UID("status/"+reason), typ, reason, msg)

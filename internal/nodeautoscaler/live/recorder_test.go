@@ -89,3 +89,54 @@ func TestRecorderEventsOnPodsDeduplicated(t *testing.T) {
 		t.Fatalf("NotTriggerScaleUp on the pod %d times (want 2: once per window), ScaledUpGroup %d times (want 1)", podCount, group)
 	}
 }
+
+func TestRecorderScaleDownEventsOnNodes(t *testing.T) {
+	ctx := t.Context()
+	createNamespace(t, "recnodes")
+	for _, name := range []string{"sd-removed", "sd-failed"} {
+		if _, err := env.CreateNode(ctx, fixture.Node(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := startCluster(t)
+	view := waitForView(t, c, func(v *live.View) bool { return hasNode(v, "sd-removed") && hasNode(v, "sd-failed") })
+	uids := map[string]string{}
+	for _, n := range view.Nodes {
+		uids[string(n.UID)] = n.Name
+	}
+	b, events := live.NewEventBroadcaster(ctx, env.Client)
+	t.Cleanup(b.Shutdown)
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: "recnodes", Clock: clocktesting.NewFakePassiveClock(time.Now())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventDeleteNodes, Group: "g", Delta: -1, Nodes: []string{"sd-removed"}, Message: "empty"})
+	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleDownFailed, Group: "g", Nodes: []string{"sd-failed"}, Reason: "EvictionTimedOut", Message: "pod web-1 kept"})
+	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleDownBlocked, Group: "g", Nodes: []string{"sd-failed"}, Reason: "NotUnderutilized"})
+	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffCleared, Group: "sentinel"})
+	want := map[string]string{"sd-removed": live.ReasonScaleDown, "sd-failed": live.ReasonScaleDownFailed}
+	var got map[string][]string
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
+		list, err := env.Client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = map[string][]string{}
+		sentinel := false
+		for _, ev := range list.Items {
+			if name, ok := uids[string(ev.InvolvedObject.UID)]; ok && ev.InvolvedObject.Kind == "Node" {
+				got[name] = append(got[name], ev.Reason)
+			}
+			sentinel = sentinel || (ev.Namespace == "recnodes" && ev.Reason == string(nodeautoscaler.EventBackoffCleared))
+		}
+		return sentinel, nil
+	})
+	if err != nil {
+		t.Fatalf("the last event never arrived: %v", err)
+	}
+	for node, reason := range want {
+		if len(got[node]) != 1 || got[node][0] != reason {
+			t.Errorf("events on node %s: %v, want exactly [%s] (none for blocked nodes)", node, got[node], reason)
+		}
+	}
+}
