@@ -112,14 +112,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("load drops and empty nodes are removed", func(t *testing.T) {
-		d, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Get(ctx, "wide", metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		d.Spec.Replicas = new(int32)
-		if _, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		naScale(t, env, "wide", 0)
 		naPoll(t, "the big nodes removed", func(ctx context.Context) (bool, error) {
 			return naGroupNodes(t, env)["big"] == 0, nil
 		})
@@ -138,6 +131,28 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		naExpectRunning(t, env, "after-outage", 1)
 		naExpectGroupNodes(t, env, map[string]int{"fallback": 2, "small": 1})
 	})
+	t.Run("a Job pod keeps its node until the Job finishes", func(t *testing.T) {
+		job := fixture.Job("batch", 1, 1, fixture.WithRequests("cpu", "500m", "memory", "256Mi"),
+			fixture.WithNodeSelector(map[string]string{"pool": "small"}),
+			fixture.WithAnnotations(map[string]string{kwok.AnnotationRunTime: "8s"}))
+		if _, err := env.Client.BatchV1().Jobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		naExpectRunning(t, env, "batch", 1)
+		// The small node is now underutilized and unneeded after 3s, but the
+		// Job pod blocks its removal until it has succeeded.
+		naScale(t, env, "after-outage", 0)
+		naPoll(t, "the Job to complete while its node stays", func(ctx context.Context) (bool, error) {
+			if naGroupNodes(t, env)["small"] != 1 {
+				return false, fmt.Errorf("the small node was removed while the Job was running")
+			}
+			j, err := env.Client.BatchV1().Jobs(job.Namespace).Get(ctx, "batch", metav1.GetOptions{})
+			return err == nil && j.Status.Succeeded == 1, err
+		})
+		naPoll(t, "the small node removed after the Job", func(context.Context) (bool, error) {
+			return naGroupNodes(t, env)["small"] == 0, nil
+		})
+	})
 }
 
 func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool, cpu string) {
@@ -149,7 +164,20 @@ func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool,
 	}
 }
 
-// expectBoundAndRunning waits until the deployment's pods are bound by the
+// naScale sets a deployment's replicas.
+func naScale(t *testing.T, env *testenv.Env, name string, replicas int32) {
+	t.Helper()
+	d, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Replicas = &replicas
+	if _, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// naExpectRunning waits until the deployment's pods are bound by the
 // scheduler and running on kwok nodes.
 func naExpectRunning(t *testing.T, env *testenv.Env, app string, n int) {
 	t.Helper()
