@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/pflag"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
@@ -30,7 +31,8 @@ type Config struct {
 	// Name is the Lease's name (--leader-elect-resource-name).
 	Name string
 	// Identity names this candidate; it must be unique. Default: the hostname
-	// (the pod name in a Deployment).
+	// (the pod name in a Deployment) and a random suffix, as Kubernetes
+	// components do, so two candidates on one host never collide.
 	Identity string
 	// LeaseDuration is how long a Lease is valid without renewal (15s).
 	LeaseDuration time.Duration
@@ -71,7 +73,7 @@ func (c *Config) Default() error {
 		if err != nil {
 			return fmt.Errorf("--leader-elect: no identity: %w", err)
 		}
-		c.Identity = host
+		c.Identity = host + "_" + string(uuid.NewUUID())
 	}
 	return nil
 }

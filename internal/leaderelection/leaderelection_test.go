@@ -65,3 +65,19 @@ func TestRun(t *testing.T) {
 		t.Fatal("b never took over the released lease")
 	}
 }
+
+func TestDefaultIdentityIsUnique(t *testing.T) {
+	a, b := leaderelection.Config{Enabled: true}, leaderelection.Config{Enabled: true}
+	if err := a.Default(); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Default(); err != nil {
+		t.Fatal(err)
+	}
+	if a.Identity == "" || a.Identity == b.Identity {
+		t.Errorf("identities %q and %q: want two distinct non-empty ones", a.Identity, b.Identity)
+	}
+	if off := (leaderelection.Config{}); off.Default() != nil || off.Identity != "" {
+		t.Error("a disabled election needs no identity")
+	}
+}
