@@ -65,11 +65,6 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
 		"--scan-interval=1s", "--expander=priority",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
-		// Until the loop itself treats node.kubernetes.io/not-ready as
-		// unready (as upstream does), a node that posted Ready before the
-		// node lifecycle controller lifted that taint would count as ready
-		// capacity the pods cannot use, and the group would grow twice.
-		"--startup-taint=" + corev1.TaintNodeNotReady,
 		// Long enough for the leader to keep its Lease through the brief
 		// API server outage below.
 		"--leader-elect-lease-duration=40s", "--leader-elect-renew-deadline=30s", "--leader-elect-retry-period=1s"})

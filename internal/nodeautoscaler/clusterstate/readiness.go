@@ -60,14 +60,17 @@ func (r ReadinessRules) IsStartupTaint(key string) bool {
 	return false
 }
 
-// IsReady reports whether the node is kubelet-Ready without startup taints.
+// IsReady reports whether the node is kubelet-Ready without startup taints
+// and without the not-ready or unreachable taint the node lifecycle
+// controller keeps on nodes it does not consider healthy (such a node takes
+// no new pods, so counting it as capacity would scale up twice).
 func (r ReadinessRules) IsReady(n *corev1.Node) bool {
 	cond := readyCondition(n)
 	if cond == nil || cond.Status != corev1.ConditionTrue {
 		return false
 	}
 	for _, t := range n.Spec.Taints {
-		if r.IsStartupTaint(t.Key) {
+		if r.IsStartupTaint(t.Key) || t.Key == corev1.TaintNodeNotReady || t.Key == corev1.TaintNodeUnreachable {
 			return false
 		}
 	}
@@ -92,14 +95,19 @@ func (r ReadinessRules) Bucket(n *corev1.Node, now time.Time) Bucket {
 }
 
 // starting reports whether an unready node has never been ready: it carries
-// a startup taint, or its Ready condition has not changed since creation.
+// a startup taint, or its Ready condition has not changed since creation, or
+// it reports Ready while still carrying the not-ready taint (it has just
+// become ready and the node lifecycle controller has not lifted the taint).
 func (r ReadinessRules) starting(n *corev1.Node) bool {
+	cond := readyCondition(n)
 	for _, t := range n.Spec.Taints {
 		if r.IsStartupTaint(t.Key) {
 			return true
 		}
+		if t.Key == corev1.TaintNodeNotReady && cond != nil && cond.Status == corev1.ConditionTrue {
+			return true
+		}
 	}
-	cond := readyCondition(n)
 	return cond == nil || !cond.LastTransitionTime.After(n.CreationTimestamp.Add(time.Second))
 }
 

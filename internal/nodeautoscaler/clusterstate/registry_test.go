@@ -65,6 +65,11 @@ func TestBuckets(t *testing.T) {
 		n.Status.Conditions[0].LastTransitionTime = metav1.NewTime(transition)
 		return n
 	}
+	readyLater := func(created, transition time.Time, taints ...corev1.Taint) *corev1.Node {
+		n := readyNode("n", created, taints...)
+		n.Status.Conditions[0].LastTransitionTime = metav1.NewTime(transition)
+		return n
+	}
 	tests := []struct {
 		name string
 		node *corev1.Node
@@ -77,6 +82,11 @@ func TestBuckets(t *testing.T) {
 		{"startup prefix, old", readyNode("n", t0, fixture.Taint(StartupTaintPrefix+"x", "", corev1.TaintEffectNoSchedule)), LongNotStarted},
 		{"never ready, young", notReady(now.Add(-time.Minute), now.Add(-time.Minute)), NotStarted},
 		{"was ready, now not", notReady(t0, now.Add(-time.Minute)), Unready},
+		{"just became ready, not-ready taint not lifted yet", readyLater(now.Add(-2*time.Minute), now.Add(-time.Minute),
+			fixture.Taint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoSchedule)), NotStarted},
+		{"ready condition but unreachable taint", readyLater(t0, now.Add(-time.Minute),
+			fixture.Taint(corev1.TaintNodeUnreachable, "", corev1.TaintEffectNoSchedule)), Unready},
+		{"lifecycle controller caught up", readyLater(now.Add(-2*time.Minute), now.Add(-time.Minute)), Ready},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
