@@ -45,16 +45,7 @@ func TestCustomMetricsFlagDefaults(t *testing.T) {
 		"tls-cert-file":             "",
 		"lister-kubeconfig":         "",
 	}
-	for name, def := range want {
-		f := cmd.Flags().Lookup(name)
-		if f == nil {
-			t.Errorf("flag --%s is missing", name)
-			continue
-		}
-		if f.DefValue != def {
-			t.Errorf("--%s default = %q, want %q", name, f.DefValue, def)
-		}
-	}
+	expectDefaults(t, cmd.Flags().Lookup, want)
 }
 
 func TestCustomMetricsBadFlags(t *testing.T) {

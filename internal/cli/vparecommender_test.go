@@ -42,16 +42,7 @@ func TestVPARecommenderGardenerFlagDefaults(t *testing.T) {
 		"kube-api-qps":                                 "50",
 		"kube-api-burst":                               "100",
 	}
-	for name, def := range want {
-		f := cmd.Flags().Lookup(name)
-		if f == nil {
-			t.Errorf("flag --%s is missing", name)
-			continue
-		}
-		if f.DefValue != def {
-			t.Errorf("--%s default = %q, want %q", name, f.DefValue, def)
-		}
-	}
+	expectDefaults(t, cmd.Flags().Lookup, want)
 }
 
 func TestVPARecommenderCompleteDefaults(t *testing.T) {

@@ -15,7 +15,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/spf13/pflag"
 
 	"github.com/kscale/kscale/internal/testenv"
 )
@@ -40,20 +39,6 @@ func TestVPAUpdaterGardenerFlagDefaults(t *testing.T) {
 		"kube-api-burst":                                       "100",
 	}
 	expectDefaults(t, cmd.Flags().Lookup, want)
-}
-
-func expectDefaults(t *testing.T, lookup func(string) *pflag.Flag, want map[string]string) {
-	t.Helper()
-	for name, def := range want {
-		f := lookup(name)
-		if f == nil {
-			t.Errorf("flag --%s is missing", name)
-			continue
-		}
-		if f.DefValue != def {
-			t.Errorf("--%s default = %q, want %q", name, f.DefValue, def)
-		}
-	}
 }
 
 func TestVPAUpdaterBadFlags(t *testing.T) {
