@@ -139,7 +139,8 @@ func New(ctx context.Context, opts Options) (env *Env, err error) {
 			return nil, err
 		}
 	}
-	dir, err := os.MkdirTemp("", "kscale-testenv-")
+	sweepStaleDirs()
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("creating environment directory: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -86,19 +87,42 @@ func sweepStaleNetNS() {
 		return
 	}
 	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), netnsPrefix)
-		if !ok {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid == os.Getpid() {
-			continue
-		}
-		if errors.Is(unix.Kill(pid, 0), unix.ESRCH) {
+		if ownerGone(e.Name(), netnsPrefix) {
 			_ = exec.Command("ip", "netns", "del", e.Name()).Run()
 		}
 	}
+}
+
+// dirPrefix starts the name of every environment directory.
+const dirPrefix = "kscale-testenv-"
+
+// sweepStaleDirs removes the directories of environments whose test binary
+// was killed before it could clean up (its processes died with it).
+func sweepStaleDirs() {
+	entries, err := os.ReadDir(os.TempDir())
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() && ownerGone(e.Name(), dirPrefix) {
+			_ = os.RemoveAll(filepath.Join(os.TempDir(), e.Name()))
+		}
+	}
+}
+
+// ownerGone reports whether name is prefix + "<pid>-..." for a process ID
+// other than ours that no longer runs.
+func ownerGone(name, prefix string) bool {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok {
+		return false
+	}
+	pidText, _, found := strings.Cut(rest, "-")
+	pid, err := strconv.Atoi(pidText)
+	if !found || err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return errors.Is(unix.Kill(pid, 0), unix.ESRCH)
 }
 
 // Listen opens a TCP listener on IP:port inside the namespace (port 0 picks

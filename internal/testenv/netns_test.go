@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -73,3 +74,32 @@ func (f *fatalRecorder) Fatalf(string, ...any) {
 }
 
 func (f *fatalRecorder) Helper() {}
+
+func TestOwnerGone(t *testing.T) {
+	dead := deadPID(t)
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{fmt.Sprintf("kscale-testenv-%d-123", dead), true},
+		{fmt.Sprintf("kscale-testenv-%d-123", os.Getpid()), false},
+		{"kscale-testenv-1-123", false},  // init runs
+		{"kscale-testenv-123456", false}, // older naming without a pid: left alone
+		{"other-999999-1", false},
+	}
+	for _, tt := range tests {
+		if got := ownerGone(tt.name, dirPrefix); got != tt.want {
+			t.Errorf("ownerGone(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// deadPID returns the ID of a process that has exited and been reaped.
+func deadPID(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd.Process.Pid
+}
