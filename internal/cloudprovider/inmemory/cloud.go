@@ -142,44 +142,34 @@ func (c *Cloud) instancesLocked(groupID string) ([]cloudprovider.Instance, error
 
 // IncreaseSize raises the target; machines are requested at once.
 func (c *Cloud) IncreaseSize(_ context.Context, groupID string, delta int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(groupID)
-	if err != nil {
-		return err
-	}
-	if g.apiErr != nil {
-		return &cloudprovider.APIError{Op: "IncreaseSize", Group: groupID, Err: g.apiErr}
-	}
-	if delta <= 0 {
-		return fmt.Errorf("increasing size of node group %q: delta %d must be positive", groupID, delta)
-	}
-	if g.target+delta > g.cfg.MaxSize {
-		return &cloudprovider.SizeError{Group: groupID, Requested: g.target + delta, Limit: g.cfg.MaxSize, Reason: "above max size"}
-	}
-	g.target += delta
-	c.syncLocked()
-	return nil
+	return c.mutateGroup(groupID, func(g *group) error {
+		if g.apiErr != nil {
+			return &cloudprovider.APIError{Op: "IncreaseSize", Group: groupID, Err: g.apiErr}
+		}
+		if delta <= 0 {
+			return fmt.Errorf("increasing size of node group %q: delta %d must be positive", groupID, delta)
+		}
+		if g.target+delta > g.cfg.MaxSize {
+			return &cloudprovider.SizeError{Group: groupID, Requested: g.target + delta, Limit: g.cfg.MaxSize, Reason: "above max size"}
+		}
+		g.target += delta
+		c.syncLocked()
+		return nil
+	})
 }
 
 // DecreaseTargetSize lowers the target without terminating machines.
 func (c *Cloud) DecreaseTargetSize(_ context.Context, groupID string, delta int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(groupID)
-	if err != nil {
-		return err
-	}
-	if delta <= 0 {
-		return fmt.Errorf("decreasing target size of node group %q: delta %d must be positive", groupID, delta)
-	}
-	if g.target-delta < g.live() {
-		return &cloudprovider.SizeError{Group: groupID, Requested: g.target - delta, Limit: g.live(), Reason: "below existing instances"}
-	}
-	g.target -= delta
-	return nil
+	return c.mutateGroup(groupID, func(g *group) error {
+		if delta <= 0 {
+			return fmt.Errorf("decreasing target size of node group %q: delta %d must be positive", groupID, delta)
+		}
+		if g.target-delta < g.live() {
+			return &cloudprovider.SizeError{Group: groupID, Requested: g.target - delta, Limit: g.live(), Reason: "below existing instances"}
+		}
+		g.target -= delta
+		return nil
+	})
 }
 
 // DeleteInstances deletes machines and placeholders, lowering the target by

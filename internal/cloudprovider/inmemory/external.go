@@ -58,102 +58,82 @@ func (c *Cloud) Group(id string) (GroupConfig, int, error) {
 // size, template, boot time, capacity, ...). The target is clamped into the
 // new bounds, as a cloud console would.
 func (c *Cloud) UpdateGroup(id string, change func(*GroupConfig)) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(id)
-	if err != nil {
-		return err
-	}
-	cfg := g.cfg
-	cfg.Template = cloneTemplate(g.cfg.Template)
-	change(&cfg)
-	cfg.ID = id
-	cfg.TargetSize = min(max(g.target, cfg.MinSize), cfg.MaxSize)
-	if err := cfg.Validate(); err != nil {
-		return fmt.Errorf("updating node group: %w", err)
-	}
-	g.cfg, g.target = cfg, cfg.TargetSize
-	c.syncLocked()
-	return nil
+	return c.mutateGroup(id, func(g *group) error {
+		cfg := g.cfg
+		cfg.Template = cloneTemplate(g.cfg.Template)
+		change(&cfg)
+		cfg.ID = id
+		cfg.TargetSize = min(max(g.target, cfg.MinSize), cfg.MaxSize)
+		if err := cfg.Validate(); err != nil {
+			return fmt.Errorf("updating node group: %w", err)
+		}
+		g.cfg, g.target = cfg, cfg.TargetSize
+		c.syncLocked()
+		return nil
+	})
 }
 
 // SetTargetSize sets a group's target from outside (an operator or another
 // tool). Lowering it below the live machines terminates the newest ones.
 func (c *Cloud) SetTargetSize(id string, target int) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(id)
-	if err != nil {
-		return err
-	}
-	if target < 0 || target > g.cfg.MaxSize {
-		return fmt.Errorf("setting target of node group %q: %d outside [0, %d]", id, target, g.cfg.MaxSize)
-	}
-	now := c.clock.Now()
-	for i := len(g.machines) - 1; i >= 0 && g.live() > target; i-- {
-		if m := g.machines[i]; !m.deleting {
-			m.deleting, m.deleteAt = true, now.Add(g.cfg.DeleteTime)
+	return c.mutateGroup(id, func(g *group) error {
+		if target < 0 || target > g.cfg.MaxSize {
+			return fmt.Errorf("setting target of node group %q: %d outside [0, %d]", id, target, g.cfg.MaxSize)
 		}
-	}
-	g.target = target
-	c.syncLocked()
-	return nil
+		now := c.clock.Now()
+		for i := len(g.machines) - 1; i >= 0 && g.live() > target; i-- {
+			if m := g.machines[i]; !m.deleting {
+				m.deleting, m.deleteAt = true, now.Add(g.cfg.DeleteTime)
+			}
+		}
+		g.target = target
+		c.syncLocked()
+		return nil
+	})
 }
 
 // AddInstance adds a machine by hand. With incrementTarget the target grows
 // by one; otherwise the machine fulfils one placeholder. A zero bootTime
 // makes it running at once.
 func (c *Cloud) AddInstance(groupID, instanceID string, incrementTarget bool, bootTime time.Duration) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(groupID)
-	if err != nil {
-		return err
-	}
-	if instanceID == "" {
-		instanceID = c.newIDLocked()
-	} else if c.taken[instanceID] {
-		return fmt.Errorf("adding instance to node group %q: id %q already used", groupID, instanceID)
-	}
-	if incrementTarget {
-		if g.target+1 > g.cfg.MaxSize {
-			return &cloudprovider.SizeError{Group: groupID, Requested: g.target + 1, Limit: g.cfg.MaxSize, Reason: "above max size"}
+	return c.mutateGroup(groupID, func(g *group) error {
+		if instanceID == "" {
+			instanceID = c.newIDLocked()
+		} else if c.taken[instanceID] {
+			return fmt.Errorf("adding instance to node group %q: id %q already used", groupID, instanceID)
 		}
-		g.target++
-	} else if g.live() >= g.target {
-		return fmt.Errorf("adding instance to node group %q: no placeholder to fulfil (target %d)", groupID, g.target)
-	}
-	c.taken[instanceID] = true
-	g.machines = append(g.machines, &machine{id: instanceID, providerID: ProviderID(groupID, instanceID), instanceType: g.instanceType(g.launched),
-		zone: g.zone(), readyAt: c.clock.Now().Add(bootTime)})
-	g.launched++
-	return nil
+		if incrementTarget {
+			if g.target+1 > g.cfg.MaxSize {
+				return &cloudprovider.SizeError{Group: groupID, Requested: g.target + 1, Limit: g.cfg.MaxSize, Reason: "above max size"}
+			}
+			g.target++
+		} else if g.live() >= g.target {
+			return fmt.Errorf("adding instance to node group %q: no placeholder to fulfil (target %d)", groupID, g.target)
+		}
+		c.taken[instanceID] = true
+		g.machines = append(g.machines, &machine{id: instanceID, providerID: ProviderID(groupID, instanceID), instanceType: g.instanceType(g.launched),
+			zone: g.zone(), readyAt: c.clock.Now().Add(bootTime)})
+		g.launched++
+		return nil
+	})
 }
 
 // RemoveInstance makes a machine vanish (terminated outside the autoscaler);
 // with decrementTarget the target drops with it, otherwise the cloud will
 // replace it.
 func (c *Cloud) RemoveInstance(groupID, instanceID string, decrementTarget bool) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.gen++
-	g, err := c.groupLocked(groupID)
-	if err != nil {
-		return err
-	}
-	i := slices.IndexFunc(g.machines, func(m *machine) bool { return m.id == instanceID })
-	if i < 0 {
-		return &cloudprovider.NotFoundError{Kind: "instance", Name: instanceID}
-	}
-	g.machines = slices.Delete(g.machines, i, i+1)
-	if decrementTarget && g.target > 0 {
-		g.target--
-	}
-	c.syncLocked()
-	return nil
+	return c.mutateGroup(groupID, func(g *group) error {
+		i := slices.IndexFunc(g.machines, func(m *machine) bool { return m.id == instanceID })
+		if i < 0 {
+			return &cloudprovider.NotFoundError{Kind: "instance", Name: instanceID}
+		}
+		g.machines = slices.Delete(g.machines, i, i+1)
+		if decrementTarget && g.target > 0 {
+			g.target--
+		}
+		c.syncLocked()
+		return nil
+	})
 }
 
 // SetCreationError makes the group fail to create instances: its
@@ -173,7 +153,19 @@ func (c *Cloud) SetAPIError(groupID string, err error) error {
 	return c.withGroup(groupID, func(g *group) { g.apiErr = err })
 }
 
+// withGroup applies an external change that cannot fail to a group and
+// lets the cloud react to it.
 func (c *Cloud) withGroup(id string, f func(*group)) error {
+	return c.mutateGroup(id, func(g *group) error {
+		f(g)
+		c.syncLocked()
+		return nil
+	})
+}
+
+// mutateGroup runs f on the group under the lock, counting it as a change
+// (see Changes). f decides itself whether the cloud reacts (syncLocked).
+func (c *Cloud) mutateGroup(id string, f func(*group) error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
@@ -181,9 +173,7 @@ func (c *Cloud) withGroup(id string, f func(*group)) error {
 	if err != nil {
 		return err
 	}
-	f(g)
-	c.syncLocked()
-	return nil
+	return f(g)
 }
 
 // Changes returns a counter that moves whenever groups or machines change,
