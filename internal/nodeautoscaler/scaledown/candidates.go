@@ -117,13 +117,13 @@ func samePods(a, b []*corev1.Pod) bool {
 
 // classifyNodes blocks nodes that cannot be candidates and fills each
 // remaining node's movable pods.
-func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex) {
+func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup) {
 	for _, s := range states {
-		c.classifyNode(s, groups, pdbs)
+		c.classifyNode(s, groups, pdbs, controllers)
 	}
 }
 
-func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex) {
+func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup) {
 	node := s.Node.Node
 	if _, ok := groups[s.Group]; !ok || s.Group == "" {
 		s.block(ReasonNotAutoscaled, nil, "")
@@ -144,7 +144,7 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 	}
 	for _, p := range s.pods {
 		covered, pdb := pdbs.check(p)
-		kind, reason := c.classify(p, covered)
+		kind, reason := c.classify(p, covered, controllers)
 		if kind == podIgnored {
 			continue
 		}

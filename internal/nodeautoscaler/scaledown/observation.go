@@ -22,6 +22,12 @@ type Observation struct {
 	Pods []*corev1.Pod
 	// PDBs are every PodDisruptionBudget.
 	PDBs []*policyv1.PodDisruptionBudget
+	// Namespaces, PersistentVolumes, PersistentVolumeClaims and Controllers
+	// are passed on to the Input as they are; they may be nil.
+	Namespaces             []*corev1.Namespace
+	PersistentVolumes      []*corev1.PersistentVolume
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	Controllers            ControllerLookup
 	// Ready reports the autoscaler's readiness of a node.
 	Ready func(*corev1.Node) bool
 	// Now is the loop time.
@@ -34,7 +40,9 @@ type Observation struct {
 func InputFrom(o Observation) Input {
 	type member struct{ group, instance string }
 	byProviderID := map[string]member{}
-	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)), Pods: make([]*corev1.Pod, 0, len(o.Pods))}
+	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)), Pods: make([]*corev1.Pod, 0, len(o.Pods)),
+		Namespaces: o.Namespaces, PersistentVolumes: o.PersistentVolumes, PersistentVolumeClaims: o.PersistentVolumeClaims,
+		Controllers: o.Controllers}
 	for _, g := range o.Groups {
 		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize})
 		for _, i := range o.Instances[g.ID] {

@@ -30,7 +30,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		groups[g.ID] = g
 	}
 	states := gatherNodes(&in)
-	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs))
+	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers)
 	removed, err := simulateRemoval(&p.cfg, &in, states)
 	if err != nil {
 		return Plan{}, err

@@ -34,8 +34,9 @@ const (
 
 // classify decides whether the pod is ignored, movable or blocks the node
 // (the returned Reason is non-empty then). covered reports whether a
-// PodDisruptionBudget selects the pod.
-func (c *Config) classify(pod *corev1.Pod, covered bool) (podKind, Reason) {
+// PodDisruptionBudget selects the pod; controllers, when not nil, tells
+// whether the pod's controller still exists.
+func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerLookup) (podKind, Reason) {
 	if isIgnored(pod) {
 		return podIgnored, ""
 	}
@@ -48,8 +49,12 @@ func (c *Config) classify(pod *corev1.Pod, covered bool) (podKind, Reason) {
 	case "false":
 		return podMovable, ReasonNotSafeToEvict
 	}
-	if controllerOf(pod) == nil {
+	ref := controllerOf(pod)
+	if ref == nil {
 		return podMovable, ReasonBarePod
+	}
+	if controllerMissing(controllers, pod, ref) {
+		return podMovable, ReasonControllerNotFound
 	}
 	if c.SkipNodesWithSystemPods && pod.Namespace == systemNamespace && !covered {
 		return podMovable, ReasonSystemPod

@@ -21,6 +21,9 @@ const (
 	ReasonMinSize Reason = "NodeGroupMinSizeReached"
 	// ReasonBarePod: a pod has no controller, so nothing would recreate it.
 	ReasonBarePod Reason = "NotReplicated"
+	// ReasonControllerNotFound: a pod's ReplicaSet, StatefulSet, Job or
+	// ReplicationController no longer exists, so nothing would recreate it.
+	ReasonControllerNotFound Reason = "ControllerNotFound"
 	// ReasonJobPod: a pod belongs to a batch Job; Job pods are unmovable.
 	ReasonJobPod Reason = "JobPod"
 	// ReasonLocalStorage: a pod uses local storage (emptyDir or hostPath)

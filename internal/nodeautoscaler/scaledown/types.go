@@ -57,6 +57,11 @@ type Input struct {
 	Namespaces             []*corev1.Namespace
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	// Controllers, when set, finds the pods' ReplicaSets, StatefulSets,
+	// Jobs and ReplicationControllers: a pod whose controller is gone
+	// blocks its node (ReasonControllerNotFound). Nil: every controller is
+	// taken to exist.
+	Controllers ControllerLookup
 	// Snapshot, when set, is the loop's snapshot of the cluster (the ready
 	// nodes and the pods bound to them, kept current between loops). The
 	// planner simulates on it inside a Fork of its own and Reverts before
