@@ -18,6 +18,7 @@ type observation struct {
 	nodes      []*corev1.Node
 	pods       []*corev1.Pod
 	daemonSets []*appsv1.DaemonSet
+	objects    clusterObjects
 }
 
 func (o *observation) input() clusterstate.Input {
@@ -49,6 +50,11 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
+	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
+		return nil, err
+	}
+	// The loop's snapshot holds this loop's objects from its next sync on.
+	a.snapshots.setObjects(obs.objects)
 	return obs, nil
 }
 

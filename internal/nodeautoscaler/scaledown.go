@@ -66,7 +66,9 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
 		Pods: obs.pods, PDBs: pdbs, Now: now,
-		Ready: func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
+		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,
+		Controllers: obs.objects.controllers,
+		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp = sd.lastScaleUp
 	if in.Snapshot, err = a.readySnapshot(obs.nodes, activeBound(obs.pods), now); err != nil {
 		return err
@@ -108,29 +110,4 @@ func placePending(snap *simulator.Snapshot, pods []*corev1.Pod, now time.Time) [
 	snap.Fork()
 	defer snap.Revert()
 	return simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now}).Placements
-}
-
-// recordScaleDown records deletions, failures and changed blocking reasons.
-func (a *Autoscaler) recordScaleDown(ctx context.Context, st actuation.Status) {
-	for _, o := range st.Outcomes {
-		if o.Failed() {
-			a.record(ctx, Event{Type: EventScaleDownFailed, Group: o.Group, Nodes: []string{o.Node}, Reason: string(o.Failure), Message: o.Err.Error()})
-			continue
-		}
-		a.record(ctx, Event{Type: EventDeleteNodes, Group: o.Group, Delta: -1, Nodes: []string{o.Node}, Pods: o.Evicted, Message: string(o.Kind)})
-	}
-	seen := map[string]bool{}
-	for _, b := range st.Plan.Blocked {
-		seen[b.Node] = true
-		if a.scaleDowner.blocked[b.Node] == b.Reason || b.Reason == scaledown.ReasonBeingDeleted {
-			continue
-		}
-		a.scaleDowner.blocked[b.Node] = b.Reason
-		a.record(ctx, Event{Type: EventScaleDownBlocked, Group: b.Group, Nodes: []string{b.Node}, Reason: string(b.Reason), Message: b.String()})
-	}
-	for n := range a.scaleDowner.blocked {
-		if !seen[n] {
-			delete(a.scaleDowner.blocked, n)
-		}
-	}
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/kscale/kscale/internal/simulator"
 )
 
-// snapshotCache keeps the simulator snapshot of ready nodes and their pods
-// between loops and applies only what changed. Objects are compared by
-// pointer: listers and the offline world replace an object when it
-// changes, so an equal pointer means an unchanged object.
+// snapshotCache keeps the simulator snapshot of ready nodes and their pods,
+// and of the loop's namespaces, PersistentVolumes and
+// PersistentVolumeClaims, between loops and applies only what changed.
+// Objects are compared by pointer: listers and the offline world replace an
+// object when it changes, so an equal pointer means an unchanged object.
 type snapshotCache struct {
 	snap  *simulator.Snapshot
 	nodes map[string]*corev1.Node
@@ -22,17 +23,32 @@ type snapshotCache struct {
 	// scale-down of one loop sync the same objects, which needs no work.
 	lastNodes []*corev1.Node
 	lastPods  []*corev1.Pod
+	objects   objectCache
 }
 
-// sync makes the snapshot hold exactly nodes and pods; on any error the
-// cache starts over, so a bad update never leaves it half-applied.
+// setObjects sets the namespaces, PersistentVolumes and claims the next
+// sync puts into the snapshot.
+func (c *snapshotCache) setObjects(o clusterObjects) {
+	c.objects.want, c.objects.synced = o, false
+}
+
+// sync makes the snapshot hold exactly nodes and pods, and the objects of
+// the last setObjects; on any error the cache starts over, so a bad update
+// never leaves it half-applied.
 func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulator.Snapshot, error) {
-	if c.snap != nil && slices.Equal(c.lastNodes, nodes) && slices.Equal(c.lastPods, pods) {
+	if c.snap != nil && c.objects.synced && slices.Equal(c.lastNodes, nodes) && slices.Equal(c.lastPods, pods) {
 		return c.snap, nil
+	}
+	if c.snap != nil && !c.objects.synced && !c.objects.apply(c.snap) {
+		// The snapshot cannot forget an object: start over without it.
+		c.snap = nil
 	}
 	if c.snap == nil {
 		c.snap, c.nodes, c.pods = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[types.NamespacedName]*corev1.Pod{}
+		c.objects.reset()
+		c.objects.apply(c.snap)
 	}
+	c.objects.synced = true
 	if err := c.apply(nodes, pods); err != nil {
 		c.snap, c.lastNodes, c.lastPods = nil, nil, nil
 		return nil, fmt.Errorf("updating snapshot: %w", err)
@@ -95,4 +111,48 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 
 func podKey(p *corev1.Pod) types.NamespacedName {
 	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
+}
+
+// objectCache tracks the namespaces, PersistentVolumes and claims the
+// snapshot holds.
+type objectCache struct {
+	want       clusterObjects
+	synced     bool
+	namespaces map[string]*corev1.Namespace
+	pvs        map[string]*corev1.PersistentVolume
+	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
+}
+
+func (c *objectCache) reset() {
+	c.namespaces = map[string]*corev1.Namespace{}
+	c.pvs = map[string]*corev1.PersistentVolume{}
+	c.pvcs = map[types.NamespacedName]*corev1.PersistentVolumeClaim{}
+}
+
+// apply adds the wanted objects the snapshot lacks or holds in another
+// version. It returns false when the snapshot holds an object no longer
+// wanted, which only a new snapshot can drop.
+func (c *objectCache) apply(snap *simulator.Snapshot) bool {
+	if c.namespaces == nil {
+		c.reset()
+	}
+	w := &c.want
+	ok := addChanged(c.namespaces, w.namespaces, func(n *corev1.Namespace) string { return n.Name }, snap.AddNamespace)
+	ok = addChanged(c.pvs, w.pvs, func(pv *corev1.PersistentVolume) string { return pv.Name }, snap.AddPersistentVolume) && ok
+	return addChanged(c.pvcs, w.pvcs, func(pvc *corev1.PersistentVolumeClaim) types.NamespacedName {
+		return types.NamespacedName{Namespace: pvc.Namespace, Name: pvc.Name}
+	}, snap.AddPersistentVolumeClaim) && ok
+}
+
+// addChanged adds every object of want that have lacks or holds as another
+// object, and reports whether have holds nothing beyond want (want has no
+// two objects of one key: it is a list of a cluster's objects).
+func addChanged[K comparable, V comparable](have map[K]V, want []V, key func(V) K, add func(V)) bool {
+	for _, o := range want {
+		if k := key(o); have[k] != o {
+			add(o)
+			have[k] = o
+		}
+	}
+	return len(have) == len(want)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/simulator"
@@ -82,5 +83,66 @@ func TestSnapshotCacheSync(t *testing.T) {
 	}
 	if got, want := contents(snap), fresh(t, []*corev1.Node{a}, []*corev1.Pod{p1}); !slices.Equal(got, want) {
 		t.Fatalf("after an error: snapshot %v, want %v", got, want)
+	}
+}
+
+// fits reports whether the pod fits on some node of the snapshot, leaving
+// the snapshot as it was.
+func fits(snap *simulator.Snapshot, p *corev1.Pod) bool {
+	snap.Fork()
+	defer snap.Revert()
+	return len(simulator.FilterSchedulable(snap, []*corev1.Pod{p}, simulator.FilterOptions{}).Placements) == 1
+}
+
+func TestSnapshotCacheObjects(t *testing.T) {
+	a := fixture.Node("a")
+	db := fixture.Pod("db", fixture.InNamespace("team-a"), fixture.OnNode("a"), fixture.WithLabels(map[string]string{"app": "db"}))
+	nodes, pods := []*corev1.Node{a}, []*corev1.Pod{db}
+	// nearDB must run next to a pod labelled app=db in a namespace labelled team=a.
+	nearDB := fixture.Pod("near-db", fixture.WithAffinity(&corev1.Affinity{PodAffinity: &corev1.PodAffinity{
+		RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+			LabelSelector:     &metav1.LabelSelector{MatchLabels: map[string]string{"app": "db"}},
+			NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}},
+			TopologyKey:       fixture.LabelHostname,
+		}},
+	}}))
+	withClaim := fixture.Pod("with-claim", func(p *corev1.Pod) {
+		p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
+	})
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}}
+	unbound, bound := claim("data", ""), claim("data", "pv-1")
+	pv := volume("pv-1", "")
+	steps := []struct {
+		name                  string
+		objects               clusterObjects
+		wantNearDB, wantClaim bool
+	}{
+		{"no objects", clusterObjects{}, false, false},
+		{"namespace and unbound claim", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound}}, true, true},
+		{"same objects again", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound}}, true, true},
+		{"claim bound to a missing volume", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{bound}}, true, false},
+		{"volume added", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{bound},
+			pvs: []*corev1.PersistentVolume{pv}}, true, true},
+		{"namespace gone", clusterObjects{pvcs: []*corev1.PersistentVolumeClaim{bound}, pvs: []*corev1.PersistentVolume{pv}}, false, true},
+		{"volume gone", clusterObjects{pvcs: []*corev1.PersistentVolumeClaim{bound}}, false, false},
+		{"everything gone", clusterObjects{}, false, false},
+	}
+	var cache snapshotCache
+	for _, st := range steps {
+		cache.setObjects(st.objects)
+		snap, err := cache.sync(nodes, pods)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got, want := contents(snap), fresh(t, nodes, pods); !slices.Equal(got, want) {
+			t.Fatalf("%s: snapshot\n %v\nwant\n %v", st.name, got, want)
+		}
+		if got := fits(snap, nearDB); got != st.wantNearDB {
+			t.Errorf("%s: pod with a namespaceSelector fits = %v, want %v", st.name, got, st.wantNearDB)
+		}
+		if got := fits(snap, withClaim); got != st.wantClaim {
+			t.Errorf("%s: pod with a claim fits = %v, want %v", st.name, got, st.wantClaim)
+		}
 	}
 }

@@ -1,0 +1,200 @@
+package nodeautoscaler
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation/memcluster"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+)
+
+// objectsCluster is a staticCluster that also offers namespaces, volumes,
+// claims and a controller lookup.
+type objectsCluster struct {
+	staticCluster
+	namespaces  []*corev1.Namespace
+	pvs         []*corev1.PersistentVolume
+	pvcs        []*corev1.PersistentVolumeClaim
+	controllers scaledown.ControllerLookup
+}
+
+var (
+	_ ObjectCluster     = (*objectsCluster)(nil)
+	_ ControllerCluster = (*objectsCluster)(nil)
+)
+
+func (c *objectsCluster) ListNamespaces(context.Context) ([]*corev1.Namespace, error) {
+	return c.namespaces, nil
+}
+
+func (c *objectsCluster) ListPersistentVolumes(context.Context) ([]*corev1.PersistentVolume, error) {
+	return c.pvs, nil
+}
+
+func (c *objectsCluster) ListPersistentVolumeClaims(context.Context) ([]*corev1.PersistentVolumeClaim, error) {
+	return c.pvcs, nil
+}
+
+func (c *objectsCluster) PodControllers(context.Context) (scaledown.ControllerLookup, error) {
+	return c.controllers, nil
+}
+
+// lookupFunc is a ControllerLookup.
+type lookupFunc func(namespace string, ref *metav1.OwnerReference) bool
+
+func (f lookupFunc) ControllerExists(namespace string, ref *metav1.OwnerReference) bool {
+	return f(namespace, ref)
+}
+
+// scaleDownCluster adds ListPDBs to the in-memory cluster.
+type scaleDownCluster struct{ *memcluster.Cluster }
+
+func (c scaleDownCluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
+	return c.PDBs(), nil
+}
+
+// newObjectsLoop is a loop on one group "ng" (r5.xlarge, at most 5 nodes)
+// reading cl; with sd set it scales down too.
+func newObjectsLoop(t *testing.T, cl Cluster, sd ScaleDownCluster, now time.Time) (*Autoscaler, *inmemory.Cloud, *events) {
+	t.Helper()
+	clk := clocktesting.NewFakeClock(now)
+	cloud := inmemory.New(clk)
+	it, err := inmemory.LookupInstanceType("r5.xlarge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = cloud.AddGroup(inmemory.GroupConfig{ID: "ng", MaxSize: 5, Capacity: inmemory.Unlimited, BootTime: time.Minute,
+		Template: cloudprovider.Template{InstanceTypes: []cloudprovider.InstanceType{it}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options.Default()
+	o.ScaleDown.UnneededTime = 0
+	rec := &events{}
+	a, err := New(Config{Options: o, Provider: cloud, Cluster: cl, ScaleDown: sd, Recorder: rec, Clock: clk,
+		Rand: rand.New(rand.NewPCG(1, 1)), Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, cloud, rec
+}
+
+func claimPod(name, claim string, created time.Time) *corev1.Pod {
+	p := pendingPod(name, created)
+	p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+		PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim}}}}
+	return p
+}
+
+func claim(name, volume string) *corev1.PersistentVolumeClaim {
+	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: volume}}
+}
+
+func volume(name string, onlyOnHost string) *corev1.PersistentVolume {
+	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if onlyOnHost != "" {
+		pv.Spec.NodeAffinity = &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchExpressions: []corev1.NodeSelectorRequirement{{Key: fixture.LabelHostname, Operator: corev1.NodeSelectorOpIn, Values: []string{onlyOnHost}}},
+		}}}}
+	}
+	return pv
+}
+
+// The loop's scale-up simulates volumes with the claims and volumes the
+// cluster offers.
+func TestRunOnceScaleUpSeesClaimsAndVolumes(t *testing.T) {
+	now := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name    string
+		objects bool
+		pvcs    []*corev1.PersistentVolumeClaim
+		pvs     []*corev1.PersistentVolume
+		want    int
+	}{
+		{name: "cluster without objects: the claim is not found", want: 0},
+		{name: "claim not found", objects: true, want: 0},
+		{name: "unbound claim", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "")}, want: 1},
+		{name: "bound claim, volume missing", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")}, want: 0},
+		{name: "bound claim, volume anywhere", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")},
+			pvs: []*corev1.PersistentVolume{volume("pv-1", "")}, want: 1},
+		{name: "bound claim, volume only on another host", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")},
+			pvs: []*corev1.PersistentVolume{volume("pv-1", "elsewhere")}, want: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			static := staticCluster{pods: []*corev1.Pod{claimPod("p", "data", now)}}
+			var cl Cluster = &static
+			if tc.objects {
+				cl = &objectsCluster{staticCluster: static, pvcs: tc.pvcs, pvs: tc.pvs}
+			}
+			a, cloud, rec := newObjectsLoop(t, cl, nil, now)
+			if err := a.RunOnce(t.Context(), now); err != nil {
+				t.Fatal(err)
+			}
+			if _, target, _ := cloud.Group("ng"); target != tc.want {
+				t.Fatalf("target %d, want %d (events %+v)", target, tc.want, *rec)
+			}
+		})
+	}
+}
+
+// The loop's scale-down keeps a node whose pod lost its ReplicaSet.
+func TestRunOnceScaleDownChecksControllers(t *testing.T) {
+	now := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	rs := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "ReplicaSet"}
+	tests := []struct {
+		name        string
+		controllers scaledown.ControllerLookup
+		want        scaledown.Reason
+	}{
+		// n2 is empty and goes first, so n1's pod has nowhere to move.
+		{name: "no lookup", want: scaledown.ReasonNoPlaceToMove},
+		{name: "ReplicaSet exists", controllers: lookupFunc(func(string, *metav1.OwnerReference) bool { return true }),
+			want: scaledown.ReasonNoPlaceToMove},
+		{name: "ReplicaSet gone", controllers: lookupFunc(func(string, *metav1.OwnerReference) bool { return false }),
+			want: scaledown.ReasonControllerNotFound},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memcluster.New(now)
+			cl := &objectsCluster{controllers: tc.controllers}
+			a, cloud, rec := newObjectsLoop(t, cl, scaleDownCluster{mem}, now)
+			for _, id := range []string{"n1", "n2"} {
+				if err := cloud.AddInstance("ng", id, true, 0); err != nil {
+					t.Fatal(err)
+				}
+				n := fixture.Node(id, fixture.WithProviderID(inmemory.ProviderID("ng", id)))
+				cl.nodes = append(cl.nodes, n)
+				mem.AddNode(n)
+			}
+			cl.pods = []*corev1.Pod{fixture.Pod("web", fixture.OnNode("n1"), fixture.Running(),
+				fixture.WithRequests("cpu", "100m"), fixture.WithOwner(rs, "web", "uid-web"))}
+			if err := a.RunOnce(t.Context(), now); err != nil {
+				t.Fatal(err)
+			}
+			var got scaledown.Reason
+			for _, e := range *rec {
+				if e.Type == EventScaleDownBlocked && len(e.Nodes) == 1 && e.Nodes[0] == "n1" {
+					got = scaledown.Reason(e.Reason)
+				}
+			}
+			if got != tc.want {
+				t.Fatalf("n1 blocked by %q, want %q (events %+v)", got, tc.want, *rec)
+			}
+		})
+	}
+}
