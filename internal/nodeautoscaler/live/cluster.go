@@ -1,23 +1,25 @@
 package live
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	appslisters "k8s.io/client-go/listers/apps/v1"
-	corelisters "k8s.io/client-go/listers/core/v1"
-	policylisters "k8s.io/client-go/listers/policy/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
 // ErrNotSynced means the informer caches have not synced, or no view was
@@ -27,25 +29,41 @@ var ErrNotSynced = errors.New("cluster caches not synced")
 // IsNotSynced reports whether err means the caches were not synced.
 func IsNotSynced(err error) bool { return errors.Is(err, ErrNotSynced) }
 
+// lister is what every generated lister offers.
+type lister[T any] interface {
+	List(selector labels.Selector) ([]T, error)
+}
+
 // Cluster is nodeautoscaler.Cluster over shared informers. The loop reads
-// the View taken by the last Refresh, so nodes, pods and DaemonSets of one
-// loop come from the same moment. The returned objects are the informers'
-// cached objects and must not be modified.
+// the View taken by the last Refresh, so every object of one loop comes
+// from the same moment. The returned objects are the informers' cached
+// objects and must not be modified.
 type Cluster struct {
-	factory    informers.SharedInformerFactory
-	nodes      corelisters.NodeLister
-	pods       corelisters.PodLister
-	daemonSets appslisters.DaemonSetLister
-	pdbs       policylisters.PodDisruptionBudgetLister
-	synced     []cache.InformerSynced
+	nodes        lister[*corev1.Node]
+	pods         lister[*corev1.Pod]
+	daemonSets   lister[*appsv1.DaemonSet]
+	pdbs         lister[*policyv1.PodDisruptionBudget]
+	replicaSets  lister[*appsv1.ReplicaSet]
+	statefulSets lister[*appsv1.StatefulSet]
+	jobs         lister[*batchv1.Job]
+	rcs          lister[*corev1.ReplicationController]
+	namespaces   lister[*corev1.Namespace]
+	pvs          lister[*corev1.PersistentVolume]
+	pvcs         lister[*corev1.PersistentVolumeClaim]
+	synced       []cache.InformerSynced
 
 	mu   sync.Mutex
 	view *View
 }
 
-var _ nodeautoscaler.Cluster = (*Cluster)(nil)
+var (
+	_ nodeautoscaler.Cluster           = (*Cluster)(nil)
+	_ nodeautoscaler.ObjectCluster     = (*Cluster)(nil)
+	_ nodeautoscaler.ControllerCluster = (*Cluster)(nil)
+)
 
-// View is one consistent read of the cluster.
+// View is one consistent read of the cluster. It is also the loop's
+// scaledown.ControllerLookup.
 type View struct {
 	// Nodes are every node.
 	Nodes []*corev1.Node
@@ -55,19 +73,49 @@ type View struct {
 	DaemonSets []*appsv1.DaemonSet
 	// PDBs are every PodDisruptionBudget.
 	PDBs []*policyv1.PodDisruptionBudget
+	// ReplicaSets, StatefulSets, Jobs and ReplicationControllers are the
+	// pod controllers whose existence the drain rules check.
+	ReplicaSets            []*appsv1.ReplicaSet
+	StatefulSets           []*appsv1.StatefulSet
+	Jobs                   []*batchv1.Job
+	ReplicationControllers []*corev1.ReplicationController
+	// Namespaces are every namespace (for namespaceSelector).
+	Namespaces []*corev1.Namespace
+	// PersistentVolumes and PersistentVolumeClaims are every volume and
+	// claim (for the volume filters).
+	PersistentVolumes      []*corev1.PersistentVolume
+	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+
+	controllersOnce sync.Once
+	controllers     map[controllerKey]types.UID
 }
 
-// NewCluster registers the node, pod, DaemonSet and PodDisruptionBudget
-// informers on factory;
-// start the factory (Start) after every informer of the process was
-// registered.
+var _ scaledown.ControllerLookup = (*View)(nil)
+
+// NewCluster registers the informers of every kind the loop reads on
+// factory: nodes, pods, DaemonSets, PodDisruptionBudgets, ReplicaSets,
+// StatefulSets, Jobs, ReplicationControllers, namespaces,
+// PersistentVolumes and PersistentVolumeClaims. Start the factory (Start)
+// after every informer of the process was registered.
 func NewCluster(factory informers.SharedInformerFactory) *Cluster {
-	n, p, d := factory.Core().V1().Nodes(), factory.Core().V1().Pods(), factory.Apps().V1().DaemonSets()
-	b := factory.Policy().V1().PodDisruptionBudgets()
-	return &Cluster{
-		factory: factory, nodes: n.Lister(), pods: p.Lister(), daemonSets: d.Lister(), pdbs: b.Lister(),
-		synced: []cache.InformerSynced{n.Informer().HasSynced, p.Informer().HasSynced, d.Informer().HasSynced, b.Informer().HasSynced},
+	core, apps := factory.Core().V1(), factory.Apps().V1()
+	c := &Cluster{
+		nodes: core.Nodes().Lister(), pods: core.Pods().Lister(), daemonSets: apps.DaemonSets().Lister(),
+		pdbs: factory.Policy().V1().PodDisruptionBudgets().Lister(), replicaSets: apps.ReplicaSets().Lister(),
+		statefulSets: apps.StatefulSets().Lister(), jobs: factory.Batch().V1().Jobs().Lister(),
+		rcs: core.ReplicationControllers().Lister(), namespaces: core.Namespaces().Lister(),
+		pvs: core.PersistentVolumes().Lister(), pvcs: core.PersistentVolumeClaims().Lister(),
 	}
+	for _, i := range []cache.SharedIndexInformer{
+		core.Nodes().Informer(), core.Pods().Informer(), apps.DaemonSets().Informer(),
+		factory.Policy().V1().PodDisruptionBudgets().Informer(), apps.ReplicaSets().Informer(),
+		apps.StatefulSets().Informer(), factory.Batch().V1().Jobs().Informer(),
+		core.ReplicationControllers().Informer(), core.Namespaces().Informer(),
+		core.PersistentVolumes().Informer(), core.PersistentVolumeClaims().Informer(),
+	} {
+		c.synced = append(c.synced, i.HasSynced)
+	}
+	return c
 }
 
 // NewFactory returns the shared informer factory for a cluster-wide client.
@@ -100,18 +148,16 @@ func (c *Cluster) Refresh() (*View, error) {
 		return nil, ErrNotSynced
 	}
 	v := &View{}
-	var err error
-	if v.Nodes, err = c.nodes.List(labels.Everything()); err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
-	}
-	if v.Pods, err = c.pods.List(labels.Everything()); err != nil {
-		return nil, fmt.Errorf("listing pods: %w", err)
-	}
-	if v.DaemonSets, err = c.daemonSets.List(labels.Everything()); err != nil {
-		return nil, fmt.Errorf("listing daemonsets: %w", err)
-	}
-	if v.PDBs, err = c.pdbs.List(labels.Everything()); err != nil {
-		return nil, fmt.Errorf("listing poddisruptionbudgets: %w", err)
+	err := cmp.Or(
+		listAll(c.nodes, &v.Nodes, "nodes"), listAll(c.pods, &v.Pods, "pods"),
+		listAll(c.daemonSets, &v.DaemonSets, "daemonsets"), listAll(c.pdbs, &v.PDBs, "poddisruptionbudgets"),
+		listAll(c.replicaSets, &v.ReplicaSets, "replicasets"), listAll(c.statefulSets, &v.StatefulSets, "statefulsets"),
+		listAll(c.jobs, &v.Jobs, "jobs"), listAll(c.rcs, &v.ReplicationControllers, "replicationcontrollers"),
+		listAll(c.namespaces, &v.Namespaces, "namespaces"), listAll(c.pvs, &v.PersistentVolumes, "persistentvolumes"),
+		listAll(c.pvcs, &v.PersistentVolumeClaims, "persistentvolumeclaims"),
+	)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	c.view = v
@@ -119,6 +165,15 @@ func (c *Cluster) Refresh() (*View, error) {
 	return v, nil
 }
 
+func listAll[T any](l lister[T], into *[]T, what string) error {
+	var err error
+	if *into, err = l.List(labels.Everything()); err != nil {
+		return fmt.Errorf("listing %s: %w", what, err)
+	}
+	return nil
+}
+
+// current returns the view of the last Refresh, or ErrNotSynced.
 func (c *Cluster) current() (*View, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -128,39 +183,98 @@ func (c *Cluster) current() (*View, error) {
 	return c.view, nil
 }
 
-// ListNodes implements nodeautoscaler.Cluster from the current view.
-func (c *Cluster) ListNodes(context.Context) ([]*corev1.Node, error) {
+// fromView reads one part of the current view.
+func fromView[T any](c *Cluster, part func(*View) []T) ([]T, error) {
 	v, err := c.current()
 	if err != nil {
 		return nil, err
 	}
-	return v.Nodes, nil
+	return part(v), nil
+}
+
+// ListNodes implements nodeautoscaler.Cluster from the current view.
+func (c *Cluster) ListNodes(context.Context) ([]*corev1.Node, error) {
+	return fromView(c, func(v *View) []*corev1.Node { return v.Nodes })
 }
 
 // ListPods implements nodeautoscaler.Cluster from the current view.
 func (c *Cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
-	v, err := c.current()
-	if err != nil {
-		return nil, err
-	}
-	return v.Pods, nil
+	return fromView(c, func(v *View) []*corev1.Pod { return v.Pods })
 }
 
 // ListDaemonSets implements nodeautoscaler.Cluster from the current view.
 func (c *Cluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
-	v, err := c.current()
-	if err != nil {
-		return nil, err
-	}
-	return v.DaemonSets, nil
+	return fromView(c, func(v *View) []*appsv1.DaemonSet { return v.DaemonSets })
 }
 
 // ListPDBs returns the PodDisruptionBudgets of the current view, for
 // scale-down.
 func (c *Cluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
+	return fromView(c, func(v *View) []*policyv1.PodDisruptionBudget { return v.PDBs })
+}
+
+// ListNamespaces implements nodeautoscaler.ObjectCluster from the current
+// view.
+func (c *Cluster) ListNamespaces(context.Context) ([]*corev1.Namespace, error) {
+	return fromView(c, func(v *View) []*corev1.Namespace { return v.Namespaces })
+}
+
+// ListPersistentVolumes implements nodeautoscaler.ObjectCluster from the
+// current view.
+func (c *Cluster) ListPersistentVolumes(context.Context) ([]*corev1.PersistentVolume, error) {
+	return fromView(c, func(v *View) []*corev1.PersistentVolume { return v.PersistentVolumes })
+}
+
+// ListPersistentVolumeClaims implements nodeautoscaler.ObjectCluster from
+// the current view.
+func (c *Cluster) ListPersistentVolumeClaims(context.Context) ([]*corev1.PersistentVolumeClaim, error) {
+	return fromView(c, func(v *View) []*corev1.PersistentVolumeClaim { return v.PersistentVolumeClaims })
+}
+
+// PodControllers implements nodeautoscaler.ControllerCluster: the current
+// view answers.
+func (c *Cluster) PodControllers(context.Context) (scaledown.ControllerLookup, error) {
 	v, err := c.current()
 	if err != nil {
 		return nil, err
 	}
-	return v.PDBs, nil
+	return v, nil
+}
+
+// controllerKey names one controller object.
+type controllerKey struct {
+	group, kind, namespace, name string
+}
+
+// ControllerExists implements scaledown.ControllerLookup on the view's
+// ReplicaSets, StatefulSets, Jobs and ReplicationControllers. Kinds the
+// view does not hold are taken to exist. The index is built on the first
+// call.
+func (v *View) ControllerExists(namespace string, ref *metav1.OwnerReference) bool {
+	if !scaledown.IsCheckedController(ref) {
+		return true
+	}
+	v.controllersOnce.Do(v.indexControllers)
+	uid, ok := v.controllers[controllerKey{scaledown.APIGroup(ref.APIVersion), ref.Kind, namespace, ref.Name}]
+	return ok && (ref.UID == "" || ref.UID == uid)
+}
+
+func (v *View) indexControllers() {
+	m := make(map[controllerKey]types.UID, len(v.ReplicaSets)+len(v.StatefulSets)+len(v.Jobs)+len(v.ReplicationControllers))
+	add := func(group, kind string, o *metav1.ObjectMeta) {
+		m[controllerKey{group, kind, o.Namespace, o.Name}] = o.UID
+	}
+	for _, o := range v.ReplicaSets {
+		add("apps", "ReplicaSet", &o.ObjectMeta)
+	}
+	for _, o := range v.StatefulSets {
+		add("apps", "StatefulSet", &o.ObjectMeta)
+	}
+	for _, o := range v.Jobs {
+		add("batch", "Job", &o.ObjectMeta)
+	}
+	for _, o := range v.ReplicationControllers {
+		add("", "ReplicationController", &o.ObjectMeta)
+	}
+	v.controllers = m
 }
