@@ -30,7 +30,7 @@ func (a *Autoscaler) repairSizes(ctx context.Context, now time.Time) (bool, erro
 			continue
 		}
 		insts := st.LongUnregistered[:min(len(st.LongUnregistered), st.Group.TargetSize-st.Group.MinSize)]
-		if err := a.deleteInstances(ctx, st.Group.ID, insts, "LongUnregistered"); err != nil {
+		if err := a.deleteInstances(ctx, st.Group.ID, insts, DeleteReasonLongUnregistered); err != nil {
 			return changed, err
 		}
 		changed = true
@@ -47,7 +47,7 @@ func (a *Autoscaler) deleteErrorInstances(ctx context.Context) error {
 		if len(insts) == 0 {
 			continue
 		}
-		if err := a.deleteInstances(ctx, st.Group.ID, insts, "CreationFailed"); err != nil {
+		if err := a.deleteInstances(ctx, st.Group.ID, insts, DeleteReasonCreationFailed); err != nil {
 			return err
 		}
 	}

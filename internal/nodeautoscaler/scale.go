@@ -51,7 +51,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 		return fmt.Errorf("computing scale-up: %w", err)
 	}
 	a.explain(ctx, plan)
-	return a.execute(ctx, plan, now)
+	return a.execute(ctx, plan, groups, now)
 }
 
 // readySnapshot holds the ready nodes and the pods bound to them.
@@ -127,8 +127,12 @@ func (a *Autoscaler) liveTemplate(group string, obs *observation, now time.Time)
 	return nil
 }
 
-// execute carries out the plan's increases.
-func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, now time.Time) error {
+// execute carries out the plan's increases. Every group that grew gets an
+// EventScaleUp naming the pods that caused it and all of the loop's size
+// changes, so each pod's TriggeredScaleUp lists them as upstream's does.
+func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []scaleup.Group, now time.Time) error {
+	var done []scaleup.Increase
+	var infos []ScaleUpInfo
 	for _, inc := range plan.Increases {
 		if err := a.cfg.Provider.IncreaseSize(ctx, inc.Group, inc.Delta); err != nil {
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
@@ -141,17 +145,35 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, now time.Ti
 		if a.scaleDowner != nil {
 			a.scaleDowner.lastScaleUp = now
 		}
-		msg := ""
-		if plan.LimitedBy != "" {
-			msg = "limited by --" + plan.LimitedBy
-		}
-		a.record(ctx, Event{Type: EventScaleUp, Group: inc.Group, Delta: inc.Delta, Pods: inc.Pods, Message: msg})
+		done = append(done, inc)
+		infos = append(infos, scaleUpInfo(groups, inc))
+	}
+	msg := ""
+	if plan.LimitedBy != "" {
+		msg = "limited by --" + plan.LimitedBy
+	}
+	refs := PodRefsOf(plan.Triggered)
+	for _, inc := range done {
+		a.record(ctx, Event{Type: EventScaleUp, Group: inc.Group, Delta: inc.Delta, Pods: inc.Pods, Message: msg, PodRefs: refs, ScaleUps: infos})
 	}
 	return nil
 }
 
+// scaleUpInfo describes an increase with the group's sizes.
+func scaleUpInfo(groups []scaleup.Group, inc scaleup.Increase) ScaleUpInfo {
+	info := ScaleUpInfo{Group: inc.Group}
+	for _, g := range groups {
+		if g.ID == inc.Group {
+			info.From, info.Max = g.Target, g.Max
+		}
+	}
+	info.To = info.From + inc.Delta
+	return info
+}
+
 // explain records one NotTriggerScaleUp event per owner of pods no group
-// could help, with the reasons per group.
+// could help: the reasons per group (those of the owner's first such pod)
+// and every such pod of the owner.
 func (a *Autoscaler) explain(ctx context.Context, plan scaleup.Plan) {
 	byOwner := map[string][]scaleup.NoScaleUp{}
 	var owners []string
@@ -165,11 +187,16 @@ func (a *Autoscaler) explain(ctx context.Context, plan scaleup.Plan) {
 	slices.Sort(owners)
 	for _, k := range owners {
 		first := byOwner[k][0]
-		var parts []string
+		parts := make([]string, 0, len(first.Reasons))
 		for _, r := range first.Reasons {
 			parts = append(parts, r.Group+": "+r.Reason)
 		}
-		a.record(ctx, Event{Type: EventNotTriggerScaleUp, Pods: len(byOwner[k]), Reason: k, Message: strings.Join(parts, "; ")})
+		refs := make([]PodRef, len(byOwner[k]))
+		for i, n := range byOwner[k] {
+			refs[i] = PodRefOf(n.Pod)
+		}
+		a.record(ctx, Event{Type: EventNotTriggerScaleUp, Pods: len(refs), Reason: k, Message: strings.Join(parts, "; "),
+			PodRefs: refs, GroupReasons: first.Reasons})
 	}
 }
 

@@ -26,6 +26,7 @@ type Actuator struct {
 	deleter Deleter
 	metrics *Metrics
 	drains  []*drain
+	started []Started
 }
 
 // New returns an actuator. metrics may be nil.
@@ -97,6 +98,7 @@ func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
 // Start begins the deletions of a plan at now: empty nodes are deleted in
 // bulk right away, nodes with pods are tainted and their drain starts.
 func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time) []Outcome {
+	a.started = nil
 	out := a.deleteEmpty(ctx, plan.Empty, now)
 	for _, c := range plan.Drain {
 		if a.draining(c.Node.Name) {
@@ -106,11 +108,16 @@ func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time
 			out = append(out, a.fail(ctx, c, KindNonEmpty, now, now, 0, FailureTaint, err))
 			continue
 		}
+		a.started = append(a.started, Started{Node: c.Node.Name, Group: c.Group, Kind: KindNonEmpty, Pods: c.Pods})
 		d := newDrain(c, now, a.cfg)
 		a.drains = append(a.drains, d)
 	}
 	return append(out, a.Step(ctx, now)...)
 }
+
+// LastStarted returns the deletions the last Start began, in the order
+// their nodes were marked ToBeDeleted.
+func (a *Actuator) LastStarted() []Started { return a.started }
 
 // Step advances every drain at now and returns the deletions that ended.
 func (a *Actuator) Step(ctx context.Context, now time.Time) []Outcome {
@@ -160,6 +167,7 @@ func (a *Actuator) deleteEmpty(ctx context.Context, cands []scaledown.Candidate,
 			out = append(out, a.fail(ctx, c, KindEmpty, now, now, 0, FailureTaint, err))
 			continue
 		}
+		a.started = append(a.started, Started{Node: c.Node.Name, Group: c.Group, Kind: KindEmpty})
 		// A pod may have landed after the loop looked; the taint keeps new
 		// ones off, so check once more now.
 		if err := a.stillEmpty(ctx, c.Node.Name); err != nil {

@@ -37,6 +37,7 @@ type Controller struct {
 	cleaned      bool
 	lastDeletion time.Time
 	lastFailure  time.Time
+	candidates   map[string]int
 }
 
 // Status is what one RunOnce decided and what ended.
@@ -47,6 +48,9 @@ type Status struct {
 	Outcomes []Outcome
 	// Draining lists the nodes still being drained.
 	Draining []string
+	// Started are the deletions that began this round (their nodes were
+	// marked ToBeDeleted), before Outcomes of the same nodes.
+	Started []Started
 }
 
 // NewController validates the config and builds the planner and actuator.
@@ -91,11 +95,22 @@ func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, e
 		return st, fmt.Errorf("planning scale-down: %w", err)
 	}
 	c.metrics.SetUnneeded(len(plan.Unneeded))
+	c.candidates = make(map[string]int, len(in.Groups))
+	for _, u := range plan.Unneeded {
+		c.candidates[u.Group]++
+	}
 	st.Plan = plan
 	st.Outcomes = append(st.Outcomes, c.note(c.act.Start(ctx, plan, in.Now))...)
+	st.Started = c.act.LastStarted()
 	st.Draining = c.act.Draining()
 	return st, nil
 }
+
+// Candidates returns the number of unneeded nodes per group of the last
+// plan (upstream's scale-down candidates); groups without any are absent.
+// Each round replaces the map and never modifies an earlier one; callers
+// must not modify it.
+func (c *Controller) Candidates() map[string]int { return c.candidates }
 
 // fillInFlight sets what only the controller knows on the input.
 func (c *Controller) fillInFlight(in *scaledown.Input) {

@@ -3,6 +3,8 @@ package actuation
 import (
 	"fmt"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // Kind says whether a deleted node had pods to drain.
@@ -50,6 +52,18 @@ func (r FailureReason) Code() string {
 	default:
 		return "3"
 	}
+}
+
+// Started is a node deletion that began: the node was marked ToBeDeleted.
+type Started struct {
+	// Node is the node name.
+	Node string
+	// Group is the node group id.
+	Group string
+	// Kind is empty (deleted at once) or non-empty (drained first).
+	Kind Kind
+	// Pods are the pods to move off the node; none for empty nodes.
+	Pods []*corev1.Pod
 }
 
 // Outcome is how one node deletion ended.

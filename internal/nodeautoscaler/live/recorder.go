@@ -3,6 +3,7 @@ package live
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 )
 
 // Kubernetes event reasons, upstream's names.
@@ -25,8 +27,12 @@ const (
 	ReasonTriggeredScaleUp = "TriggeredScaleUp"
 	// ReasonNotTriggerScaleUp is recorded on pods no group could help.
 	ReasonNotTriggerScaleUp = "NotTriggerScaleUp"
-	// ReasonScaleDown is recorded on nodes being removed.
+	// ReasonScaleDown is recorded on nodes being removed, on the pods
+	// moved off them and on the status ConfigMap per removed node.
 	ReasonScaleDown = "ScaleDown"
+	// ReasonScaleDownEmpty is recorded on the status ConfigMap per empty
+	// node removed.
+	ReasonScaleDownEmpty = "ScaleDownEmpty"
 	// ReasonScaleDownFailed is recorded on nodes whose removal failed.
 	ReasonScaleDownFailed = "ScaleDownFailed"
 	// ReasonScaledUpGroup is recorded on the status ConfigMap per scale-up.
@@ -36,13 +42,24 @@ const (
 	ReasonFailedToScaleUpGroup = "FailedToScaleUpGroup"
 )
 
+// Event messages, upstream's wording.
+const (
+	msgMarked        = "marked the node as toBeDeleted/unschedulable"
+	msgRemoved       = "nodes removed by cluster autoscaler"
+	msgPodScaleDown  = "deleting pod for node scale down"
+	msgTriggered     = "pod triggered scale-up: "
+	msgNotTriggered  = "pod didn't trigger scale-up: "
+	maxListedPods    = 10
+	defaultDedupTime = 5 * time.Minute
+)
+
 // RecorderConfig configures a Recorder.
 type RecorderConfig struct {
 	// Events writes Kubernetes events (a record.EventRecorder of a
 	// broadcaster recording to the API).
 	Events record.EventRecorder
-	// Cluster resolves the pods and nodes an event concerns from the view
-	// of the running loop.
+	// Cluster resolves the nodes an event concerns from the view of the
+	// running loop.
 	Cluster *Cluster
 	// Namespace holds the status ConfigMap that group-level events refer to.
 	Namespace string
@@ -53,14 +70,16 @@ type RecorderConfig struct {
 	DedupWindow time.Duration
 }
 
-// Recorder turns the loop's events into Kubernetes events: NotTriggerScaleUp
-// on the pods concerned, ScaleDown and ScaleDownFailed on nodes, and
-// group-level events on the status ConfigMap, as upstream does. Identical
+// Recorder turns the loop's events into Kubernetes events as upstream
+// does: TriggeredScaleUp and NotTriggerScaleUp on the pods concerned;
+// ScaleDown and ScaleDownFailed on nodes (and ScaleDown on the pods a
+// drain moves); group-level events on the status ConfigMap. Identical
 // events on the same object are recorded once per DedupWindow.
 type Recorder struct {
-	cfg  RecorderConfig
-	mu   sync.Mutex
-	seen map[dedupKey]time.Time
+	cfg       RecorderConfig
+	mu        sync.Mutex
+	seen      map[dedupKey]time.Time
+	lastPrune time.Time
 }
 
 type dedupKey struct {
@@ -73,7 +92,7 @@ var _ nodeautoscaler.Recorder = (*Recorder)(nil)
 // NewRecorder builds a Recorder.
 func NewRecorder(cfg RecorderConfig) (*Recorder, error) {
 	if cfg.DedupWindow == 0 {
-		cfg.DedupWindow = 5 * time.Minute
+		cfg.DedupWindow = defaultDedupTime
 	}
 	if cfg.Events == nil || cfg.Cluster == nil || cfg.Clock == nil || cfg.Namespace == "" {
 		return nil, fmt.Errorf("configuring event recorder: events, cluster, clock and namespace are required")
@@ -84,27 +103,36 @@ func NewRecorder(cfg RecorderConfig) (*Recorder, error) {
 // Record implements nodeautoscaler.Recorder.
 func (r *Recorder) Record(ctx context.Context, e nodeautoscaler.Event) {
 	klog.FromContext(ctx).V(1).Info("Autoscaler event", "type", e.Type, "nodeGroup", e.Group, "delta", e.Delta,
-		"pods", e.Pods, "reason", e.Reason, "message", e.Message)
+		"pods", e.Pods, "nodes", e.Nodes, "reason", e.Reason, "message", e.Message)
 	switch e.Type {
+	case nodeautoscaler.EventScaleUp:
+		r.podEvents(e.PodRefs, corev1.EventTypeNormal, ReasonTriggeredScaleUp, msgTriggered+fmt.Sprint(e.ScaleUps))
+		r.groupEvent(e)
 	case nodeautoscaler.EventNotTriggerScaleUp:
-		for _, p := range r.pendingPodsOf(e.Reason) {
-			r.emit(p, p.UID, corev1.EventTypeNormal, ReasonNotTriggerScaleUp, "pod didn't trigger scale-up: "+e.Message)
+		msg := e.Message
+		if len(e.GroupReasons) > 0 {
+			msg = nodeautoscaler.SummarizeReasons(e.GroupReasons)
 		}
+		r.podEvents(e.PodRefs, corev1.EventTypeNormal, ReasonNotTriggerScaleUp, msgNotTriggered+msg)
 	case nodeautoscaler.EventScaleDownBlocked:
 		// Kept nodes are explained by the log line above and the status
 		// ConfigMap, not by an event per node and loop.
+	case nodeautoscaler.EventScaleDownStarted:
+		r.nodeEvents(e.Nodes, corev1.EventTypeNormal, ReasonScaleDown, msgMarked)
+		r.podEvents(e.PodRefs, corev1.EventTypeNormal, ReasonScaleDown, msgPodScaleDown)
+		r.scaleDownLog(e)
 	case nodeautoscaler.EventScaleDownFailed:
-		for _, n := range r.nodes(e.Nodes) {
-			r.emit(n, n.UID, corev1.EventTypeWarning, ReasonScaleDownFailed, "failed to remove node: "+e.Reason+": "+e.Message)
-		}
+		r.nodeEvents(e.Nodes, corev1.EventTypeWarning, ReasonScaleDownFailed, e.Message)
 		r.groupEvent(e)
 	case nodeautoscaler.EventDeleteNodes:
-		// Scale-down deletes nodes that are in the view; the size repair
-		// deletes instances that never registered, which have no node.
-		for _, n := range r.nodes(e.Nodes) {
-			r.emit(n, n.UID, corev1.EventTypeNormal, ReasonScaleDown, "node removed by the node autoscaler ("+e.Message+e.Reason+")")
+		if e.Reason != nodeautoscaler.DeleteReasonScaleDown {
+			// The size repair deletes instances that never registered;
+			// they have no node.
+			r.groupEvent(e)
+			return
 		}
-		r.groupEvent(e)
+		r.nodeEvents(e.Nodes, corev1.EventTypeNormal, ReasonScaleDown, msgRemoved)
+		r.scaleDownLog(e)
 	default:
 		r.groupEvent(e)
 	}
@@ -112,31 +140,91 @@ func (r *Recorder) Record(ctx context.Context, e nodeautoscaler.Event) {
 
 // groupEvent records a group-level event on the status ConfigMap.
 func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
-	ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: StatusConfigMapName}
 	typ, reason := corev1.EventTypeNormal, string(e.Type)
 	msg := fmt.Sprintf("%s: node group %s delta %d: %s %s", e.Type, e.Group, e.Delta, e.Reason, e.Message)
 	switch e.Type {
 	case nodeautoscaler.EventScaleUp:
 		reason = ReasonScaledUpGroup
 		msg = fmt.Sprintf("Scale-up: node group %s +%d nodes for %d pods %s", e.Group, e.Delta, e.Pods, e.Message)
+		for _, s := range e.ScaleUps {
+			if s.Group == e.Group {
+				msg = fmt.Sprintf("Scale-up: setting group %s size to %d instead of %d (max: %d)", s.Group, s.To, s.From, s.Max)
+			}
+		}
 	case nodeautoscaler.EventScaleUpError:
 		typ, reason = corev1.EventTypeWarning, ReasonFailedToScaleUpGroup
 	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed:
 		typ = corev1.EventTypeWarning
 	}
+	r.statusEvent(typ, reason, msg)
+}
+
+// scaleDownLog records a node removal's start or end on the status
+// ConfigMap, upstream's log events.
+func (r *Recorder) scaleDownLog(e nodeautoscaler.Event) {
+	empty := e.Message == string(actuation.KindEmpty)
+	for _, n := range e.Nodes {
+		switch {
+		case e.Type == nodeautoscaler.EventScaleDownStarted && empty:
+			r.statusEvent(corev1.EventTypeNormal, ReasonScaleDownEmpty, fmt.Sprintf("Scale-down: removing empty node %q", n))
+		case e.Type == nodeautoscaler.EventScaleDownStarted:
+			r.statusEvent(corev1.EventTypeNormal, ReasonScaleDown, fmt.Sprintf("Scale-down: removing node %s, pods to reschedule: %s",
+				n, podList(e.PodRefs)))
+		case empty:
+			r.statusEvent(corev1.EventTypeNormal, ReasonScaleDownEmpty, fmt.Sprintf("Scale-down: empty node %s removed", n))
+		default:
+			r.statusEvent(corev1.EventTypeNormal, ReasonScaleDown, fmt.Sprintf("Scale-down: node %s removed with drain", n))
+		}
+	}
+}
+
+// podList names the pods, the first maxListedPods of them.
+func podList(refs []nodeautoscaler.PodRef) string {
+	names := make([]string, 0, min(len(refs), maxListedPods)+1)
+	for i, p := range refs {
+		if i == maxListedPods {
+			names = append(names, fmt.Sprintf("and %d more", len(refs)-i))
+			break
+		}
+		names = append(names, p.Namespace+"/"+p.Name)
+	}
+	return strings.Join(names, ",")
+}
+
+func (r *Recorder) statusEvent(typ, reason, msg string) {
+	ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: StatusConfigMapName}
 	r.emit(ref, types.UID("status/"+reason), typ, reason, msg)
 }
 
+func (r *Recorder) podEvents(pods []nodeautoscaler.PodRef, typ, reason, msg string) {
+	for _, p := range pods {
+		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+		r.emit(ref, p.UID, typ, reason, msg)
+	}
+}
+
+func (r *Recorder) nodeEvents(names []string, typ, reason, msg string) {
+	for _, n := range r.nodes(names) {
+		r.emit(n, n.UID, typ, reason, msg)
+	}
+}
+
+// emit records the event unless an identical one on the same object was
+// recorded within the window.
 func (r *Recorder) emit(obj runtime.Object, uid types.UID, typ, reason, msg string) {
 	now := r.cfg.Clock.Now()
 	k := dedupKey{uid: uid, reason: reason, message: msg}
 	r.mu.Lock()
-	for old, at := range r.seen {
-		if now.Sub(at) >= r.cfg.DedupWindow {
-			delete(r.seen, old)
+	if now.Sub(r.lastPrune) >= r.cfg.DedupWindow {
+		for old, at := range r.seen {
+			if now.Sub(at) >= r.cfg.DedupWindow {
+				delete(r.seen, old)
+			}
 		}
+		r.lastPrune = now
 	}
-	_, dup := r.seen[k]
+	at, ok := r.seen[k]
+	dup := ok && now.Sub(at) < r.cfg.DedupWindow
 	if !dup {
 		r.seen[k] = now
 	}
@@ -146,28 +234,17 @@ func (r *Recorder) emit(obj runtime.Object, uid types.UID, typ, reason, msg stri
 	}
 }
 
-// pendingPodsOf returns the unschedulable pods of the loop's view whose
-// owner key (namespace/controller name, or namespace/pod name) is key.
-func (r *Recorder) pendingPodsOf(key string) []*corev1.Pod {
-	v, err := r.cfg.Cluster.current()
-	if err != nil {
-		return nil
-	}
-	var out []*corev1.Pod
-	for _, p := range v.Pods {
-		if nodeautoscaler.IsUnschedulable(p) && ownerKey(p) == key {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
+// nodes returns the nodes of the loop's view with the given names; names
+// without a node (instances that never registered) are skipped.
 func (r *Recorder) nodes(names []string) []*corev1.Node {
+	if len(names) == 0 {
+		return nil
+	}
 	v, err := r.cfg.Cluster.current()
 	if err != nil {
 		return nil
 	}
-	want := map[string]bool{}
+	want := make(map[string]bool, len(names))
 	for _, n := range names {
 		want[n] = true
 	}
@@ -178,16 +255,6 @@ func (r *Recorder) nodes(names []string) []*corev1.Node {
 		}
 	}
 	return out
-}
-
-// ownerKey matches the loop's grouping of NotTriggerScaleUp events.
-func ownerKey(p *corev1.Pod) string {
-	for _, o := range p.OwnerReferences {
-		if o.Controller != nil && *o.Controller {
-			return p.Namespace + "/" + o.Name
-		}
-	}
-	return p.Namespace + "/" + p.Name
 }
 
 // EventSource is the component name on the recorded events, upstream's.

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
 )
 
 // unschedulable creates a pod in ns and marks it unschedulable, as
@@ -32,19 +34,42 @@ func unschedulable(t *testing.T, ns, name string) *corev1.Pod {
 	return created
 }
 
+// eventsOn lists the node autoscaler's events on the test's objects (in
+// namespace ns, or on nodes named sd-*) as "<involved kind>/<name>
+// <reason>: <message>" with their counts, once the sentinel reason has
+// arrived (the broadcaster writes in order, so every earlier event is in
+// by then).
+func eventsOn(t *testing.T, ns, sentinel string) map[string]int32 {
+	t.Helper()
+	var got map[string]int32
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+		list, err := env.Client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, err
+		}
+		got = map[string]int32{}
+		done := false
+		for _, ev := range list.Items {
+			ours := ev.Namespace == ns || ev.InvolvedObject.Kind == "Node" && strings.HasPrefix(ev.InvolvedObject.Name, "sd-")
+			if ev.Source.Component != live.EventSource || !ours {
+				continue
+			}
+			got[ev.InvolvedObject.Kind+"/"+ev.InvolvedObject.Name+" "+ev.Reason+": "+ev.Message] += ev.Count
+			done = done || ev.Reason == sentinel
+		}
+		return done, nil
+	})
+	if err != nil {
+		t.Fatalf("the sentinel event %s never arrived; events: %v", sentinel, got)
+	}
+	return got
+}
+
 func TestRecorderEventsOnPodsDeduplicated(t *testing.T) {
 	ctx := t.Context()
 	createNamespace(t, "rec")
-	pod := unschedulable(t, "rec", "lonely")
+	lonely, web0, web1 := unschedulable(t, "rec", "lonely"), unschedulable(t, "rec", "web-0"), unschedulable(t, "rec", "web-1")
 	c, _ := startCluster(t)
-	waitForView(t, c, func(v *live.View) bool {
-		for _, p := range v.Pods {
-			if p.Name == "lonely" && nodeautoscaler.IsUnschedulable(p) {
-				return true
-			}
-		}
-		return false
-	})
 	b, events := live.NewEventBroadcaster(ctx, env.Client)
 	t.Cleanup(b.Shutdown)
 	clk := clocktesting.NewFakePassiveClock(time.Now())
@@ -52,91 +77,102 @@ func TestRecorderEventsOnPodsDeduplicated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := nodeautoscaler.Event{Type: nodeautoscaler.EventNotTriggerScaleUp, Pods: 1, Reason: "rec/lonely", Message: "big: max size reached"}
-	rec.Record(ctx, e)
-	rec.Record(ctx, e) // within the window: dropped
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleUp, Group: "big", Delta: 2, Pods: 3})
-	clk.SetTime(clk.Now().Add(6 * time.Minute))
-	rec.Record(ctx, e) // after the window: recorded again
-	// The broadcaster writes in order: once this last event is in, every
-	// earlier one is too.
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffStarted, Group: "big", Reason: "sentinel"})
-	var got []corev1.Event
-	var podCount, group, sentinel int32
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
-		list, err := env.Client.CoreV1().Events("rec").List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		got = list.Items
-		podCount, group, sentinel = 0, 0, 0
-		for _, ev := range got {
-			switch {
-			case ev.InvolvedObject.UID == pod.UID && ev.Reason == live.ReasonNotTriggerScaleUp:
-				podCount += ev.Count
-			case ev.InvolvedObject.Name == live.StatusConfigMapName && ev.Reason == live.ReasonScaledUpGroup:
-				group += ev.Count
-			case ev.Reason == string(nodeautoscaler.EventBackoffStarted):
-				sentinel += ev.Count
-			}
-		}
-		return sentinel == 1, nil
-	})
-	if err != nil {
-		t.Fatalf("the last event never arrived; events: %+v", got)
+	not := nodeautoscaler.Event{Type: nodeautoscaler.EventNotTriggerScaleUp, Pods: 1, Reason: "rec/lonely",
+		Message: "big: max size reached; small: does not fit the template: NodeResourcesFit: Insufficient cpu",
+		PodRefs: []nodeautoscaler.PodRef{nodeautoscaler.PodRefOf(lonely)},
+		GroupReasons: []scaleup.GroupReason{{Group: "big", Reason: "max size reached"},
+			{Group: "small", Reason: "does not fit the template: NodeResourcesFit: Insufficient cpu"}}}
+	rec.Record(ctx, not)
+	rec.Record(ctx, not) // within the window: dropped
+	// A balanced scale-up: one event per group, each naming both pods and
+	// both size changes; each pod gets one TriggeredScaleUp.
+	infos := []nodeautoscaler.ScaleUpInfo{{Group: "big", From: 1, To: 2, Max: 5}, {Group: "big-b", From: 0, To: 1, Max: 5}}
+	refs := []nodeautoscaler.PodRef{nodeautoscaler.PodRefOf(web0), nodeautoscaler.PodRefOf(web1)}
+	for _, g := range infos {
+		rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleUp, Group: g.Group, Delta: 1, Pods: 2, PodRefs: refs, ScaleUps: infos})
 	}
-	if podCount != 2 || group != 1 {
-		t.Fatalf("NotTriggerScaleUp on the pod %d times (want 2: once per window), ScaledUpGroup %d times (want 1)", podCount, group)
+	clk.SetTime(clk.Now().Add(6 * time.Minute))
+	rec.Record(ctx, not) // after the window: recorded again
+	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffStarted, Group: "big", Reason: "sentinel"})
+	got := eventsOn(t, "rec", string(nodeautoscaler.EventBackoffStarted))
+	triggered := "TriggeredScaleUp: pod triggered scale-up: [{big 1->2 (max: 5)} {big-b 0->1 (max: 5)}]"
+	want := map[string]int32{
+		"Pod/lonely NotTriggerScaleUp: pod didn't trigger scale-up: 1 Insufficient cpu, 1 max node group size reached": 2,
+		"Pod/web-0 " + triggered: 1,
+		"Pod/web-1 " + triggered: 1,
+		"ConfigMap/cluster-autoscaler-status ScaledUpGroup: Scale-up: setting group big size to 2 instead of 1 (max: 5)":   1,
+		"ConfigMap/cluster-autoscaler-status ScaledUpGroup: Scale-up: setting group big-b size to 1 instead of 0 (max: 5)": 1,
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%q recorded %d times, want %d", k, got[k], n)
+		}
+	}
+	if len(got) != len(want)+1 {
+		t.Errorf("events %v, want %v and the sentinel", got, want)
 	}
 }
 
-func TestRecorderScaleDownEventsOnNodes(t *testing.T) {
+func TestRecorderScaleDownEventsOnNodesAndPods(t *testing.T) {
 	ctx := t.Context()
 	createNamespace(t, "recnodes")
-	for _, name := range []string{"sd-removed", "sd-failed"} {
+	for _, name := range []string{"sd-empty", "sd-drained", "sd-failed", "sd-blocked"} {
 		if _, err := env.CreateNode(ctx, fixture.Node(name)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	moved := unschedulable(t, "recnodes", "moved")
 	c, _ := startCluster(t)
-	view := waitForView(t, c, func(v *live.View) bool { return hasNode(v, "sd-removed") && hasNode(v, "sd-failed") })
-	uids := map[string]string{}
-	for _, n := range view.Nodes {
-		uids[string(n.UID)] = n.Name
-	}
+	waitForView(t, c, func(v *live.View) bool { return hasNode(v, "sd-empty") && hasNode(v, "sd-blocked") })
 	b, events := live.NewEventBroadcaster(ctx, env.Client)
 	t.Cleanup(b.Shutdown)
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: "recnodes", Clock: clocktesting.NewFakePassiveClock(time.Now())})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventDeleteNodes, Group: "g", Delta: -1, Nodes: []string{"sd-removed"}, Message: "empty"})
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleDownFailed, Group: "g", Nodes: []string{"sd-failed"}, Reason: "EvictionTimedOut", Message: "pod web-1 kept"})
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleDownBlocked, Group: "g", Nodes: []string{"sd-failed"}, Reason: "NotUnderutilized"})
-	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffCleared, Group: "sentinel"})
-	want := map[string]string{"sd-removed": live.ReasonScaleDown, "sd-failed": live.ReasonScaleDownFailed}
-	var got map[string][]string
-	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 20*time.Second, true, func(context.Context) (bool, error) {
-		list, err := env.Client.CoreV1().Events(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return false, err
-		}
-		got = map[string][]string{}
-		sentinel := false
-		for _, ev := range list.Items {
-			if name, ok := uids[string(ev.InvolvedObject.UID)]; ok && ev.InvolvedObject.Kind == "Node" {
-				got[name] = append(got[name], ev.Reason)
-			}
-			sentinel = sentinel || (ev.Namespace == "recnodes" && ev.Reason == string(nodeautoscaler.EventBackoffCleared))
-		}
-		return sentinel, nil
-	})
-	if err != nil {
-		t.Fatalf("the last event never arrived: %v", err)
+	const sd = nodeautoscaler.DeleteReasonScaleDown
+	for _, e := range []nodeautoscaler.Event{
+		{Type: nodeautoscaler.EventScaleDownStarted, Group: "g", Nodes: []string{"sd-empty"}, Message: "empty"},
+		{Type: nodeautoscaler.EventDeleteNodes, Group: "g", Delta: -1, Nodes: []string{"sd-empty"}, Reason: sd, Message: "empty"},
+		{Type: nodeautoscaler.EventScaleDownStarted, Group: "g", Nodes: []string{"sd-drained"}, Pods: 1, Message: "nonEmpty",
+			PodRefs: []nodeautoscaler.PodRef{nodeautoscaler.PodRefOf(moved)}},
+		{Type: nodeautoscaler.EventDeleteNodes, Group: "g", Delta: -1, Nodes: []string{"sd-drained"}, Pods: 1, Reason: sd, Message: "nonEmpty"},
+		{Type: nodeautoscaler.EventScaleDownFailed, Group: "g", Nodes: []string{"sd-failed"}, Reason: "EvictionTimedOut",
+			Message: "failed to drain and delete node: 1 pods not evicted"},
+		{Type: nodeautoscaler.EventScaleDownBlocked, Group: "g", Nodes: []string{"sd-blocked"}, Reason: "HighUtilization"},
+		// The size repair deletes instances; one named like a node gets no node event.
+		{Type: nodeautoscaler.EventDeleteNodes, Group: "g", Delta: -1, Nodes: []string{"sd-blocked"}, Reason: nodeautoscaler.DeleteReasonLongUnregistered},
+		{Type: nodeautoscaler.EventBackoffCleared, Group: "sentinel"},
+	} {
+		rec.Record(ctx, e)
 	}
-	for node, reason := range want {
-		if len(got[node]) != 1 || got[node][0] != reason {
-			t.Errorf("events on node %s: %v, want exactly [%s] (none for blocked nodes)", node, got[node], reason)
+	got := eventsOn(t, "recnodes", string(nodeautoscaler.EventBackoffCleared))
+	status := "ConfigMap/" + live.StatusConfigMapName + " "
+	want := map[string]int32{
+		"Node/sd-empty ScaleDown: marked the node as toBeDeleted/unschedulable":                                                                 1,
+		"Node/sd-empty ScaleDown: nodes removed by cluster autoscaler":                                                                          1,
+		"Node/sd-drained ScaleDown: marked the node as toBeDeleted/unschedulable":                                                               1,
+		"Node/sd-drained ScaleDown: nodes removed by cluster autoscaler":                                                                        1,
+		"Pod/moved ScaleDown: deleting pod for node scale down":                                                                                 1,
+		"Node/sd-failed ScaleDownFailed: failed to drain and delete node: 1 pods not evicted":                                                   1,
+		status + `ScaleDownEmpty: Scale-down: removing empty node "sd-empty"`:                                                                   1,
+		status + "ScaleDownEmpty: Scale-down: empty node sd-empty removed":                                                                      1,
+		status + "ScaleDown: Scale-down: removing node sd-drained, pods to reschedule: recnodes/moved":                                          1,
+		status + "ScaleDown: Scale-down: node sd-drained removed with drain":                                                                    1,
+		status + "ScaleDownFailed: ScaleDownFailed: node group g delta 0: EvictionTimedOut failed to drain and delete node: 1 pods not evicted": 1,
+		status + "DeleteNodes: DeleteNodes: node group g delta -1: LongUnregistered ":                                                           1,
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%q recorded %d times, want %d", k, got[k], n)
 		}
+	}
+	for k := range got {
+		if strings.HasPrefix(k, "Node/sd-blocked") {
+			t.Errorf("blocked node got an event: %s", k)
+		}
+	}
+	if len(got) != len(want)+1 {
+		t.Errorf("events %v, want %v and the sentinel", got, want)
 	}
 }

@@ -22,6 +22,14 @@ type Loop interface {
 	State() []clusterstate.GroupState
 }
 
+// ScaleDownSource reports scale-down's candidates for the status
+// ConfigMap; *nodeautoscaler.Autoscaler implements it.
+type ScaleDownSource interface {
+	// ScaleDownCandidates returns the unneeded nodes per group of the last
+	// scale-down round; nil when the loop does no scale-down.
+	ScaleDownCandidates() map[string]int
+}
+
 // RunnerConfig configures a Runner.
 type RunnerConfig struct {
 	// Loop is the autoscaler.
@@ -39,6 +47,10 @@ type RunnerConfig struct {
 	Status *StatusWriter
 	// Registerer receives the loop metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+	// ScaleDown feeds the scaleDown sections of the status ConfigMap; nil
+	// uses Loop when it implements ScaleDownSource, else the sections are
+	// left out.
+	ScaleDown ScaleDownSource
 }
 
 // Validate reports missing wiring.
@@ -77,6 +89,9 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	m, err := newRunnerMetrics(cfg.Registerer)
 	if err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
+	}
+	if s, ok := cfg.Loop.(ScaleDownSource); ok && cfg.ScaleDown == nil {
+		cfg.ScaleDown = s
 	}
 	return &Runner{cfg: cfg, metrics: m}, nil
 }
@@ -128,7 +143,11 @@ func (r *Runner) Once(ctx context.Context) {
 	if r.cfg.Status == nil {
 		return
 	}
-	doc := r.cfg.Status.Document(StatusInput{Now: start, Running: r.running, Message: msg, Groups: r.cfg.Loop.State()})
+	in := StatusInput{Now: start, Running: r.running, Message: msg, Groups: r.cfg.Loop.State()}
+	if r.cfg.ScaleDown != nil {
+		in.ScaleDownCandidates = r.cfg.ScaleDown.ScaleDownCandidates()
+	}
+	doc := r.cfg.Status.Document(in)
 	if err := r.cfg.Status.Write(ctx, doc, start); err != nil {
 		klog.FromContext(ctx).Info("Writing status ConfigMap failed", "err", err.Error())
 	}

@@ -52,6 +52,9 @@ func (l *scriptedLoop) State() []clusterstate.GroupState {
 		Backoff:   backoff.Status{BackedOff: true, Reason: backoff.Reason{Code: "OutOfCapacity"}}}}
 }
 
+// ScaleDownCandidates makes the loop a live.ScaleDownSource.
+func (l *scriptedLoop) ScaleDownCandidates() map[string]int { return map[string]int{"g": 3} }
+
 func (l *scriptedLoop) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -87,6 +90,14 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 		cm, err := env.Client.CoreV1().ConfigMaps("runner").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
 		return err == nil && strings.Contains(cm.Data[live.StatusConfigMapKey], "autoscalerStatus: Running")
 	})
+	cm, err := env.Client.CoreV1().ConfigMaps("runner").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The loop's scale-down candidates reach the status: cluster-wide and for g.
+	if got := strings.Count(cm.Data[live.StatusConfigMapKey], "candidates: 3"); got != 2 {
+		t.Errorf("status has %d scaleDown sections with 3 candidates, want 2:\n%s", got, cm.Data[live.StatusConfigMapKey])
+	}
 	body := get(t, "http://"+ln.Addr().String()+"/metrics")
 	for _, want := range []string{
 		`cluster_autoscaler_errors_total{type="apiCallError"} 1`,

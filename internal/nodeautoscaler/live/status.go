@@ -96,10 +96,11 @@ type BackoffInfo struct {
 	ErrorMessage string `json:"errorMessage"`
 }
 
-// ScaleDownCondition adds the number of candidates.
+// ScaleDownCondition adds the number of candidates: nodes scale-down
+// found unneeded (left out when there are none, as upstream does).
 type ScaleDownCondition struct {
 	Status             string      `json:"status"`
-	Candidates         int         `json:"candidates"`
+	Candidates         int         `json:"candidates,omitempty"`
 	LastProbeTime      metav1.Time `json:"lastProbeTime"`
 	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
 }
@@ -186,8 +187,9 @@ type StatusInput struct {
 	Message string
 	// Groups are the groups' states after the loop.
 	Groups []clusterstate.GroupState
-	// ScaleDownCandidates are the unneeded nodes per group; nil leaves the
-	// scaleDown sections out (scale-down not wired).
+	// ScaleDownCandidates are the unneeded nodes per group (the loop's
+	// ScaleDownCandidates); nil leaves the scaleDown sections out
+	// (scale-down not wired), empty reports NoCandidates everywhere.
 	ScaleDownCandidates map[string]int
 }
 

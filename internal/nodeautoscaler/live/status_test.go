@@ -1,6 +1,7 @@
 package live_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -58,6 +59,45 @@ func TestStatusDocument(t *testing.T) {
 	}
 }
 
+func TestStatusScaleDownSections(t *testing.T) {
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	groups := []clusterstate.GroupState{{Group: cloudprovider.NodeGroup{ID: "a", MaxSize: 5}}, {Group: cloudprovider.NodeGroup{ID: "b", MaxSize: 5}}}
+	w := live.NewStatusWriter(env.Client, "default")
+	type want struct {
+		cluster, a, b    string
+		candidates, aCnt int
+		// since are the expected transition times (offsets from t0) of
+		// the cluster's, a's and b's scaleDown condition.
+		since [3]time.Duration
+	}
+	steps := []struct {
+		name       string
+		candidates map[string]int
+		want       want
+	}{
+		{"nothing unneeded", map[string]int{}, want{live.ScaleDownNoCandidates, live.ScaleDownNoCandidates, live.ScaleDownNoCandidates, 0, 0, [3]time.Duration{0, 0, 0}}},
+		{"a has two", map[string]int{"a": 2}, want{live.ScaleDownCandidates, live.ScaleDownCandidates, live.ScaleDownNoCandidates, 2, 2, [3]time.Duration{time.Minute, time.Minute, 0}}},
+		{"a and a group not managed", map[string]int{"a": 1, "gone": 4}, want{live.ScaleDownCandidates, live.ScaleDownCandidates, live.ScaleDownNoCandidates, 1, 1, [3]time.Duration{time.Minute, time.Minute, 0}}},
+		{"none again", map[string]int{}, want{live.ScaleDownNoCandidates, live.ScaleDownNoCandidates, live.ScaleDownNoCandidates, 0, 0, [3]time.Duration{3 * time.Minute, 3 * time.Minute, 0}}},
+	}
+	for i, st := range steps {
+		now := t0.Add(time.Duration(i) * time.Minute)
+		doc := w.Document(live.StatusInput{Now: now, Running: true, Groups: groups, ScaleDownCandidates: st.candidates})
+		cw, a, b := doc.ClusterWide.ScaleDown, doc.NodeGroups[0].ScaleDown, doc.NodeGroups[1].ScaleDown
+		if cw == nil || a == nil || b == nil {
+			t.Fatalf("%s: scaleDown sections missing: %+v", st.name, doc)
+		}
+		got := want{cw.Status, a.Status, b.Status, cw.Candidates, a.Candidates, [3]time.Duration{
+			cw.LastTransitionTime.Sub(t0), a.LastTransitionTime.Sub(t0), b.LastTransitionTime.Sub(t0)}}
+		if got != st.want {
+			t.Errorf("%s: got %+v, want %+v", st.name, got, st.want)
+		}
+		if !cw.LastProbeTime.Time.Equal(now) || !b.LastProbeTime.Time.Equal(now) {
+			t.Errorf("%s: probe times %v, %v, want %v", st.name, cw.LastProbeTime, b.LastProbeTime, now)
+		}
+	}
+}
+
 func TestStatusWriteUpstreamLayout(t *testing.T) {
 	ctx := t.Context()
 	createNamespace(t, "status")
@@ -66,7 +106,8 @@ func TestStatusWriteUpstreamLayout(t *testing.T) {
 	g := clusterstate.GroupState{Group: cloudprovider.NodeGroup{ID: "a", MaxSize: 5, TargetSize: 1}, Readiness: clusterstate.Readiness{Ready: 1}}
 	for i, running := range []bool{false, true} { // create, then update
 		now := t0.Add(time.Duration(i) * time.Minute)
-		if err := w.Write(ctx, w.Document(live.StatusInput{Now: now, Running: running, Groups: []clusterstate.GroupState{g}}), now); err != nil {
+		in := live.StatusInput{Now: now, Running: running, Groups: []clusterstate.GroupState{g}, ScaleDownCandidates: map[string]int{"a": 1}}
+		if err := w.Write(ctx, w.Document(in), now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,5 +139,28 @@ func TestStatusWriteUpstreamLayout(t *testing.T) {
 		if _, ok := tree[k]; !ok {
 			t.Errorf("key %q missing", k)
 		}
+	}
+	wantDown := map[string]any{"status": "CandidatesPresent", "candidates": float64(1),
+		"lastProbeTime": "2026-11-22T10:01:00Z", "lastTransitionTime": "2026-11-22T10:00:00Z"}
+	for where, down := range map[string]any{"nodeGroups[0]": groups[0].(map[string]any)["scaleDown"],
+		"clusterWide": tree["clusterWide"].(map[string]any)["scaleDown"]} {
+		if !reflect.DeepEqual(down, wantDown) {
+			t.Errorf("%s.scaleDown = %v, want %v", where, down, wantDown)
+		}
+	}
+}
+
+// Upstream leaves candidates out when there are none.
+func TestStatusNoCandidatesLayout(t *testing.T) {
+	w := live.NewStatusWriter(env.Client, "default")
+	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	doc := w.Document(live.StatusInput{Now: t0, Running: true, ScaleDownCandidates: map[string]int{}})
+	data, err := yaml.Marshal(doc.ClusterWide.ScaleDown)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "lastProbeTime: \"2026-11-22T10:00:00Z\"\nlastTransitionTime: \"2026-11-22T10:00:00Z\"\nstatus: NoCandidates\n"
+	if string(data) != want {
+		t.Errorf("scaleDown rendered as\n%s\nwant\n%s", data, want)
 	}
 }

@@ -48,4 +48,7 @@ type Plan struct {
 	NoScaleUp []NoScaleUp
 	// LimitedBy names a cluster-wide limit that cut the increase.
 	LimitedBy string
+	// Triggered are the pods the chosen option's estimate placed: the
+	// pods that caused the increases.
+	Triggered []*corev1.Pod
 }

@@ -85,7 +85,7 @@ func Compute(in Input) (Plan, error) {
 	if !ok {
 		return plan, nil
 	}
-	plan.Increases = distribute(in, best, opts)
+	plan.Increases, plan.Triggered = distribute(in, best, opts), best.Pods
 	plan.Increases, plan.LimitedBy = in.Limits.Apply(plan.Increases, best.Template)
 	return plan, nil
 }
