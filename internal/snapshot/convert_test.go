@@ -76,7 +76,7 @@ func fullCluster() *Cluster {
 			fixture.WithTaints(fixture.Taint("dedicated", "web", corev1.TaintEffectNoSchedule), fixture.Taint(taintToBeDeleted, "1", corev1.TaintEffectNoSchedule))),
 		m5large("a-2", fixture.WithNodeLabels(map[string]string{eksLabel: "spot", "team": "x"}), fixture.WithZone("eu-1a"), fixture.NotReady(),
 			fixture.WithTaints(fixture.Taint("dedicated", "web", corev1.TaintEffectNoSchedule), fixture.Taint(corev1.TaintNodeNotReady, "", corev1.TaintEffectNoSchedule))),
-		fixture.Node("cp", fixture.WithNodeLabels(map[string]string{"node-role.kubernetes.io/control-plane": ""})),
+		fixture.Node("cp", fixture.WithNodeLabels(map[string]string{"node-role.kubernetes.io/control-plane": ""}), fixture.Unschedulable()),
 	}
 	tol := fixture.WithTolerations(corev1.Toleration{Key: "dedicated", Operator: corev1.TolerationOpEqual, Value: "web", Effect: corev1.TaintEffectNoSchedule})
 	dsAffinity := fixture.WithAffinity(&corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
@@ -125,7 +125,7 @@ func TestConvertFullCluster(t *testing.T) {
 	wantNodes := []scenario.Node{
 		{Name: "a-1", Group: "spot", Taints: scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: taintToBeDeleted, Value: "1", Effect: corev1.TaintEffectNoSchedule}}}},
 		{Name: "a-2", Group: "spot", NotReady: true},
-		{Name: "cp", Group: cp.Name},
+		{Name: "cp", Group: cp.Name, Taints: scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}}}},
 	}
 	if len(s.Nodes) != len(wantNodes) {
 		t.Fatalf("nodes = %+v", s.Nodes)

@@ -120,7 +120,9 @@ func commonLabels(nodes []*corev1.Node) (map[string]string, []string) {
 }
 
 // nodeTaints are a node's taints without the not-ready and unreachable
-// taints (the scenario's notReady stands for them) and without TimeAdded.
+// taints (the scenario's notReady stands for them) and without TimeAdded;
+// a cordoned node has the unschedulable taint even before the node
+// controller added it.
 func nodeTaints(n *corev1.Node) []corev1.Taint {
 	var out []corev1.Taint
 	for _, t := range n.Spec.Taints {
@@ -128,6 +130,10 @@ func nodeTaints(n *corev1.Node) []corev1.Taint {
 			continue
 		}
 		out = append(out, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
+	}
+	cordon := corev1.Taint{Key: corev1.TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}
+	if n.Spec.Unschedulable && !slices.ContainsFunc(out, func(t corev1.Taint) bool { return t.Key == cordon.Key }) {
+		out = append(out, cordon)
 	}
 	return out
 }
