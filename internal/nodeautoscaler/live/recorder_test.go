@@ -19,9 +19,9 @@ import (
 
 // unschedulable creates a pod in ns and marks it unschedulable, as
 // kube-scheduler would.
-func unschedulable(t *testing.T, ns, name string) *corev1.Pod {
+func unschedulable(t *testing.T, ns, name string, opts ...fixture.PodOption) *corev1.Pod {
 	t.Helper()
-	p := fixture.Pod(name)
+	p := fixture.Pod(name, opts...)
 	p.Namespace = ns
 	created, err := env.Client.CoreV1().Pods(ns).Create(t.Context(), p, metav1.CreateOptions{})
 	if err != nil {
