@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -192,29 +191,36 @@ func podList(refs []nodeautoscaler.PodRef) string {
 }
 
 func (r *Recorder) statusEvent(typ, reason, msg string) {
-	ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: StatusConfigMapName}
-	r.emit(ref, types.UID("status/"+reason), typ, reason, msg)
+	if r.fresh(types.UID("status/"+reason), reason, msg) {
+		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: StatusConfigMapName}
+		r.cfg.Events.Event(ref, typ, reason, msg)
+	}
 }
 
 func (r *Recorder) podEvents(pods []nodeautoscaler.PodRef, typ, reason, msg string) {
 	for _, p := range pods {
-		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
-		r.emit(ref, p.UID, typ, reason, msg)
+		if r.fresh(p.UID, reason, msg) {
+			ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: p.UID}
+			r.cfg.Events.Event(ref, typ, reason, msg)
+		}
 	}
 }
 
 func (r *Recorder) nodeEvents(names []string, typ, reason, msg string) {
 	for _, n := range r.nodes(names) {
-		r.emit(n, n.UID, typ, reason, msg)
+		if r.fresh(n.UID, reason, msg) {
+			r.cfg.Events.Event(n, typ, reason, msg)
+		}
 	}
 }
 
-// emit records the event unless an identical one on the same object was
-// recorded within the window.
-func (r *Recorder) emit(obj runtime.Object, uid types.UID, typ, reason, msg string) {
+// fresh reports whether no identical event on the object was recorded
+// within the window, and if so remembers this one.
+func (r *Recorder) fresh(uid types.UID, reason, msg string) bool {
 	now := r.cfg.Clock.Now()
 	k := dedupKey{uid: uid, reason: reason, message: msg}
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	if now.Sub(r.lastPrune) >= r.cfg.DedupWindow {
 		for old, at := range r.seen {
 			if now.Sub(at) >= r.cfg.DedupWindow {
@@ -223,15 +229,11 @@ func (r *Recorder) emit(obj runtime.Object, uid types.UID, typ, reason, msg stri
 		}
 		r.lastPrune = now
 	}
-	at, ok := r.seen[k]
-	dup := ok && now.Sub(at) < r.cfg.DedupWindow
-	if !dup {
-		r.seen[k] = now
+	if at, ok := r.seen[k]; ok && now.Sub(at) < r.cfg.DedupWindow {
+		return false
 	}
-	r.mu.Unlock()
-	if !dup {
-		r.cfg.Events.Event(obj, typ, reason, msg)
-	}
+	r.seen[k] = now
+	return true
 }
 
 // nodes returns the nodes of the loop's view with the given names; names
