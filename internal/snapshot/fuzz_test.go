@@ -1,0 +1,64 @@
+package snapshot
+
+import (
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// FuzzConvert checks that any valid cluster objects give a file that
+// parses and loads: odd group label values, app labels, owners, requests,
+// taints and zones.
+func FuzzConvert(f *testing.F) {
+	f.Add("spot", "web", "ReplicaSet", "web-abc", "500m", "dedicated", "eu-1a", false)
+	f.Add("Pool_A.b", "", "StatefulSet", "db.x", "3", "node.kubernetes.io/unschedulable", "", true)
+	f.Add("", "a-b", "DaemonSet", "agent", "0", "x/y", "z", false)
+	f.Add("unmanaged-1", "unmanaged-1", "Job", "j", "100", "ToBeDeletedByClusterAutoscaler", "z", false)
+	f.Fuzz(func(t *testing.T, group, app, kind, owner, cpu, taintKey, zone string, notReady bool) {
+		q, err := resource.ParseQuantity(cpu)
+		if err != nil || q.Sign() < 0 || len(validation.IsValidLabelValue(group)) > 0 || len(validation.IsValidLabelValue(app)) > 0 ||
+			len(validation.IsValidLabelValue(zone)) > 0 || len(validation.IsDNS1123Subdomain(owner)) > 0 ||
+			len(validation.IsQualifiedName(taintKey)) > 0 || len(validation.IsDNS1123Subdomain(kind)) > 0 && kind != "ReplicaSet" && kind != "StatefulSet" && kind != "DaemonSet" && kind != "Job" {
+			return // the API server rejects such objects
+		}
+		nodeOpts := []fixture.NodeOption{fixture.WithNodeLabels(map[string]string{eksLabel: group}),
+			fixture.WithTaints(fixture.Taint(taintKey, "", corev1.TaintEffectNoSchedule))}
+		if zone != "" {
+			nodeOpts = append(nodeOpts, fixture.WithZone(zone))
+		}
+		if notReady {
+			nodeOpts = append(nodeOpts, fixture.NotReady())
+		}
+		labels := map[string]string{}
+		if app != "" {
+			labels["app"] = app
+		}
+		podOpts := []fixture.PodOption{fixture.WithLabels(labels), fixture.WithRequests("cpu", cpu),
+			fixture.WithOwner(appsv1.SchemeGroupVersion.WithKind(kind), owner, "uid")}
+		c := cluster([]*corev1.Node{fixture.Node("n-1", nodeOpts...), fixture.Node("n-2")}, []*corev1.Pod{
+			fixture.Pod("p-1", append(podOpts, fixture.OnNode("n-1"), fixture.Running())...),
+			fixture.Pod("p-2", append(podOpts, fixture.UnschedulablePod())...),
+			fixture.Pod("p-3", fixture.WithLabels(labels), fixture.OnNode("n-2"), fixture.Running()),
+		}, fixture.PDB("pdb", app))
+		res, err := Convert(c, defaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Fit(res); err != nil {
+			t.Fatalf("Fit: %v", err)
+		}
+		data, err := Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenario.Parse(data); err != nil {
+			t.Fatalf("parse: %v\n%s", err, data)
+		}
+	})
+}
