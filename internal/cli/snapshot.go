@@ -51,7 +51,12 @@ func newSnapshotCommand() *cobra.Command {
 			"and writes it as a scenario file (docs/scenarios.md) that `kscale simulate` runs as it is, to see what the\n" +
 			"node autoscaler would do next. What the scenario cannot express is listed in the file's comment header\n" +
 			"and on stderr. See docs/snapshot.md.",
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &UsageError{Err: fmt.Errorf("snapshot takes no arguments, got %q (write the file with --output)", args)}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			convert, err := o.complete()
 			if err != nil {
@@ -85,6 +90,11 @@ func (o *snapshotOptions) complete() (snapshot.Options, error) {
 	}
 	if o.namespace == "" {
 		return c, errors.New("--namespace: must not be empty")
+	}
+	if o.kubeconfig != "" {
+		if _, err := os.Stat(o.kubeconfig); err != nil {
+			return c, fmt.Errorf("--kubeconfig: %w", err)
+		}
 	}
 	if o.cloudConfig != "" {
 		if o.minSize != snapshot.SizeFromCluster || o.maxSize != snapshot.SizeFromCluster {

@@ -53,6 +53,8 @@ func TestSnapshotBadFlags(t *testing.T) {
 		{[]string{"--max-size=0"}, "maxSize"},
 		{[]string{"--page-size=0"}, "--page-size"},
 		{[]string{"--namespace="}, "--namespace"},
+		{[]string{"--kubeconfig=" + filepath.Join(dir, "missing")}, "--kubeconfig"},
+		{[]string{"out.yaml"}, "no arguments"},
 		{[]string{"--cloud-config=" + filepath.Join(dir, "missing.yaml")}, "--cloud-config"},
 		{[]string{"--cloud-config=" + bad}, "m9.huge"},
 		{[]string{"--cloud-config=" + bad, "--max-size=3"}, "only without --cloud-config"},
