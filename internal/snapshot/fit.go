@@ -34,7 +34,7 @@ func Fit(r *Result) error {
 			return nil
 		}
 		m := firstFitRE.FindStringSubmatch(err.Error())
-		w := (*scenarioWorkloads)(&r.Scenario.Workloads).byName(m)
+		w := failedWorkload(r.Scenario.Workloads, m)
 		if w == nil {
 			return fmt.Errorf("checking the snapshot: the simulation cannot start from it: %w", err)
 		}
@@ -46,16 +46,14 @@ func Fit(r *Result) error {
 	return fmt.Errorf("checking the snapshot: placing running pods did not settle")
 }
 
-type scenarioWorkloads []scenario.Workload
-
-// byName returns the workload a first-fit error names, or nil.
-func (ws *scenarioWorkloads) byName(m []string) *scenario.Workload {
+// failedWorkload returns the workload a first-fit error names, or nil.
+func failedWorkload(ws []scenario.Workload, m []string) *scenario.Workload {
 	if m == nil {
 		return nil
 	}
-	for i := range *ws {
-		if w := &(*ws)[i]; w.Name == m[1] && w.Scheduled > 0 {
-			return w
+	for i := range ws {
+		if ws[i].Name == m[1] && ws[i].Scheduled > 0 {
+			return &ws[i]
 		}
 	}
 	return nil

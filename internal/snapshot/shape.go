@@ -25,7 +25,7 @@ var simLabels = map[string]bool{
 // of the group would not have; they stay on the node, never on the group.
 const (
 	taintToBeDeleted      = "ToBeDeletedByClusterAutoscaler"
-	taintDeletionCandiate = "DeletionCandidateOfClusterAutoscaler"
+	taintDeletionCandidate = "DeletionCandidateOfClusterAutoscaler"
 )
 
 // shape is what a scenario node group says about its nodes' hardware.
@@ -142,7 +142,7 @@ func nodeTaints(n *corev1.Node) []corev1.Taint {
 // the state of one node.
 func templateTaint(t corev1.Taint) bool {
 	return !strings.HasPrefix(t.Key, "node.kubernetes.io/") && !strings.HasPrefix(t.Key, "node.cloudprovider.kubernetes.io/") &&
-		t.Key != taintToBeDeleted && t.Key != taintDeletionCandiate
+		t.Key != taintToBeDeleted && t.Key != taintDeletionCandidate
 }
 
 // commonTaints are the template taints every node has.
