@@ -20,7 +20,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	groups := []scenario.NodeGroup{{
 		Name: "ng", Min: 1, Max: 4, Target: 2, InstanceTypes: []string{"m5.large", "m5.xlarge"},
 		Reserved: scenario.Resources{"cpu": resource.MustParse("100m")}, Zone: "z1", Labels: map[string]string{"a": "true", "b": "1"},
-		Taints: scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}}},
+		Taints:   scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}}},
 		BootTime: &boot, Capacity: &scenario.Capacity{Limit: 3},
 		StockoutError: &scenario.CloudError{Class: "out-of-resources", Code: "InsufficientCapacity", Message: "no: really"},
 	}, {

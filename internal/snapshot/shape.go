@@ -24,7 +24,7 @@ var simLabels = map[string]bool{
 // Taints written by the autoscaler and the node controller that a new node
 // of the group would not have; they stay on the node, never on the group.
 const (
-	taintToBeDeleted      = "ToBeDeletedByClusterAutoscaler"
+	taintToBeDeleted       = "ToBeDeletedByClusterAutoscaler"
 	taintDeletionCandidate = "DeletionCandidateOfClusterAutoscaler"
 )
 
