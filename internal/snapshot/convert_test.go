@@ -216,7 +216,7 @@ func TestConvertCases(t *testing.T) {
 		name: "cloud config: nodes join their group by provider id",
 		c: cluster([]*corev1.Node{
 			kwokNode("i-1", "ng-1", fixture.WithTaints(fixture.Taint("gpu", "", corev1.TaintEffectNoSchedule))),
-			kwokNode("i-2", "ng-1"), kwokNode("i-9", "gone"), fixture.Node("plain"),
+			kwokNode("i-2", "ng-1", fixture.WithCapacity(corev1.ResourceCPU, "8")), kwokNode("i-9", "gone"), fixture.Node("plain"),
 		}, nil),
 		opts: func(o *Options) { o.NodeGroups = configured },
 		check: func(t *testing.T, r *Result) {
@@ -228,7 +228,7 @@ func TestConvertCases(t *testing.T) {
 				t.Errorf("first node = %+v, want i-1 in ng-1 without the group's taint repeated", n)
 			}
 		},
-		notes: []string{`node i-9: its provider id names group "gone"`},
+		notes: []string{`node i-9: its provider id names group "gone"`, "node i-2 differs from group ng-1 of the cloud config in capacity"},
 	}, {
 		name: "inferred groups: sizes from flags, differing labels, zones and shapes",
 		c: cluster([]*corev1.Node{

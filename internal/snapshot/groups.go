@@ -8,9 +8,13 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -82,6 +86,11 @@ func (b *builder) configuredGroups(members map[string][]*corev1.Node) {
 		if len(nodes) > g.Max {
 			b.res.notef("group %s: %d nodes exceed its max %d; max raised to %d", g.Name, len(nodes), g.Max, len(nodes))
 			g.Max = len(nodes)
+		}
+		for _, n := range nodes {
+			if what := templateMismatch(g, n); what != "" {
+				b.res.notef("node %s differs from group %s of the cloud config in %s; the simulation gives it the group's", n.Name, g.Name, what)
+			}
 		}
 		b.addGroup(g, nodes, g.Taints.Value)
 	}
@@ -218,4 +227,36 @@ func (b *builder) uniqueGroupName(raw string) string {
 	}
 	b.groupNames[name] = true
 	return name
+}
+
+// templateMismatch names what of a node differs from its configured
+// group: capacity (instance type or inline resources), reserved resources
+// or the group's labels; empty when nothing does.
+func templateMismatch(g scenario.NodeGroup, n *corev1.Node) string {
+	var what []string
+	s := shapeOf(n)
+	switch {
+	case len(g.InstanceTypes) > 0:
+		if !slices.Contains(g.InstanceTypes, n.Labels[template.LabelInstanceType]) || len(s.instanceTypes) == 0 {
+			what = append(what, "capacity")
+		}
+	default:
+		want := nonZero(g.Resources.List())
+		if _, ok := want[corev1.ResourcePods]; !ok {
+			want[corev1.ResourcePods] = resource.MustParse(inmemory.DefaultMaxPods)
+		}
+		if !equality.Semantic.DeepEqual(want, nonZero(n.Status.Capacity)) {
+			what = append(what, "capacity")
+		}
+	}
+	if !equality.Semantic.DeepEqual(nonZero(g.Reserved.List()), nonZero(corev1.ResourceList(s.reserved))) {
+		what = append(what, "reserved resources")
+	}
+	for k, v := range g.Labels {
+		if n.Labels[k] != v {
+			what = append(what, "labels")
+			break
+		}
+	}
+	return strings.Join(what, " and ")
 }
