@@ -19,6 +19,9 @@ type observation struct {
 	pods       []*corev1.Pod
 	daemonSets []*appsv1.DaemonSet
 	objects    clusterObjects
+	// pending are the unschedulable pods and bound the pods that occupy
+	// their node, sorted out of pods once per loop.
+	pending, bound []*corev1.Pod
 }
 
 func (o *observation) input() clusterstate.Input {
@@ -50,12 +53,28 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
+	obs.pending, obs.bound = splitPods(obs.pods)
 	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
 		return nil, err
 	}
 	// The loop's snapshot holds this loop's objects from its next sync on.
 	a.snapshots.setObjects(obs.objects)
 	return obs, nil
+}
+
+// splitPods returns the unschedulable pods and the pods that occupy their
+// node, in input order.
+func splitPods(pods []*corev1.Pod) (pending, bound []*corev1.Pod) {
+	bound = make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		switch {
+		case IsUnschedulable(p):
+			pending = append(pending, p)
+		case isActiveBound(p):
+			bound = append(bound, p)
+		}
+	}
+	return pending, bound
 }
 
 // IsUnschedulable reports whether kube-scheduler gave up on the pod: not

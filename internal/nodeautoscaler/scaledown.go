@@ -65,15 +65,15 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	}
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
-		Pods: obs.pods, PDBs: pdbs, Now: now,
+		Pods: obs.bound, PDBs: pdbs, Now: now,
 		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,
 		Controllers: obs.objects.controllers,
 		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp = sd.lastScaleUp
-	if in.Snapshot, err = a.readySnapshot(obs.nodes, activeBound(obs.pods), now); err != nil {
+	if in.Snapshot, err = a.readySnapshot(obs.nodes, obs.bound, now); err != nil {
 		return err
 	}
-	in.Placed = placePending(in.Snapshot, obs.pods, now)
+	in.Placed = placePending(in.Snapshot, obs.pending, now)
 	in.SchedulablePending = len(in.Placed) > 0
 	st, err := sd.ctrl.RunOnce(ctx, in)
 	if err != nil {
@@ -83,27 +83,10 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	return nil
 }
 
-// activeBound returns the pods that occupy their node.
-func activeBound(pods []*corev1.Pod) []*corev1.Pod {
-	out := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if isActiveBound(p) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
 // placePending finds the pending pods that fit on the snapshot's ready
 // nodes, leaving the snapshot as it was; scale-down counts them as running
 // there.
-func placePending(snap *simulator.Snapshot, pods []*corev1.Pod, now time.Time) []simulator.Placement {
-	var pending []*corev1.Pod
-	for _, p := range pods {
-		if IsUnschedulable(p) {
-			pending = append(pending, p)
-		}
-	}
+func placePending(snap *simulator.Snapshot, pending []*corev1.Pod, now time.Time) []simulator.Placement {
 	if len(pending) == 0 {
 		return nil
 	}

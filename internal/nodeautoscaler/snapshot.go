@@ -19,6 +19,8 @@ type snapshotCache struct {
 	snap  *simulator.Snapshot
 	nodes map[string]*corev1.Node
 	pods  map[types.NamespacedName]*corev1.Pod
+	// held are the pods the snapshot holds, by object.
+	held map[*corev1.Pod]struct{}
 	// lastNodes and lastPods are the inputs of the last sync: scale-up and
 	// scale-down of one loop sync the same objects, which needs no work.
 	lastNodes []*corev1.Node
@@ -45,6 +47,7 @@ func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulat
 	}
 	if c.snap == nil {
 		c.snap, c.nodes, c.pods = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[types.NamespacedName]*corev1.Pod{}
+		c.held = map[*corev1.Pod]struct{}{}
 		c.objects.reset()
 		c.objects.apply(c.snap)
 	}
@@ -58,20 +61,65 @@ func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulat
 }
 
 func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
+	if err := c.applyNodes(nodes); err != nil {
+		return err
+	}
+	// Most pods are held as they are: one pointer lookup each finds them.
+	var changed []*corev1.Pod
+	kept := 0
+	for _, p := range pods {
+		if _, ok := c.held[p]; ok {
+			kept++
+		} else {
+			changed = append(changed, p)
+		}
+	}
+	if kept < len(c.held) {
+		if err := c.removeStalePods(pods); err != nil {
+			return err
+		}
+	}
+	// New pods go in in input order, so a node's pods tend to keep the
+	// order callers list them in. Of two objects of one name the first
+	// wins.
+	for _, p := range changed {
+		k := podKey(p)
+		if _, ok := c.pods[k]; ok {
+			continue
+		}
+		if err := c.snap.AddPod(p); err != nil {
+			return err
+		}
+		c.pods[k], c.held[p] = p, struct{}{}
+	}
+	return nil
+}
+
+// applyNodes removes the nodes that are gone or changed, with their pods,
+// and adds the ones the snapshot lacks.
+func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 	wantNodes := make(map[string]*corev1.Node, len(nodes))
 	for _, n := range nodes {
 		wantNodes[n.Name] = n
 	}
+	var gone map[string]bool
 	for name, n := range c.nodes {
 		if wantNodes[name] != n {
 			if err := c.snap.RemoveNode(name); err != nil {
 				return err
 			}
 			delete(c.nodes, name)
-			for k, p := range c.pods {
-				if p.Spec.NodeName == name {
-					delete(c.pods, k)
-				}
+			if gone == nil {
+				gone = map[string]bool{}
+			}
+			gone[name] = true
+		}
+	}
+	if gone != nil {
+		for p := range c.held {
+			if gone[p.Spec.NodeName] {
+				delete(c.held, p)
+				delete(c.pods, podKey(p))
 			}
 		}
 	}
@@ -83,28 +131,24 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 			c.nodes[n.Name] = n
 		}
 	}
-	wantPods := make(map[types.NamespacedName]*corev1.Pod, len(pods))
+	return nil
+}
+
+// removeStalePods removes the held pods that are not in pods.
+func (c *snapshotCache) removeStalePods(pods []*corev1.Pod) error {
+	want := make(map[*corev1.Pod]struct{}, len(pods))
 	for _, p := range pods {
-		wantPods[podKey(p)] = p
+		want[p] = struct{}{}
 	}
-	for k, p := range c.pods {
-		if wantPods[k] != p {
-			if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
-				return err
-			}
-			delete(c.pods, k)
+	for p := range c.held {
+		if _, ok := want[p]; ok {
+			continue
 		}
-	}
-	// New pods go in in input order, so a node's pods tend to keep the
-	// order callers list them in.
-	for _, p := range pods {
-		k := podKey(p)
-		if _, ok := c.pods[k]; !ok && wantPods[k] == p {
-			if err := c.snap.AddPod(p); err != nil {
-				return err
-			}
-			c.pods[k] = p
+		if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+			return err
 		}
+		delete(c.held, p)
+		delete(c.pods, podKey(p))
 	}
 	return nil
 }

@@ -51,6 +51,7 @@ func TestSnapshotCacheSync(t *testing.T) {
 	p3 := fixture.Pod("p3", fixture.OnNode("b"), fixture.WithRequests("cpu", "300m"))
 	p1v2 := fixture.Pod("p1", fixture.OnNode("a"), fixture.WithRequests("cpu", "150m"))
 	b2 := fixture.Node("b", fixture.WithCapacity(corev1.ResourceCPU, "8"))
+	p1onC := fixture.Pod("p1", fixture.OnNode("c"), fixture.WithRequests("cpu", "150m"))
 	steps := []struct {
 		name  string
 		nodes []*corev1.Node
@@ -61,6 +62,9 @@ func TestSnapshotCacheSync(t *testing.T) {
 		{"a pod added", []*corev1.Node{a, b}, []*corev1.Pod{p1, p2, p3}},
 		{"a pod replaced by a new object", []*corev1.Node{a, b}, []*corev1.Pod{p1v2, p2, p3}},
 		{"a node replaced, a node added", []*corev1.Node{a, b2, c}, []*corev1.Pod{p1v2, p2}},
+		{"the same pods in another order", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1v2}},
+		{"a pod moved to another node", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1onC}},
+		{"two objects of one name: the first is kept", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1onC, p1}},
 		{"a node and a pod gone", []*corev1.Node{b2, c}, []*corev1.Pod{p2}},
 	}
 	var cache snapshotCache
@@ -69,7 +73,11 @@ func TestSnapshotCacheSync(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		if got, want := contents(snap), fresh(t, st.nodes, st.pods); !slices.Equal(got, want) {
+		pods := st.pods
+		if st.name == "two objects of one name: the first is kept" {
+			pods = pods[:2]
+		}
+		if got, want := contents(snap), fresh(t, st.nodes, pods); !slices.Equal(got, want) {
 			t.Fatalf("%s: snapshot\n %v\nwant\n %v", st.name, got, want)
 		}
 	}

@@ -94,6 +94,9 @@ func (n *nodeState) measure(snap *simulator.Snapshot) {
 	}
 }
 
+// smallPodSet is the size up to which samePods compares pod lists pairwise.
+const smallPodSet = 64
+
 // samePods reports whether a and b hold the same pod objects; a has no
 // duplicates (a snapshot holds a pod once).
 func samePods(a, b []*corev1.Pod) bool {
@@ -101,6 +104,15 @@ func samePods(a, b []*corev1.Pod) bool {
 		return false
 	}
 	if slices.Equal(a, b) {
+		return true
+	}
+	if len(a) <= smallPodSet {
+		// A node's pods in another order: compare without allocating.
+		for _, p := range a {
+			if !slices.Contains(b, p) {
+				return false
+			}
+		}
 		return true
 	}
 	in := make(map[*corev1.Pod]bool, len(b))

@@ -38,38 +38,43 @@ type Options struct {
 }
 
 // Emulate rewrites the pods. Scheduled pods are those with a node name that
-// have not finished; they are always counted per zone.
+// have not finished; they are counted per zone for the groups of the
+// qualifying pending pods. Without a qualifying pending pod (and without
+// PinScheduled) the pods are returned as they are, untouched and uncounted.
 func Emulate(opts Options, nodes []*corev1.Node, pending, scheduled []*corev1.Pod, now time.Time) Result {
 	label := opts.Label
 	if label == "" {
 		return Result{Pending: pending, Scheduled: scheduled}
 	}
-	zoneOf := map[string]string{}
-	var zones []string
-	for _, n := range nodes {
-		if z := n.Labels[ZoneLabel]; z != "" {
-			zoneOf[n.Name] = z
-			if !slices.Contains(zones, z) {
-				zones = append(zones, z)
-			}
+	// counts holds, per group (namespace/label value) of a qualifying
+	// pending pod, its scheduled pods per zone.
+	counts := map[string]map[string]int{}
+	for _, p := range pending {
+		if Qualifies(p, label) {
+			counts[p.Namespace+"/"+p.Labels[label]] = map[string]int{}
 		}
 	}
-	slices.Sort(zones)
-	res := Result{Scheduled: make([]*corev1.Pod, 0, len(scheduled)), Pending: make([]*corev1.Pod, 0, len(pending))}
-	counts := map[string]map[string]int{}
+	if len(counts) == 0 && !opts.PinScheduled {
+		return Result{Pending: pending, Scheduled: scheduled}
+	}
+	zoneOf, zones := nodeZones(nodes)
+	res := Result{Scheduled: scheduled, Pending: make([]*corev1.Pod, 0, len(pending))}
+	if opts.PinScheduled {
+		res.Scheduled = make([]*corev1.Pod, 0, len(scheduled))
+	}
 	for _, p := range scheduled {
 		zone, known := zoneOf[p.Spec.NodeName]
-		if v := p.Labels[label]; v != "" && known {
-			id := p.Namespace + "/" + v
-			if counts[id] == nil {
-				counts[id] = map[string]int{}
+		if v := p.Labels[label]; v != "" && known && len(counts) > 0 {
+			if c := counts[p.Namespace+"/"+v]; c != nil {
+				c[zone]++
 			}
-			counts[id][zone]++
 		}
-		if opts.PinScheduled && Qualifies(p, label) {
-			res.Emulated++
-			res.Scheduled = append(res.Scheduled, pinned(p, zone, known))
+		if !opts.PinScheduled {
 			continue
+		}
+		if Qualifies(p, label) {
+			res.Emulated++
+			p = pinned(p, zone, known)
 		}
 		res.Scheduled = append(res.Scheduled, p)
 	}
@@ -83,20 +88,33 @@ func Emulate(opts Options, nodes []*corev1.Node, pending, scheduled []*corev1.Po
 			res.Pending = append(res.Pending, pinned(p, "", false))
 			continue
 		}
-		id := p.Namespace + "/" + p.Labels[label]
-		if counts[id] == nil {
-			counts[id] = map[string]int{}
-		}
+		c := counts[p.Namespace+"/"+p.Labels[label]]
 		best := zones[0]
 		for _, z := range zones[1:] {
-			if counts[id][z] < counts[id][best] {
+			if c[z] < c[best] {
 				best = z
 			}
 		}
-		counts[id][best]++
+		c[best]++
 		res.Pending = append(res.Pending, pinned(p, best, true))
 	}
 	return res
+}
+
+// nodeZones maps node names to their zone and lists the zones, sorted.
+func nodeZones(nodes []*corev1.Node) (map[string]string, []string) {
+	zoneOf := make(map[string]string, len(nodes))
+	var zones []string
+	for _, n := range nodes {
+		if z := n.Labels[ZoneLabel]; z != "" {
+			zoneOf[n.Name] = z
+			if !slices.Contains(zones, z) {
+				zones = append(zones, z)
+			}
+		}
+	}
+	slices.Sort(zones)
+	return zoneOf, zones
 }
 
 // Qualifies reports whether the pod's spread constraint is the emulated shape.

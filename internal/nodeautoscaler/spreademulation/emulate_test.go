@@ -71,3 +71,40 @@ func TestEmulateRoundRobin(t *testing.T) {
 		t.Fatal("empty label must disable the emulation")
 	}
 }
+
+func TestEmulateCountsOnlyThePendingGroups(t *testing.T) {
+	nodes := []*corev1.Node{fixture.Node("a1", fixture.WithZone("a")), fixture.Node("b1", fixture.WithZone("b"))}
+	other := func(name, node string) *corev1.Pod {
+		return fixture.Pod(name, fixture.OnNode(node), fixture.WithLabels(map[string]string{"tsc-group": "other"}),
+			fixture.WithTopologySpread(tsc("tsc-group", "other")))
+	}
+	// Zone a holds one pod of the pending pod's group, zone b many of
+	// another group: the pending pod goes to b.
+	scheduled := []*corev1.Pod{spreadPod("s1", "a1"), other("o1", "b1"), other("o2", "b1"), other("o3", "b1")}
+	tests := []struct {
+		name     string
+		pending  []*corev1.Pod
+		emulated int
+		zone     string
+	}{
+		{"pending pod of the group", []*corev1.Pod{spreadPod("p1", "")}, 1, "b"},
+		{"nothing qualifies", []*corev1.Pod{fixture.Pod("plain")}, 0, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Emulate(Options{Label: "tsc-group"}, nodes, tc.pending, scheduled, now)
+			if res.Emulated != tc.emulated || len(res.Pending) != len(tc.pending) {
+				t.Fatalf("emulated %d of %d pods, want %d", res.Emulated, len(res.Pending), tc.emulated)
+			}
+			if got := res.Pending[0].Spec.NodeSelector[ZoneLabel]; got != tc.zone {
+				t.Errorf("pinned to %q, want %q", got, tc.zone)
+			}
+			if len(res.Scheduled) != len(scheduled) || res.Scheduled[1] != scheduled[1] || res.Scheduled[1].Spec.NodeSelector != nil {
+				t.Error("scheduled pods must pass unchanged without PinScheduled")
+			}
+			if tc.emulated == 0 && res.Pending[0] != tc.pending[0] {
+				t.Error("a pod that does not qualify must pass unchanged")
+			}
+		})
+	}
+}

@@ -1,0 +1,190 @@
+package live_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/record"
+	clocktesting "k8s.io/utils/clock/testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+)
+
+// startInformers fills the informer caches of a started and synced factory
+// with the world's objects, as a watch would.
+func startInformers(b *testing.B, ctx context.Context, objects []any) (*live.Cluster, *fake.Clientset) {
+	client := fake.NewClientset()
+	factory := live.NewFactory(client)
+	cluster := live.NewCluster(factory)
+	factory.Start(ctx.Done())
+	b.Cleanup(factory.Shutdown)
+	if err := cluster.WaitForSync(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, o := range objects {
+		if err := storeOf(factory, o).Add(o); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return cluster, client
+}
+
+func storeOf(f informers.SharedInformerFactory, o any) interface{ Add(any) error } {
+	core, apps := f.Core().V1(), f.Apps().V1()
+	switch o.(type) {
+	case *corev1.Node:
+		return core.Nodes().Informer().GetStore()
+	case *corev1.Pod:
+		return core.Pods().Informer().GetStore()
+	case *corev1.Namespace:
+		return core.Namespaces().Informer().GetStore()
+	case *corev1.PersistentVolume:
+		return core.PersistentVolumes().Informer().GetStore()
+	case *corev1.PersistentVolumeClaim:
+		return core.PersistentVolumeClaims().Informer().GetStore()
+	case *appsv1.DaemonSet:
+		return apps.DaemonSets().Informer().GetStore()
+	case *appsv1.ReplicaSet:
+		return apps.ReplicaSets().Informer().GetStore()
+	case *appsv1.StatefulSet:
+		return apps.StatefulSets().Informer().GetStore()
+	case *batchv1.Job:
+		return f.Batch().V1().Jobs().Informer().GetStore()
+	case *policyv1.PodDisruptionBudget:
+		return f.Policy().V1().PodDisruptionBudgets().Informer().GetStore()
+	}
+	panic(fmt.Sprintf("no informer for %T", o))
+}
+
+// BenchmarkLiveLoop runs the live loop (Runner.Once: refresh the view,
+// observe, scale up, plan scale-down, metrics) over informer caches of
+// 1,000 nodes in five groups and 30,000 pods, 1,000 of them pending. The
+// first loop scales up; the timed loops are the steady state that
+// follows, with the scale-up in flight and the pending pods waiting for
+// it. Targets: under 100 ms per loop, process memory under 500 MB.
+func BenchmarkLiveLoop(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := clocktesting.NewFakeClock(now)
+	w := newBenchWorld(b, now)
+	if w.pods != 30000 {
+		b.Fatalf("the world has %d pods, want 30,000", w.pods)
+	}
+	cluster, client := startInformers(b, ctx, w.objects)
+	w.objects = nil
+	health := live.NewHealth(clk, 15*time.Minute)
+	runner := newBenchRunner(b, w.cloud, cluster, client, clk, health)
+	// once runs one loop a millisecond after the last and fails the
+	// benchmark unless it succeeded.
+	once := func() {
+		clk.Step(time.Millisecond)
+		runner.Once(ctx)
+		if !health.LastSuccess().Equal(clk.Now()) {
+			b.Fatal("the loop failed (see the log)")
+		}
+	}
+	targets := func() int {
+		groups, err := w.cloud.NodeGroups(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total := 0
+		for _, g := range groups {
+			total += g.TargetSize
+		}
+		return total
+	}
+	start := time.Now()
+	once()
+	firstLoop := time.Since(start)
+	// Each loop scales up one group (balancing similar ones); the steady
+	// state starts once every group's scale-up is in flight.
+	scaledUp, warmUp := targets(), 1
+	for ; warmUp < 20; warmUp++ {
+		once()
+		if t := targets(); t != scaledUp {
+			scaledUp = t
+			continue
+		}
+		break
+	}
+	if scaledUp <= 1000 || warmUp == 20 {
+		b.Fatalf("no steady state: %d target nodes after %d loops", scaledUp, warmUp)
+	}
+	runtime.GC()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		once()
+	}
+	b.StopTimer()
+	if got := targets(); got != scaledUp {
+		b.Fatalf("steady-state loops changed the targets from %d to %d", scaledUp, got)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-inuse-MB")
+	b.ReportMetric(procStatusMB(b, "VmHWM"), "max-rss-MB")
+	b.ReportMetric(float64(scaledUp-1000), "nodes-added")
+	// Reported after the timed loops: ResetTimer drops earlier metrics.
+	b.ReportMetric(float64(firstLoop.Milliseconds()), "first-loop-ms")
+	b.ReportMetric(float64(warmUp), "warm-up-loops")
+}
+
+func newBenchRunner(b *testing.B, cloud *inmemory.Cloud, cluster *live.Cluster, client *fake.Clientset, clk *clocktesting.FakeClock, health *live.Health) *live.Runner {
+	o := options.Default()
+	o.Expanders = []string{options.ExpanderLeastWaste}
+	o.BalanceSimilarNodeGroups = true
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: &record.FakeRecorder{}, Cluster: cluster, Namespace: "kube-system", Clock: clk})
+	if err != nil {
+		b.Fatal(err)
+	}
+	loop, err := nodeautoscaler.New(nodeautoscaler.Config{Options: o, Provider: cloud, Cluster: cluster, Recorder: rec, Clock: clk,
+		Rand: rand.New(rand.NewPCG(1, 1)), Registerer: prometheus.NewRegistry(), ScaleDown: live.NewScaleDownCluster(client, cluster)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runner, err := live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: cluster, Clock: clk, ScanInterval: 10 * time.Second,
+		Health: health, Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return runner
+}
+
+// procStatusMB reads a memory line (in kB) of /proc/self/status, in MB.
+func procStatusMB(b *testing.B, field string) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
