@@ -35,7 +35,8 @@ type Observation struct {
 }
 
 // InputFrom pairs nodes with their group and instance through
-// spec.providerID and keeps the bound, unfinished pods. The caller adds
+// spec.providerID and keeps the bound, unfinished pods (the planner ignores
+// those of nodes not in Nodes). The caller adds
 // Placed, SchedulablePending and LastScaleUp.
 func InputFrom(o Observation) Input {
 	type member struct{ group, instance string }
@@ -51,14 +52,14 @@ func InputFrom(o Observation) Input {
 			}
 		}
 	}
-	bound := make(map[string]bool, len(o.Nodes))
 	for _, n := range o.Nodes {
 		m := byProviderID[n.Spec.ProviderID]
 		in.Nodes = append(in.Nodes, Node{Node: n, Group: m.group, Instance: m.instance, Ready: o.Ready == nil || o.Ready(n)})
-		bound[n.Name] = true
 	}
+	// Pods of nodes not in the list are kept here and dropped by the
+	// planner, which pairs pods with nodes anyway.
 	for _, p := range o.Pods {
-		if bound[p.Spec.NodeName] && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 			in.Pods = append(in.Pods, p)
 		}
 	}

@@ -37,3 +37,30 @@ func TestInputFrom(t *testing.T) {
 		t.Fatalf("groups = %+v", in.Groups)
 	}
 }
+
+func TestInputFromPodsOfUnknownNodesAreIgnored(t *testing.T) {
+	node := func(name string) *corev1.Node {
+		return fixture.Node(name, fixture.WithProviderID("mem:///g/i-"+name))
+	}
+	in := InputFrom(Observation{
+		Groups: []cloudprovider.NodeGroup{{ID: "g", TargetSize: 2}},
+		Instances: map[string][]cloudprovider.Instance{"g": {
+			{ID: "i-a", ProviderID: "mem:///g/i-a", State: cloudprovider.InstanceRunning},
+			{ID: "i-b", ProviderID: "mem:///g/i-b", State: cloudprovider.InstanceRunning},
+		}},
+		Nodes: []*corev1.Node{node("a"), node("b")},
+		// A bare pod blocks its node; on a node the cluster no longer has
+		// it must not count anywhere.
+		Pods: []*corev1.Pod{fixture.Pod("bare", fixture.OnNode("gone"), fixture.Running())},
+		Now:  t0,
+	})
+	cfg := testConfig()
+	cfg.UnneededTime = 0
+	plan, err := mustPlanner(t, cfg).Plan(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(plan.Unneeded); len(got) != 2 || len(plan.Blocked) != 0 {
+		t.Fatalf("unneeded %v, blocked %v; want both nodes unneeded", got, plan.Blocked)
+	}
+}

@@ -45,7 +45,8 @@ type InFlight struct {
 type Input struct {
 	// Nodes are every node of the cluster, with their group.
 	Nodes []Node
-	// Pods are the pods bound to the nodes.
+	// Pods are the pods bound to the nodes; pods of nodes not in Nodes are
+	// ignored.
 	Pods []*corev1.Pod
 	// Placed are pending pods the loop found room for on existing nodes;
 	// they count as running there.
