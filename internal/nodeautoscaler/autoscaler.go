@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -40,6 +41,18 @@ type Config struct {
 	// ScaleDown taints nodes, evicts pods and lists PDBs for scale-down;
 	// nil disables scale-down.
 	ScaleDown ScaleDownCluster
+	// Backoff keeps the backoff state outside the process; nil keeps it in
+	// memory only.
+	Backoff BackoffStore
+}
+
+// BackoffStore keeps the node groups' backoff outside the process, so that
+// a restarted autoscaler or a new leader does not try a backed-off group
+// again. The loop saves the state the moment a group is backed off or
+// recovers, before it acts on the cloud again, and at the end of each loop.
+type BackoffStore interface {
+	// SaveBackoff stores s; implementations skip unchanged states.
+	SaveBackoff(ctx context.Context, s backoff.State) error
 }
 
 // Validate checks the wiring.
@@ -107,6 +120,14 @@ func New(cfg Config) (*Autoscaler, error) {
 // State returns the per-group state of the last loop.
 func (a *Autoscaler) State() []clusterstate.GroupState { return a.state.Groups() }
 
+// BackoffState returns the node groups' backoff state, which a live
+// autoscaler persists so that a restart or a new leader keeps it.
+func (a *Autoscaler) BackoffState() backoff.State { return a.state.BackoffState() }
+
+// RestoreBackoff replaces the backoff state before the first loop; nothing
+// changes when s is invalid.
+func (a *Autoscaler) RestoreBackoff(s backoff.State) error { return a.state.RestoreBackoff(s) }
+
 // RunOnce runs one loop at now: observe, update state, repair group
 // health, then scale up. A repair that changed sizes ends the loop early so
 // the next one starts from fresh state.
@@ -123,6 +144,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 		a.record(ctx, stateEvent(e))
 	}
 	defer a.metrics.update(a.state.Groups())
+	defer a.saveBackoff(ctx)
 	repaired, err := a.repairSizes(ctx, now)
 	if err != nil || repaired {
 		return err
@@ -137,8 +159,23 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 }
 
 func (a *Autoscaler) record(ctx context.Context, e Event) {
+	if e.Type == EventBackoffStarted || e.Type == EventBackoffCleared {
+		a.saveBackoff(ctx)
+	}
 	if a.cfg.Recorder != nil {
 		a.cfg.Recorder.Record(ctx, e)
+	}
+}
+
+// saveBackoff stores the backoff state. A failure is logged, not returned:
+// the next save retries, and a store that is down must not stop
+// autoscaling.
+func (a *Autoscaler) saveBackoff(ctx context.Context) {
+	if a.cfg.Backoff == nil {
+		return
+	}
+	if err := a.cfg.Backoff.SaveBackoff(ctx, a.state.BackoffState()); err != nil {
+		klog.FromContext(ctx).Info("Saving backoff failed", "err", err.Error())
 	}
 }
 

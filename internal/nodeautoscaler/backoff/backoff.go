@@ -7,11 +7,11 @@ import (
 // Reason says why a group was backed off.
 type Reason struct {
 	// Code is "timeout", "APIError" or the cloud's error code.
-	Code string
+	Code string `json:"code"`
 	// Class is the cloud's error class when the cloud reported one.
-	Class string
+	Class string `json:"class,omitempty"`
 	// Message is a human-readable explanation.
-	Message string
+	Message string `json:"message,omitempty"`
 }
 
 // Status is a group's backoff state at some time.

@@ -1,0 +1,107 @@
+package cmstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Config names the ConfigMap and key a Store keeps its document in.
+type Config struct {
+	// Client reads and writes the ConfigMap.
+	Client kubernetes.Interface
+	// Namespace and Name locate the ConfigMap.
+	Namespace, Name string
+	// Key is the data key holding the document.
+	Key string
+	// Labels are set on a ConfigMap the store creates.
+	Labels map[string]string
+}
+
+// Validate reports a missing field.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Client == nil {
+		errs = append(errs, errors.New("client: required"))
+	}
+	if c.Namespace == "" {
+		errs = append(errs, errors.New("namespace: required"))
+	}
+	if c.Name == "" {
+		errs = append(errs, errors.New("name: required"))
+	}
+	if c.Key == "" {
+		errs = append(errs, errors.New("key: required"))
+	}
+	return errors.Join(errs...)
+}
+
+// Store reads and writes the document. It is not safe for concurrent use.
+type Store struct {
+	cfg Config
+	// last is the document as last read or written; nil when unknown.
+	last []byte
+}
+
+// New validates cfg and returns a Store.
+func New(cfg Config) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("configuring ConfigMap store: %w", err)
+	}
+	return &Store{cfg: cfg}, nil
+}
+
+// Load returns the document; found is false when the ConfigMap or the key
+// does not exist.
+func (s *Store) Load(ctx context.Context) (doc []byte, found bool, err error) {
+	cm, err := s.cfg.Client.CoreV1().ConfigMaps(s.cfg.Namespace).Get(ctx, s.cfg.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("reading ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
+	}
+	v, ok := cm.Data[s.cfg.Key]
+	if !ok {
+		return nil, false, nil
+	}
+	s.last = []byte(v)
+	return []byte(v), true, nil
+}
+
+// Save writes doc unless it equals the document last read or written by
+// this store. Other keys of the ConfigMap are kept.
+func (s *Store) Save(ctx context.Context, doc []byte) error {
+	if s.last != nil && bytes.Equal(s.last, doc) {
+		return nil
+	}
+	cms := s.cfg.Client.CoreV1().ConfigMaps(s.cfg.Namespace)
+	cm, err := cms.Get(ctx, s.cfg.Name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.cfg.Name, Namespace: s.cfg.Namespace, Labels: s.cfg.Labels},
+			Data: map[string]string{s.cfg.Key: string(doc)}}
+		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
+	default:
+		cm = cm.DeepCopy()
+		if cm.Data == nil {
+			cm.Data = map[string]string{}
+		}
+		cm.Data[s.cfg.Key] = string(doc)
+		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("updating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
+		}
+	}
+	s.last = bytes.Clone(doc)
+	return nil
+}

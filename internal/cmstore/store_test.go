@@ -1,0 +1,92 @@
+package cmstore_test
+
+import (
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kscale/kscale/internal/cmstore"
+	"github.com/kscale/kscale/internal/testenv"
+)
+
+func TestStore(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	ctx := t.Context()
+	cms := env.Client.CoreV1().ConfigMaps("default")
+	s, err := cmstore.New(cmstore.Config{Client: env.Client, Namespace: "default", Name: "state", Key: "doc.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, found, err := s.Load(ctx); err != nil || found {
+		t.Fatalf("Load before anything was written: found=%v err=%v", found, err)
+	}
+	if err := s.Save(ctx, []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cms.Get(ctx, "state", metav1.GetOptions{})
+	if err != nil || cm.Data["doc.json"] != `{"a":1}` {
+		t.Fatalf("after the first Save: %v, %v", cm.Data, err)
+	}
+
+	t.Run("an unchanged document is not written again", func(t *testing.T) {
+		if err := s.Save(ctx, []byte(`{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		again, err := cms.Get(ctx, "state", metav1.GetOptions{})
+		if err != nil || again.ResourceVersion != cm.ResourceVersion {
+			t.Errorf("resourceVersion %s -> %s (%v), want unchanged", cm.ResourceVersion, again.ResourceVersion, err)
+		}
+	})
+	t.Run("other keys are kept and a new store reads the document", func(t *testing.T) {
+		cm, err := cms.Get(ctx, "state", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cm.Data["other"] = "x"
+		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Save(ctx, []byte(`{"a":2}`)); err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := cmstore.New(cmstore.Config{Client: env.Client, Namespace: "default", Name: "state", Key: "doc.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, found, err := fresh.Load(ctx)
+		if err != nil || !found || string(doc) != `{"a":2}` {
+			t.Errorf("Load = %q, %v, %v", doc, found, err)
+		}
+		final, err := cms.Get(ctx, "state", metav1.GetOptions{})
+		if err != nil || final.Data["other"] != "x" {
+			t.Errorf("other key lost: %v, %v", final.Data, err)
+		}
+	})
+	t.Run("a ConfigMap without the key reads as not found", func(t *testing.T) {
+		bare := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "default"}, Data: map[string]string{"x": "y"}}
+		if _, err := cms.Create(ctx, bare, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := cmstore.New(cmstore.Config{Client: env.Client, Namespace: "default", Name: "bare", Key: "doc.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, found, err := s.Load(ctx); err != nil || found {
+			t.Errorf("found=%v err=%v", found, err)
+		}
+	})
+}
+
+func TestConfigValidate(t *testing.T) {
+	_, err := cmstore.New(cmstore.Config{})
+	if err == nil {
+		t.Fatal("empty config accepted")
+	}
+	for _, field := range []string{"client", "namespace", "name", "key"} {
+		if !strings.Contains(err.Error(), field+": required") {
+			t.Errorf("error %q does not name %s", err, field)
+		}
+	}
+}
