@@ -1,14 +1,12 @@
 package offline
 
 import (
-	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 )
 
 // syncMachines plays kubelet and cloud controller: a running machine
@@ -55,37 +53,17 @@ func (w *World) syncMachines(now time.Time) {
 	}
 }
 
-// newNode builds the node a machine registers: the group's template
-// labels and taints, the real instance type's capacity and the group's
-// kubelet reservation.
+// newNode builds the node a machine registers: the same node the live kwok
+// provider registers (kwok.MachineNode), plus the scenario's start taints
+// and not-ready state.
 func (w *World) newNode(m inmemory.Machine, now time.Time) (*corev1.Node, error) {
 	cfg, _, err := w.cloud.Group(m.Group)
 	if err != nil {
 		return nil, err
 	}
-	g := w.groupInfo(m.Group, cfg)
-	tmpl, err := template.FromProvider(g, template.NewEstimator(), nil)
+	n, err := kwok.MachineNode(m, w.groupInfo(m.Group, cfg), w.reserved[m.Group], now)
 	if err != nil {
 		return nil, err
-	}
-	capacity := m.InstanceType.Capacity.DeepCopy()
-	alloc := capacity.DeepCopy()
-	for r, q := range w.reserved[m.Group] {
-		if a, ok := alloc[r]; ok {
-			a.Sub(q)
-			alloc[r] = a
-		}
-	}
-	labels := maps.Clone(tmpl.Labels)
-	labels[template.LabelHostname] = m.ID
-	labels[template.LabelInstanceType], labels[template.LabelInstanceTypeBeta] = m.InstanceType.Name, m.InstanceType.Name
-	n := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: m.ID, Labels: labels, CreationTimestamp: metav1.NewTime(now)},
-		Spec:       corev1.NodeSpec{ProviderID: m.ProviderID, Taints: tmpl.Spec.Taints},
-		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: alloc, Conditions: []corev1.NodeCondition{{
-			Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-			LastHeartbeatTime: metav1.NewTime(now), LastTransitionTime: metav1.NewTime(now),
-		}}},
 	}
 	n.Spec.Taints = append(n.Spec.Taints, w.startTaints[m.ID]...)
 	if w.notReady[m.ID] {

@@ -21,6 +21,8 @@ type Machine struct {
 	InstanceType cloudprovider.InstanceType
 	// Zone is the machine's availability zone.
 	Zone string
+	// ReadyAt is when the machine finishes (or finished) booting.
+	ReadyAt time.Time
 	// Running is true once the boot time has passed.
 	Running bool
 	// Deleting is true once deletion was requested.
@@ -37,7 +39,7 @@ func (c *Cloud) Machines() []Machine {
 	for _, id := range c.order {
 		for _, m := range c.groups[id].machines {
 			out = append(out, Machine{Group: id, ID: m.id, ProviderID: m.providerID,
-				InstanceType: m.instanceType, Zone: m.zone, Running: !now.Before(m.readyAt), Deleting: m.deleting})
+				InstanceType: m.instanceType, Zone: m.zone, ReadyAt: m.readyAt, Running: !now.Before(m.readyAt), Deleting: m.deleting})
 		}
 	}
 	return out

@@ -34,7 +34,8 @@ func (k *Kubelet) renewAll(ctx context.Context) {
 		return
 	}
 	for _, node := range nodes {
-		if !k.isManaged(node) || node.DeletionTimestamp != nil {
+		// A booting machine has no kubelet yet: no status, no lease.
+		if !k.isManaged(node) || node.DeletionTimestamp != nil || node.Annotations[AnnotationReadyAt] != "" {
 			continue
 		}
 		if err := k.postReady(ctx, node); err != nil {

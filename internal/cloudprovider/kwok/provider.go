@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+	"github.com/kscale/kscale/internal/cmstore"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -32,6 +35,12 @@ type Config struct {
 	NodeGroups []scenario.NodeGroup
 	// SyncInterval is how often machines are mirrored as nodes; default 1s.
 	SyncInterval time.Duration
+	// Nodes, when set, is the node informer's lister Sync reads instead of
+	// listing every node from the API server each time.
+	Nodes corelisters.NodeLister
+	// Namespace holds the ConfigMap that keeps the groups' target sizes
+	// (StateConfigMapName); default kube-system.
+	Namespace string
 }
 
 // Default fills unset fields.
@@ -41,6 +50,9 @@ func (c *Config) Default() {
 	}
 	if c.SyncInterval == 0 {
 		c.SyncInterval = time.Second
+	}
+	if c.Namespace == "" {
+		c.Namespace = metav1.NamespaceSystem
 	}
 }
 
@@ -58,13 +70,20 @@ func (c *Config) Validate() error {
 }
 
 // Provider is the kwok cloud provider: an in-memory cloud (capacity limits,
-// boot times, injected errors) whose running machines are mirrored as Node
-// objects in the cluster. It implements cloudprovider.Provider through the
-// embedded cloud; Run keeps the nodes in step.
+// boot times, injected errors) whose machines are mirrored as Node objects
+// in the cluster, and whose target sizes are kept in a ConfigMap, so the
+// cloud's state lives in the cluster as a real cloud's lives in its API. It
+// implements cloudprovider.Provider through the embedded cloud; the size
+// changes write nodes and targets before they return, and Run keeps the
+// nodes in step with boots and deletions.
 type Provider struct {
 	*inmemory.Cloud
 	cfg      Config
 	reserved map[string]corev1.ResourceList
+	targets  *cmstore.Store
+	// mu serializes size changes with Sync, so the nodes and targets
+	// written reflect one state of the cloud.
+	mu sync.Mutex
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
@@ -76,7 +95,12 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring kwok provider: %w", err)
 	}
-	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{}}
+	targets, err := cmstore.New(cmstore.Config{Client: cfg.Client, Namespace: cfg.Namespace, Name: StateConfigMapName, Key: stateKey,
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "kscale-kwok-provider"}})
+	if err != nil {
+		return nil, fmt.Errorf("configuring kwok provider: %w", err)
+	}
+	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{}, targets: targets}
 	for _, g := range cfg.NodeGroups {
 		gc, err := groupConfig(g)
 		if err != nil {
@@ -91,38 +115,59 @@ func New(cfg Config) (*Provider, error) {
 	return p, nil
 }
 
-// Start adopts the kwok nodes that already exist (after a restart the cloud
-// is rebuilt from the cluster), then applies each group's initial target
-// and minimum size.
+// Start rebuilds the cloud from the cluster: the kwok nodes that exist are
+// adopted (booting ones resume their boot), the persisted target sizes are
+// restored (so unfulfilled requests stay open), and groups without a
+// persisted target get their initial target and minimum size.
 func (p *Provider) Start(ctx context.Context) error {
+	targets, err := p.loadTargets(ctx)
+	if err != nil {
+		return err
+	}
 	nodes, err := p.cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing nodes to adopt: %w", err)
 	}
 	for i := range nodes.Items {
-		group, id, ok := parseProviderID(nodes.Items[i].Spec.ProviderID)
-		if !ok {
-			continue
-		}
-		if err := p.AddInstance(group, id, true, 0); err != nil {
-			klog.FromContext(ctx).Info("Not adopting node", "node", klog.KObj(&nodes.Items[i]), "err", err.Error())
-		}
+		p.adopt(ctx, &nodes.Items[i])
 	}
 	for _, g := range p.cfg.NodeGroups {
+		want, ok := targets[g.Name]
+		if !ok {
+			want = g.Target
+		}
 		_, target, err := p.Group(g.Name)
 		if err != nil {
 			return err
 		}
-		if g.Target > target {
-			if err := p.SetTargetSize(g.Name, g.Target); err != nil {
-				return fmt.Errorf("applying initial target: %w", err)
+		if want > target {
+			if err := p.SetTargetSize(g.Name, min(want, g.Max)); err != nil {
+				return fmt.Errorf("restoring target of node group %q: %w", g.Name, err)
 			}
 		}
 		if err := p.UpdateGroup(g.Name, func(c *inmemory.GroupConfig) { c.MinSize = g.Min }); err != nil {
 			return fmt.Errorf("applying min size: %w", err)
 		}
 	}
-	return nil
+	return p.persist(ctx)
+}
+
+// adopt adds the machine behind an existing kwok node; a node that is still
+// booting keeps its remaining boot time.
+func (p *Provider) adopt(ctx context.Context, n *corev1.Node) {
+	group, id, ok := parseProviderID(n.Spec.ProviderID)
+	if !ok {
+		return
+	}
+	var boot time.Duration
+	if v := n.Annotations[AnnotationReadyAt]; v != "" {
+		if at, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			boot = max(0, at.Sub(p.cfg.Clock.Now()))
+		}
+	}
+	if err := p.AddInstance(group, id, true, boot); err != nil {
+		klog.FromContext(ctx).Info("Not adopting node", "node", klog.KObj(n), "err", err.Error())
+	}
 }
 
 // Run mirrors machines as nodes every SyncInterval until ctx ends.

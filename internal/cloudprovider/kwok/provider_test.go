@@ -54,8 +54,15 @@ func TestProvider(t *testing.T) {
 	if err := p.IncreaseSize(ctx, "pool", 3); err != nil {
 		t.Fatal(err)
 	}
-	sync(t, p)
-	expectNodes(t, env, map[string]int{"fixed": 1})
+	// The launched machines' nodes exist as soon as IncreaseSize returned:
+	// NotReady, tainted not-ready and annotated with the end of their boot.
+	for _, n := range expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})["pool"] {
+		if nodeReady(&n) != corev1.ConditionFalse || n.Annotations[kwok.AnnotationReadyAt] == "" ||
+			!slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }) {
+			t.Errorf("booting node %s: ready %v, annotations %v, taints %v", n.Name, nodeReady(&n), n.Annotations, n.Spec.Taints)
+		}
+	}
+	expectTargets(t, env, `{"fixed":1,"pool":3}`)
 	clk.Step(30 * time.Second)
 	sync(t, p)
 	nodes := expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})
@@ -70,8 +77,10 @@ func TestProvider(t *testing.T) {
 		t.Errorf("allocatable cpu %v, want %v", n.Status.Allocatable.Cpu(), wantCPU.String())
 	case !strings.HasPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+"pool/"):
 		t.Errorf("providerID %q", n.Spec.ProviderID)
-	case nodeReady(&n) != corev1.ConditionTrue:
-		t.Errorf("node not Ready: %v", n.Status.Conditions)
+	case nodeReady(&n) != corev1.ConditionTrue || n.Annotations[kwok.AnnotationReadyAt] != "":
+		t.Errorf("node not Ready after its boot: %v, annotations %v", n.Status.Conditions, n.Annotations)
+	case slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }):
+		t.Errorf("booted node keeps the not-ready taint: %v", n.Spec.Taints)
 	}
 	// The third instance exceeds the capacity: its placeholder reports the stock-out.
 	insts, err := p.Instances(ctx, "pool")
@@ -88,18 +97,57 @@ func TestProvider(t *testing.T) {
 	}
 	sync(t, p)
 	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 1})
-	// A restarted provider adopts the nodes instead of creating new ones.
+	expectTargets(t, env, `{"fixed":1,"pool":2}`)
+	// A restarted provider adopts the nodes instead of creating new ones and
+	// restores the targets, so the open request of pool stays open (the new
+	// process's cloud has capacity again and fulfils it).
 	p2 := newProvider(t, env, cfg, clk)
-	sync(t, p2)
-	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 1})
+	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})
 	groups, err := p2.NodeGroups(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range groups {
-		if want := map[string]int{"fixed": 1, "pool": 1}[g.ID]; g.TargetSize != want {
+		if want := map[string]int{"fixed": 1, "pool": 2}[g.ID]; g.TargetSize != want {
 			t.Errorf("adopted group %s has target %d, want %d", g.ID, g.TargetSize, want)
 		}
+	}
+	// A provider restarted while a machine boots resumes the boot.
+	clk.Step(10 * time.Second)
+	p3 := newProvider(t, env, cfg, clk)
+	booting := func() int {
+		n := 0
+		for _, m := range p3.Machines() {
+			if m.Group == "pool" && !m.Running {
+				n++
+			}
+		}
+		return n
+	}
+	if booting() != 1 {
+		t.Fatalf("%d booting pool machines after the restart, want 1", booting())
+	}
+	clk.Step(20 * time.Second)
+	sync(t, p3)
+	if booting() != 0 {
+		t.Errorf("the adopted machine did not finish its boot at its original time")
+	}
+	for _, n := range expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})["pool"] {
+		if nodeReady(&n) != corev1.ConditionTrue {
+			t.Errorf("node %s not Ready after the resumed boot", n.Name)
+		}
+	}
+}
+
+// expectTargets checks the target sizes the provider persisted.
+func expectTargets(t *testing.T, env *testenv.Env, want string) {
+	t.Helper()
+	cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(t.Context(), kwok.StateConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data["targets.json"]; got != want {
+		t.Errorf("persisted targets %s, want %s", got, want)
 	}
 }
 
