@@ -51,6 +51,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newVPAUpdaterCommand())
 	root.AddCommand(newVPAAdmissionCommand())
 	root.AddCommand(newNodeAutoscalerCommand())
+	root.AddCommand(newSnapshotCommand())
 	return root
 }
 
