@@ -153,10 +153,15 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 
 // lead builds the cloud, the informers and the loop, and runs them until
 // ctx ends. Everything is built fresh here, so a new leader starts from the
-// cluster and the provider, not from a previous term.
+// cluster and the provider (nodes, persisted target sizes and backoff), not
+// from a previous term.
 func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Interface, reg prometheus.Registerer, health *live.Health) error {
 	clk := clock.RealClock{}
-	provider, err := kwok.New(kwok.Config{Client: client, Clock: clk, NodeGroups: o.groups.NodeGroups})
+	factory := live.NewFactory(client)
+	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
+	cluster := live.NewCluster(factory)
+	provider, err := kwok.New(kwok.Config{Client: client, Clock: clk, NodeGroups: o.groups.NodeGroups,
+		Nodes: factory.Core().V1().Nodes().Lister(), Namespace: o.opts.Namespace})
 	if err != nil {
 		return err
 	}
@@ -167,13 +172,10 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 	if err != nil {
 		return err
 	}
-	factory := live.NewFactory(client)
-	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
-	cluster := live.NewCluster(factory)
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
 	broadcaster, events := live.NewEventBroadcaster(ctx, client)
 	defer broadcaster.Shutdown()
-	runner, err := o.runner(client, provider, cluster, priorities, events, reg, health)
+	runner, err := o.runner(ctx, client, provider, cluster, priorities, events, reg, health)
 	if err != nil {
 		return err
 	}
@@ -182,26 +184,41 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 	defer factory.Shutdown()
 	defer nsFactory.Shutdown()
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return provider.Run(ctx) })
+	g.Go(func() error {
+		// The provider mirrors from the node informer: wait for it so it
+		// does not take an empty cache for a cluster without nodes.
+		if err := cluster.WaitForSync(ctx); err != nil {
+			return err
+		}
+		return provider.Run(ctx)
+	})
 	g.Go(func() error { return kubelet.Run(ctx) })
 	g.Go(func() error { return runner.Run(ctx) })
 	return g.Wait()
 }
 
-// runner wires the autoscaler loop onto the live cluster.
-func (o *nodeAutoscalerOptions) runner(client kubernetes.Interface, provider *kwok.Provider, cluster *live.Cluster, priorities *live.Priorities,
-	events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
+// runner wires the autoscaler loop onto the live cluster, with its backoff
+// restored from and saved to the cluster-autoscaler-backoff ConfigMap.
+func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider *kwok.Provider, cluster *live.Cluster,
+	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
 	clk := clock.RealClock{}
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace, Clock: clk})
+	if err != nil {
+		return nil, err
+	}
+	backoffs, err := live.NewBackoffStore(client, o.opts.Namespace)
 	if err != nil {
 		return nil, err
 	}
 	loop, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: o.opts, Provider: provider, Cluster: cluster, Recorder: rec, Clock: clk,
 		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
-		ScaleDown: live.NewScaleDownCluster(client, cluster),
+		ScaleDown: live.NewScaleDownCluster(client, cluster), Backoff: backoffs,
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := backoffs.Restore(ctx, loop); err != nil {
 		return nil, err
 	}
 	var status *live.StatusWriter

@@ -3,18 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
@@ -82,6 +78,13 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		naDeploy(t, env, "wide", 4, "big", "3")
 		naExpectRunning(t, env, "wide", 4)
 		naExpectGroupNodes(t, env, map[string]int{"big": 2})
+		pods, err := env.Client.CoreV1().Pods(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=wide"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pods.Items {
+			naExpectEvent(t, env, fixture.DefaultNamespace, p.Name, "TriggeredScaleUp", "pod triggered scale-up: [{big ")
+		}
 	})
 	t.Run("a group out of capacity backs off and the next priority takes over", func(t *testing.T) {
 		naDeploy(t, env, "spill", 2, "spill", "3")
@@ -107,10 +110,14 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		}
 	})
 	t.Run("load drops and empty nodes are removed", func(t *testing.T) {
+		bigNodes := naGroupNodeNames(t, env, "big")
 		naScale(t, env, "wide", 0)
 		naPoll(t, "the big nodes removed", func(ctx context.Context) (bool, error) {
 			return naGroupNodes(t, env)["big"] == 0, nil
 		})
+		for _, n := range bigNodes {
+			naExpectEvent(t, env, fixture.DefaultNamespace, n, "ScaleDown", "nodes removed by cluster autoscaler")
+		}
 		naExpectGroupNodes(t, env, map[string]int{"fallback": 2})
 		naExpectRunning(t, env, "spill", 2)
 	})
@@ -148,108 +155,40 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 			return naGroupNodes(t, env)["small"] == 0, nil
 		})
 	})
-}
-
-func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool, cpu string) {
-	t.Helper()
-	d := fixture.Deployment(name, replicas, fixture.WithRequests("cpu", cpu, "memory", "1Gi"),
-		fixture.WithNodeSelector(map[string]string{"pool": pool}))
-	if _, err := env.Client.AppsV1().Deployments(d.Namespace).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// naScale sets a deployment's replicas.
-func naScale(t *testing.T, env *testenv.Env, name string, replicas int32) {
-	t.Helper()
-	d, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Get(t.Context(), name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.Spec.Replicas = &replicas
-	if _, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// naExpectRunning waits until the deployment's pods are bound by the
-// scheduler and running on kwok nodes.
-func naExpectRunning(t *testing.T, env *testenv.Env, app string, n int) {
-	t.Helper()
-	naPoll(t, fmt.Sprintf("%d pods of %s bound and running", n, app), func(ctx context.Context) (bool, error) {
-		pods, err := env.Client.CoreV1().Pods(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
-		if err != nil {
-			return false, err
+	t.Run("load drops and pods are evicted within their PDB before the node goes", func(t *testing.T) {
+		naDeploy(t, env, "ballast", 2, "small", "1200m") // one m5.large each
+		naExpectRunning(t, env, "ballast", 2)
+		naPoll(t, "both small nodes Ready without taints", func(ctx context.Context) (bool, error) {
+			return naSchedulableNodes(ctx, env, "small") == 2, nil
+		})
+		honor := corev1.NodeInclusionPolicyHonor
+		movable := fixture.Deployment("movable", 2, fixture.WithRequests("cpu", "300m", "memory", "256Mi"),
+			fixture.WithNodeSelector(map[string]string{"pool": "small"}),
+			fixture.WithTopologySpread(corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: corev1.LabelHostname,
+				WhenUnsatisfiable: corev1.DoNotSchedule, NodeTaintsPolicy: &honor,
+				LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "movable"}}}))
+		if _, err := env.Client.AppsV1().Deployments(movable.Namespace).Create(ctx, movable, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
 		}
-		running := 0
-		for _, p := range pods.Items {
-			if p.Spec.NodeName != "" && p.Status.Phase == corev1.PodRunning {
-				running++
-			}
+		pdb := fixture.PDB("movable", "movable", fixture.MinAvailable(intstr.FromInt32(1)))
+		if _, err := env.Client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
 		}
-		return running == n, nil
+		naExpectRunning(t, env, "movable", 2)
+		if nodes := naPodNodes(t, env, "movable"); len(nodes) != 2 {
+			t.Fatalf("movable pods on nodes %v, want one per node (the spread constraint)", nodes)
+		}
+		watch := watchPDB(t, env, "movable")
+		naScale(t, env, "ballast", 0)
+		naPoll(t, "one small node drained and removed", func(ctx context.Context) (bool, error) {
+			return naGroupNodes(t, env)["small"] == 1 && naRunningOnLiveNodes(ctx, env, "movable") == 2, nil
+		})
+		disrupted, broken := watch.result()
+		if !disrupted {
+			t.Error("no pod was evicted through the eviction API (the PDB never listed a disrupted pod)")
+		}
+		if broken != "" {
+			t.Errorf("the PDB was broken: %s", broken)
+		}
 	})
-}
-
-// expectGroupNodes checks the number of kwok nodes per group.
-func naExpectGroupNodes(t *testing.T, env *testenv.Env, want map[string]int) {
-	t.Helper()
-	if got := naGroupNodes(t, env); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("nodes per group %v, want %v", got, want)
-	}
-}
-
-// naGroupNodes counts the kwok nodes per group.
-func naGroupNodes(t *testing.T, env *testenv.Env) map[string]int {
-	t.Helper()
-	list, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int{}
-	for _, n := range list.Items {
-		if rest, ok := strings.CutPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix); ok {
-			g, _, _ := strings.Cut(rest, "/")
-			got[g]++
-		}
-	}
-	return got
-}
-
-func naPoll(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
-	t.Helper()
-	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true, cond); err != nil {
-		t.Fatalf("waiting for %s: %v", what, err)
-	}
-}
-
-func naFreeAddress(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
-}
-
-func naGet(t *testing.T, url string) string {
-	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }

@@ -1,0 +1,247 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/testenv"
+)
+
+func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool, cpu string) {
+	t.Helper()
+	d := fixture.Deployment(name, replicas, fixture.WithRequests("cpu", cpu, "memory", "1Gi"),
+		fixture.WithNodeSelector(map[string]string{"pool": pool}))
+	if _, err := env.Client.AppsV1().Deployments(d.Namespace).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// naScale sets a deployment's replicas.
+func naScale(t *testing.T, env *testenv.Env, name string, replicas int32) {
+	t.Helper()
+	d, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Spec.Replicas = &replicas
+	if _, err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Update(t.Context(), d, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// naExpectRunning waits until the deployment's pods are bound by the
+// scheduler and running on kwok nodes.
+func naExpectRunning(t *testing.T, env *testenv.Env, app string, n int) {
+	t.Helper()
+	naPoll(t, fmt.Sprintf("%d pods of %s bound and running", n, app), func(ctx context.Context) (bool, error) {
+		return naRunning(ctx, env, app) == n, nil
+	})
+}
+
+// expectGroupNodes checks the number of kwok nodes per group.
+func naExpectGroupNodes(t *testing.T, env *testenv.Env, want map[string]int) {
+	t.Helper()
+	if got := naGroupNodes(t, env); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("nodes per group %v, want %v", got, want)
+	}
+}
+
+// naGroupNodes counts the kwok nodes per group.
+func naGroupNodes(t *testing.T, env *testenv.Env) map[string]int {
+	t.Helper()
+	list, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, n := range list.Items {
+		if rest, ok := strings.CutPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix); ok {
+			g, _, _ := strings.Cut(rest, "/")
+			got[g]++
+		}
+	}
+	return got
+}
+
+func naPoll(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
+	t.Helper()
+	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true, cond); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+func naFreeAddress(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
+}
+
+func naGet(t *testing.T, url string) string {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// pdbWatch follows a PDB's status during a drain.
+type pdbWatch struct {
+	mu        sync.Mutex
+	disrupted bool   // the eviction API recorded a disrupted pod
+	broken    string // a status with fewer healthy pods than desired
+}
+
+func (w *pdbWatch) result() (bool, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.disrupted, w.broken
+}
+
+// watchPDB records whether the eviction API ever listed a disrupted pod in
+// the PDB's status (only evictions do) and whether the disruption
+// controller ever reported fewer healthy pods than the budget requires.
+func watchPDB(t *testing.T, env *testenv.Env, name string) *pdbWatch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	w, err := env.Client.PolicyV1().PodDisruptionBudgets(fixture.DefaultNamespace).Watch(ctx,
+		metav1.ListOptions{FieldSelector: "metadata.name=" + name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pw := &pdbWatch{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			pdb, ok := ev.Object.(*policyv1.PodDisruptionBudget)
+			if !ok {
+				continue
+			}
+			pw.mu.Lock()
+			if len(pdb.Status.DisruptedPods) > 0 {
+				pw.disrupted = true
+			}
+			if pdb.Status.ObservedGeneration > 0 && pdb.Status.CurrentHealthy < pdb.Status.DesiredHealthy && pw.broken == "" {
+				pw.broken = fmt.Sprintf("%d healthy pods, %d desired", pdb.Status.CurrentHealthy, pdb.Status.DesiredHealthy)
+			}
+			pw.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() { cancel(); w.Stop(); <-done })
+	return pw
+}
+
+// naRunningOnLiveNodes counts the app's Running pods whose node still
+// exists (a pod of a deleted node keeps its phase until it is collected).
+func naRunningOnLiveNodes(ctx context.Context, env *testenv.Env, app string) int {
+	pods, err := env.Client.CoreV1().Pods(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, p := range pods.Items {
+		if p.Spec.NodeName == "" || p.Status.Phase != corev1.PodRunning || p.DeletionTimestamp != nil {
+			continue
+		}
+		if _, err := env.Client.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{}); err == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// naExpectEvent waits for an event on the named object with the reason and
+// a message starting with prefix.
+func naExpectEvent(t *testing.T, env *testenv.Env, ns, object, reason, prefix string) {
+	t.Helper()
+	naPoll(t, fmt.Sprintf("a %s event on %s", reason, object), func(ctx context.Context) (bool, error) {
+		evs, err := env.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=" + object + ",reason=" + reason})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if strings.HasPrefix(e.Message, prefix) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
+// naGroupNodeNames lists the kwok nodes of a group.
+func naGroupNodeNames(t *testing.T, env *testenv.Env, group string) []string {
+	t.Helper()
+	list, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range list.Items {
+		if strings.HasPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+group+"/") {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+// naSchedulableNodes counts the Ready, untainted nodes of a pool.
+func naSchedulableNodes(ctx context.Context, env *testenv.Env, pool string) int {
+	list, err := env.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "pool=" + pool})
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, node := range list.Items {
+		for _, c := range node.Status.Conditions {
+			if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue && len(node.Spec.Taints) == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// naPodNodes returns the distinct nodes the app's pods are bound to.
+func naPodNodes(t *testing.T, env *testenv.Env, app string) map[string]bool {
+	t.Helper()
+	pods, err := env.Client.CoreV1().Pods(fixture.DefaultNamespace).List(t.Context(), metav1.ListOptions{LabelSelector: "app=" + app})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]bool{}
+	for _, p := range pods.Items {
+		nodes[p.Spec.NodeName] = true
+	}
+	return nodes
+}
