@@ -41,5 +41,11 @@ func TestManifests(t *testing.T) {
 		{Verb: "update", Group: "apps", Resource: "deployments", Namespace: "default", Name: "web"},
 		{Verb: "create", Resource: "configmaps", Namespace: "default"},
 	}
-	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-node-autoscaler", nil, denied)
+	// The durable state it writes: status, backoff and the kwok cloud's targets.
+	allowed := []manifesttest.Access{
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-backoff"},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
+	}
+	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-node-autoscaler", allowed, denied)
 }
