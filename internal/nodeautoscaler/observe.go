@@ -1,8 +1,10 @@
 package nodeautoscaler
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -53,7 +55,7 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
-	obs.pending, obs.bound = splitPods(obs.pods)
+	obs.pending, obs.bound, obs.pods = splitPods(obs.pods)
 	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
 		return nil, err
 	}
@@ -62,19 +64,31 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	return obs, nil
 }
 
-// splitPods returns the unschedulable pods and the pods that occupy their
-// node, in input order.
-func splitPods(pods []*corev1.Pod) (pending, bound []*corev1.Pod) {
+// splitPods returns the unschedulable pods, oldest first (ties by
+// namespace and name), and the pods that occupy their node, in input order.
+// It also returns pods reordered: the pending pods first, as sorted, then
+// the others in input order. Listers return pods in no stable order; a
+// stable order of the pending pods makes every simulation of them
+// deterministic, so two loops on the same cluster decide the same.
+func splitPods(pods []*corev1.Pod) (pending, bound, ordered []*corev1.Pod) {
 	bound = make([]*corev1.Pod, 0, len(pods))
+	var others []*corev1.Pod
 	for _, p := range pods {
 		switch {
 		case IsUnschedulable(p):
 			pending = append(pending, p)
 		case isActiveBound(p):
 			bound = append(bound, p)
+		default:
+			others = append(others, p)
 		}
 	}
-	return pending, bound
+	slices.SortFunc(pending, func(a, b *corev1.Pod) int {
+		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+	ordered = make([]*corev1.Pod, 0, len(pods))
+	ordered = append(append(append(ordered, pending...), bound...), others...)
+	return pending, bound, ordered
 }
 
 // IsUnschedulable reports whether kube-scheduler gave up on the pod: not
