@@ -36,7 +36,7 @@ func testKube(t *testing.T, env *testenv.Env) {
 	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createNode(t, c, fixture.Node("k1"))
+	createNode(t, c, fixture.Node("k1", fixture.WithTaints(fixture.Taint("dedicated", "infra", corev1.TaintEffectNoSchedule))))
 	t.Cleanup(func() { _ = c.CoreV1().Nodes().Delete(context.WithoutCancel(ctx), "k1", metav1.DeleteOptions{}) })
 	t.Run("taints", func(t *testing.T) {
 		taint := corev1.Taint{Key: clusterstate.ToBeDeletedTaint, Effect: corev1.TaintEffectNoSchedule}
@@ -52,8 +52,8 @@ func testKube(t *testing.T, env *testenv.Env) {
 		if err := k.RemoveTaints(ctx, "k1", clusterstate.ToBeDeletedTaint, clusterstate.BeingDeletedTaint); err != nil {
 			t.Fatal(err)
 		}
-		if got := taintKeys(t, c, "k1"); slices.Contains(got, clusterstate.ToBeDeletedTaint) {
-			t.Fatalf("taints = %v", got)
+		if got := taintKeys(t, c, "k1"); slices.Contains(got, clusterstate.ToBeDeletedTaint) || !slices.Contains(got, "dedicated") {
+			t.Fatalf("taints = %v, want only the node's own dedicated taint", got)
 		}
 		if err := k.RemoveTaints(ctx, "missing", clusterstate.ToBeDeletedTaint); err != nil {
 			t.Fatalf("missing node: %v", err)
