@@ -37,5 +37,5 @@ fmt:
 	$(GOLANGCI_LINT) fmt ./...
 
 ## bench: every benchmark (targets live here, never in timed tests)
-bench:
+bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
