@@ -78,16 +78,26 @@ func (f *clientFlags) validate() error {
 // restConfig loads the client configuration from --kubeconfig, or the
 // in-cluster configuration without it, with the flags' limits.
 func (f *clientFlags) restConfig(userAgent string) (*rest.Config, error) {
+	cfg, err := loadRESTConfig(f.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst, cfg.UserAgent = float32(f.qps), f.burst, userAgent
+	return cfg, nil
+}
+
+// loadRESTConfig loads the client configuration from kubeconfig, or the
+// in-cluster configuration when it is empty.
+func loadRESTConfig(kubeconfig string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
-	if f.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", f.kubeconfig)
+	if kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", kubeconfig)
 	} else {
 		cfg, err = rest.InClusterConfig()
 	}
 	if err != nil {
 		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
 	}
-	cfg.QPS, cfg.Burst, cfg.UserAgent = float32(f.qps), f.burst, userAgent
 	return cfg, nil
 }

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
@@ -104,15 +103,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 
 // restConfig loads the client configuration.
 func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
-	var cfg *rest.Config
-	var err error
-	if o.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
+	cfg, err := loadRESTConfig(o.kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
+		return nil, err
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
 	cfg.UserAgent = "kscale-node-autoscaler"

@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
-	"github.com/kscale/kscale/internal/testenv"
 )
 
 // e2eCloudConfig are the kwok node groups of the end-to-end test. The
@@ -38,23 +35,8 @@ nodeGroups:
 // provider, under the ServiceAccount and RBAC of deploy/node-autoscaler,
 // against the real kube-scheduler and kube-controller-manager.
 func TestNodeAutoscalerEndToEnd(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
-		// The stand-in kubelet renews node Leases every 10s, as kubelets do;
-		// a faster node monitor lifts the not-ready taint of new nodes sooner.
-		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
+	env, kubeconfig, cloudConfig := naSetup(t, e2eCloudConfig)
 	ctx := t.Context()
-	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
-		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}
-	if _, err := env.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	// The command runs as the deploy/ ServiceAccount, so its RBAC is proven sufficient.
-	applyManifests(t, vpaTestClient(t, env), "../../deploy/node-autoscaler", "serviceaccount.yaml", "rbac.yaml")
-	kubeconfig := serviceAccountKubeconfig(t, env, "kscale-node-autoscaler")
-	cloudConfig := filepath.Join(t.TempDir(), "cloud.yaml")
-	if err := os.WriteFile(cloudConfig, []byte(e2eCloudConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	addr := naFreeAddress(t)
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
@@ -78,13 +60,20 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		naDeploy(t, env, "wide", 4, "big", "3")
 		naExpectRunning(t, env, "wide", 4)
 		naExpectGroupNodes(t, env, map[string]int{"big": 2})
-		pods, err := env.Client.CoreV1().Pods(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{LabelSelector: "app=wide"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range pods.Items {
-			naExpectEvent(t, env, fixture.DefaultNamespace, p.Name, "TriggeredScaleUp", "pod triggered scale-up: [{big ")
-		}
+		// Pods that arrive while the nodes are upcoming fit on them and
+		// trigger nothing; the ones that caused the scale-up say so.
+		naPoll(t, "a TriggeredScaleUp event naming group big on a wide pod", func(ctx context.Context) (bool, error) {
+			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=TriggeredScaleUp"})
+			if err != nil {
+				return false, err
+			}
+			for _, e := range evs.Items {
+				if strings.HasPrefix(e.InvolvedObject.Name, "wide-") && strings.HasPrefix(e.Message, "pod triggered scale-up: [{big ") {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
 	})
 	t.Run("a group out of capacity backs off and the next priority takes over", func(t *testing.T) {
 		naDeploy(t, env, "spill", 2, "spill", "3")

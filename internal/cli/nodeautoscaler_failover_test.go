@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -16,7 +15,6 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
-	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/testenv"
 )
 
@@ -46,20 +44,7 @@ type naReplica struct {
 // over without scaling up again and keeps the backoff of the out-of-stock
 // group.
 func TestNodeAutoscalerLeaderFailover(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
-		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
-	ctx := t.Context()
-	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
-		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}
-	if _, err := env.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	applyManifests(t, vpaTestClient(t, env), "../../deploy/node-autoscaler", "serviceaccount.yaml", "rbac.yaml")
-	kubeconfig := serviceAccountKubeconfig(t, env, "kscale-node-autoscaler")
-	cloudConfig := filepath.Join(t.TempDir(), "cloud.yaml")
-	if err := os.WriteFile(cloudConfig, []byte(failoverCloudConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	env, kubeconfig, cloudConfig := naSetup(t, failoverCloudConfig)
 	replicas := map[string]*naReplica{}
 	for _, name := range []string{"a", "b"} {
 		replicas[name] = startNodeAutoscalerReplica(t, name, kubeconfig, cloudConfig)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +20,35 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/testenv"
 )
+
+// naSetup starts the control plane with the real kube-scheduler and
+// kube-controller-manager, writes the priority expander ConfigMap (group
+// "preferred" first), applies the deploy/ ServiceAccount and RBAC (the
+// command runs under them, which proves the RBAC sufficient) and writes the
+// kwok cloud config. It returns the kubeconfig of the ServiceAccount and
+// the cloud config's path.
+func naSetup(t *testing.T, cloud string) (env *testenv.Env, kubeconfig, cloudConfig string) {
+	t.Helper()
+	env = testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
+		// The stand-in kubelet renews node Leases every 10s, as kubelets do;
+		// a faster node monitor lifts the not-ready taint of new nodes sooner.
+		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
+	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
+		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}
+	if _, err := env.Client.CoreV1().ConfigMaps("kube-system").Create(t.Context(), prio, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	applyManifests(t, vpaTestClient(t, env), "../../deploy/node-autoscaler", "serviceaccount.yaml", "rbac.yaml")
+	kubeconfig = serviceAccountKubeconfig(t, env, "kscale-node-autoscaler")
+	cloudConfig = filepath.Join(t.TempDir(), "cloud.yaml")
+	if err := os.WriteFile(cloudConfig, []byte(cloud), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return env, kubeconfig, cloudConfig
+}
 
 func naDeploy(t *testing.T, env *testenv.Env, name string, replicas int32, pool, cpu string) {
 	t.Helper()

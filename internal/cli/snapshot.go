@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/snapshot"
@@ -123,17 +122,7 @@ func (o *snapshotOptions) loadRestConfig() (*rest.Config, error) {
 	if o.restConfig != nil {
 		return rest.CopyConfig(o.restConfig), nil
 	}
-	var cfg *rest.Config
-	var err error
-	if o.kubeconfig != "" {
-		cfg, err = clientcmd.BuildConfigFromFlags("", o.kubeconfig)
-	} else {
-		cfg, err = rest.InClusterConfig()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
-	}
-	return cfg, nil
+	return loadRESTConfig(o.kubeconfig)
 }
 
 // run reads the cluster, converts, checks and writes the scenario; notes go
