@@ -27,12 +27,15 @@
 //   - FilterSchedulable(snap, pods, FilterOptions{Now}) places pending
 //     pods on the existing nodes (mutating the snapshot: Fork first to
 //     keep it) and returns the placements and the pods left over.
-//   - Estimate(snap, EstimateInput{Template, SimilarTemplates,
-//     DaemonSetPods, Pods, MaxNodes, Deadline, Now}) places pending pods on
-//     new copies of a node template (or of similar templates in other zones) and returns how many nodes are needed, which pods go
-//     where, which pods fit no new node (with the FitError) and whether
-//     MaxNodes or the time budget cut it short. It leaves the snapshot
-//     unchanged.
+//   - Estimate(snap, EstimateInput{Template, SimilarTemplates, Sizes,
+//     Rooms, DaemonSetPods, Pods, MaxNodes, Deadline, Now}) places pending
+//     pods on new copies of a node template (or of similar templates in
+//     other zones: with Sizes each new node comes from the smallest group
+//     the pod fits, within Rooms, as balancing similar node groups does)
+//     and returns how many nodes are needed, which pods go where (and on
+//     which template's nodes), which pods fit no new node (with the
+//     FitError) and whether MaxNodes or the time budget cut it short. It
+//     leaves the snapshot unchanged.
 //
 // # How it stays fast
 //

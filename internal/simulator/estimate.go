@@ -24,6 +24,17 @@ type EstimateInput struct {
 	// templates in rotation, skipping those the pod does not fit, so
 	// zonal spread and anti-affinity can use every zone. Optional.
 	SimilarTemplates []*corev1.Node
+	// Sizes, when set, holds the node count of each template's group
+	// (Template first, then SimilarTemplates). A new node then comes from
+	// the template with the fewest nodes, counting the estimate's own
+	// nodes, that the pod fits (ties in template order), as balancing
+	// similar node groups fills the smallest group first; without it the
+	// templates take turns. Optional.
+	Sizes []int
+	// Rooms, when set, caps the new nodes of each template (same order);
+	// a template with a room of 0 or less gets none. nil means no caps
+	// beyond MaxNodes.
+	Rooms []int
 	// DaemonSetPods run on every new node before any pending pod.
 	DaemonSetPods []*corev1.Pod
 	// Pods are the pending pods to place.

@@ -1,7 +1,9 @@
 package simulator
 
 import (
+	"cmp"
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,6 +19,10 @@ type template struct {
 	prefix string
 	// empty counts this template's new nodes that hold no pending pod.
 	empty int
+	// created counts this template's new nodes; room caps it (0: no cap).
+	created, room int
+	// size is its group's node count before the estimate.
+	size int
 }
 
 // estimator is the state of one Estimate call.
@@ -29,15 +35,25 @@ type estimator struct {
 	ds        []*podSpec
 	seq       int
 	next      int
+	order     []*template
 	res       EstimateResult
 }
 
 func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
 	e := &estimator{in: in, r: newRun(snap, in.Now)}
-	for _, n := range append([]*corev1.Node{in.Template}, in.SimilarTemplates...) {
+	for i, n := range append([]*corev1.Node{in.Template}, in.SimilarTemplates...) {
 		t := &template{node: n, alloc: scheduling.NodeAllocatable(n), prefix: n.Name}
 		if t.prefix == "" {
 			t.prefix = "template"
+		}
+		if i < len(in.Sizes) {
+			t.size = in.Sizes[i]
+		}
+		if i < len(in.Rooms) {
+			t.room = max(in.Rooms[i], 0)
+			if t.room == 0 {
+				t.room = -1
+			}
 		}
 		e.templates = append(e.templates, t)
 	}
@@ -74,6 +90,7 @@ func (e *estimator) newNode(t *template) *nodeInfo {
 	e.nodes = append(e.nodes, n)
 	e.tmplOf = append(e.tmplOf, t)
 	t.empty++
+	t.created++
 	return n
 }
 
@@ -124,18 +141,20 @@ func (e *estimator) firstFit(st *groupState, cursor *int) int {
 	return -1
 }
 
-// grow adds a node from the first template (in rotation) the group fits
-// on. It returns false with the first template's FitError when the group
-// fits no template, or false and nil when MaxNodes or the time budget
-// stopped it first.
+// grow adds a node from the first template the group fits on, in the
+// order of candidates. It returns false with the first template's
+// FitError when the group fits no template, or false and nil when
+// MaxNodes, the templates' rooms or the time budget stopped it first.
 func (e *estimator) grow(st *groupState) (bool, *FitError) {
 	var first *FitError
-	for k := range e.templates {
-		t := e.templates[(e.next+k)%len(e.templates)]
+	for k, t := range e.candidates() {
 		var fe *FitError
 		if empty := e.emptyNode(t); empty != nil || st.preFilter != nil {
 			fe = e.explain(st, t, empty)
 		} else {
+			if t.room < 0 || t.room > 0 && t.created >= t.room {
+				continue
+			}
 			if e.full() {
 				return false, nil
 			}
@@ -151,6 +170,25 @@ func (e *estimator) grow(st *groupState) (bool, *FitError) {
 		}
 	}
 	return false, first
+}
+
+// candidates returns the templates in the order grow tries them: with
+// Sizes, the fewest nodes first (group size plus the estimate's nodes
+// holding pods; ties in template order), so similar groups fill up
+// evenly; else in rotation from the one after the last used.
+func (e *estimator) candidates() []*template {
+	e.order = e.order[:0]
+	if e.in.Sizes == nil {
+		for k := range e.templates {
+			e.order = append(e.order, e.templates[(e.next+k)%len(e.templates)])
+		}
+		return e.order
+	}
+	e.order = append(e.order, e.templates...)
+	slices.SortStableFunc(e.order, func(a, b *template) int {
+		return cmp.Compare(a.size+a.created-a.empty, b.size+b.created-b.empty)
+	})
+	return e.order
 }
 
 // emptyNode returns a new node of the template that holds no pending pod.

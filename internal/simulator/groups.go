@@ -259,7 +259,9 @@ func equalList(a, b corev1.ResourceList) bool {
 }
 
 // sortForScheduling orders groups as the scheduling queue does: higher
-// priority first, then earlier creation.
+// priority first, then earlier creation. Ties keep the input order (groups
+// come in order of their first pod), so callers decide it: the node
+// autoscaler passes pending pods sorted by creation, namespace and name.
 func sortForScheduling(groups []*group) {
 	slices.SortStableFunc(groups, func(a, b *group) int {
 		if c := cmp.Compare(b.spec.priority, a.spec.priority); c != 0 {
