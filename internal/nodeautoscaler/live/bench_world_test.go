@@ -225,9 +225,10 @@ func (w *benchWorld) addStatefulSets() {
 // addPending adds the 1,000 unschedulable pods: new web pods pinned to the
 // general pools (half of them spread over zones with DoNotSchedule, a sixth
 // with hostname anti-affinity), batch pods for compute, cache pods for
-// memory and training pods for GPUs. None fits an existing node. (The
-// zone-spread pods trigger no scale-up today: each group's estimate fails
-// their spread constraint; they stay pending in every loop.)
+// memory and training pods for GPUs. Only 50 fit existing nodes (the
+// general nodes without a Job pod have room for one web pod). With
+// balancing, one estimate over general-a and general-b places the
+// zone-spread pods on new nodes of both zones.
 func (w *benchWorld) addPending(now time.Time) {
 	// The pods were created over the last ten minutes, 0.6 s apart.
 	pending := 0

@@ -3,6 +3,7 @@ package scaleup
 import (
 	"math"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -23,44 +24,15 @@ var ignoredLabels = map[string]bool{
 	"node.kubernetes.io/exclude-from-external-load-balancers": true,
 }
 
-// distribute turns the chosen option into increases: alone, or spread
-// over the similar groups that could also take the pods, filling the
-// smallest group first.
-func distribute(in Input, best expander.Option, opts []expander.Option) []Increase {
-	if !in.Balance {
+// distribute turns the chosen option into increases: alone, or with
+// balancing as its estimate split the nodes over the similar groups
+// (smallest group first, as far as the pods fit each group's template).
+func distribute(in Input, best expander.Option, splits map[string][]Increase) []Increase {
+	if !in.Balance || len(splits[best.Group]) == 0 {
 		return []Increase{{Group: best.Group, Delta: best.NodeCount, Pods: len(best.Pods)}}
 	}
-	size := map[string]int{}
-	room := map[string]int{}
-	for _, g := range in.Groups {
-		size[g.ID], room[g.ID] = g.Target, g.Max-g.Target
-	}
-	set := []string{best.Group}
-	for _, o := range opts {
-		if o.Group != best.Group && similar(best.Template, o.Template) && fitsAll(o, best.Pods) {
-			set = append(set, o.Group)
-		}
-	}
-	added := map[string]int{}
-	for range best.NodeCount {
-		pick := ""
-		for _, g := range set {
-			if added[g] < room[g] && (pick == "" || size[g]+added[g] < size[pick]+added[pick]) {
-				pick = g
-			}
-		}
-		if pick == "" {
-			break
-		}
-		added[pick]++
-	}
-	slices.Sort(set)
-	var out []Increase
-	for _, g := range set {
-		if added[g] > 0 {
-			out = append(out, Increase{Group: g, Delta: added[g], Pods: len(best.Pods)})
-		}
-	}
+	out := slices.Clone(splits[best.Group])
+	slices.SortFunc(out, func(a, b Increase) int { return strings.Compare(a.Group, b.Group) })
 	return out
 }
 
@@ -105,22 +77,6 @@ func sameTaints(a, b []corev1.Taint) bool {
 	}
 	for i := range a {
 		if a[i].Key != b[i].Key || a[i].Value != b[i].Value || a[i].Effect != b[i].Effect {
-			return false
-		}
-	}
-	return true
-}
-
-// fitsAll reports whether the option's estimate placed every given pod, so
-// the group can take the chosen option's pods (a zone-pinned pod excludes
-// the groups of other zones).
-func fitsAll(o expander.Option, pods []*corev1.Pod) bool {
-	placed := make(map[*corev1.Pod]bool, len(o.Pods))
-	for _, p := range o.Pods {
-		placed[p] = true
-	}
-	for _, p := range pods {
-		if !placed[p] {
 			return false
 		}
 	}

@@ -48,14 +48,16 @@ func priority(p *corev1.Pod) int32 {
 	return *p.Spec.Priority
 }
 
-// Oldest keeps the n oldest pods (stable by creation time); n <= 0 keeps all.
+// Oldest keeps the n oldest pods (by creation time, then namespace and
+// name, so pods created at the same moment are cut the same way whatever
+// their input order); n <= 0 keeps all.
 func Oldest(pods []*corev1.Pod, n int) []*corev1.Pod {
 	if n <= 0 || len(pods) <= n {
 		return pods
 	}
 	sorted := slices.Clone(pods)
 	slices.SortStableFunc(sorted, func(a, b *corev1.Pod) int {
-		return cmp.Compare(a.CreationTimestamp.UnixNano(), b.CreationTimestamp.UnixNano())
+		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return sorted[:n]
 }

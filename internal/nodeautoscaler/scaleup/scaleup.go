@@ -2,6 +2,7 @@ package scaleup
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -64,13 +65,8 @@ func Compute(in Input) (Plan, error) {
 	plan := Plan{Skipped: skipped}
 	in.Snapshot.Fork()
 	defer in.Snapshot.Revert()
-	for _, g := range in.Groups {
-		if g.Template == nil || g.Upcoming == 0 {
-			continue
-		}
-		if err := AddUpcoming(in.Snapshot, g.ID, g.Template.Node, g.Template.DaemonSetPods, g.Upcoming); err != nil {
-			return plan, fmt.Errorf("adding upcoming nodes of node group %q: %w", g.ID, err)
-		}
+	if err := AddUpcoming(in.Snapshot, in.Groups); err != nil {
+		return plan, err
 	}
 	remaining := simulator.FilterSchedulable(in.Snapshot, pods, simulator.FilterOptions{Now: in.Now}).Remaining
 	plan.Unschedulable = len(remaining)
@@ -79,13 +75,13 @@ func Compute(in Input) (Plan, error) {
 	if len(remaining) == 0 {
 		return plan, nil
 	}
-	opts, verdicts := estimateGroups(in, remaining)
+	opts, verdicts, splits := estimateGroups(in, remaining)
 	plan.NoScaleUp = explain(in.Groups, remaining, opts, verdicts)
 	best, ok := in.Expander.Best(opts)
 	if !ok {
 		return plan, nil
 	}
-	plan.Increases, plan.Triggered = distribute(in, best, opts), best.Pods
+	plan.Increases, plan.Triggered = distribute(in, best, splits), best.Pods
 	plan.Increases, plan.LimitedBy = in.Limits.Apply(plan.Increases, best.Template)
 	return plan, nil
 }
@@ -96,47 +92,135 @@ type verdict struct {
 	pods   map[*corev1.Pod]string
 }
 
-// estimateGroups builds one option per group that can help.
-func estimateGroups(in Input, pods []*corev1.Pod) ([]expander.Option, map[string]verdict) {
-	var opts []expander.Option
+// estimateGroups builds one option per group that can help, and for
+// each option the increases per group its estimate placed.
+func estimateGroups(in Input, pods []*corev1.Pod) ([]expander.Option, map[string]verdict, map[string][]Increase) {
 	verdicts := map[string]verdict{}
+	ready, rooms := growable(in, verdicts)
+	var opts []expander.Option
+	splits := map[string][]Increase{}
+	// Similar groups with the same set share one estimate.
+	done := map[string]*setEstimate{}
+	for _, g := range ready {
+		set := balancedSet(in, g, ready)
+		key := setKey(set)
+		e, ok := done[key]
+		if !ok {
+			e = estimateSet(in, set, rooms, pods)
+			done[key] = e
+		}
+		verdicts[g.ID] = e.verdict
+		if e.res.NodeCount == 0 {
+			continue
+		}
+		opts = append(opts, expander.Option{Group: g.ID, NodeCount: e.res.NodeCount, Template: g.Template.Node, Pods: e.pods})
+		splits[g.ID] = e.split
+	}
+	return opts, verdicts, splits
+}
+
+// setEstimate is the estimate of a set of similar groups.
+type setEstimate struct {
+	res     simulator.EstimateResult
+	verdict verdict
+	pods    []*corev1.Pod
+	split   []Increase
+}
+
+// balancedSet returns the groups g's estimate may add nodes to, in
+// provider order: g alone, or with balancing g and the growable groups
+// similar to it.
+func balancedSet(in Input, g Group, ready []Group) []Group {
+	if !in.Balance {
+		return []Group{g}
+	}
+	var set []Group
+	for _, o := range ready {
+		if o.ID == g.ID || similar(g.Template.Node, o.Template.Node) {
+			set = append(set, o)
+		}
+	}
+	return set
+}
+
+func setKey(set []Group) string {
+	ids := make([]string, len(set))
+	for i, g := range set {
+		ids[i] = g.ID
+	}
+	return strings.Join(ids, "\x00")
+}
+
+// estimateSet estimates the nodes the pods need on the set's groups. With
+// several groups (balancing), new nodes go to the group with the fewest
+// nodes whose template the pods fit, ties in provider order, within each
+// group's room: the estimate decides the split over the groups (and their
+// zones) itself, so topology spread and anti-affinity see the nodes where
+// they will be, and every group of the set gets the same answer.
+func estimateSet(in Input, set []Group, rooms map[string]int, pods []*corev1.Pod) *setEstimate {
+	first := set[0]
+	est := simulator.EstimateInput{Template: first.Template.Node, DaemonSetPods: first.Template.DaemonSetPods, Pods: pods,
+		MaxNodes: rooms[first.ID], Deadline: in.Deadline, Now: in.Now}
+	groupOf := map[*corev1.Node]string{}
+	total := 0
+	for i, g := range set {
+		groupOf[g.Template.Node] = g.ID
+		total += rooms[g.ID]
+		if len(set) == 1 {
+			break
+		}
+		if i > 0 {
+			est.SimilarTemplates = append(est.SimilarTemplates, g.Template.Node)
+		}
+		est.Sizes = append(est.Sizes, g.Target)
+		est.Rooms = append(est.Rooms, rooms[g.ID])
+	}
+	if len(set) > 1 {
+		est.MaxNodes = min(total, in.Limits.MaxNodesPerScaleUp, in.Limits.NodesBudget())
+	}
+	e := &setEstimate{res: simulator.Estimate(in.Snapshot, est), verdict: verdict{pods: map[*corev1.Pod]string{}}}
+	for _, u := range e.res.Unschedulable {
+		e.verdict.pods[u.Pod] = "does not fit the template: " + u.Err.Filter + ": " + u.Err.Reason
+	}
+	for _, p := range e.res.Unplaced {
+		e.verdict.pods[p] = "estimate cut short (max size or time budget)"
+	}
+	added := map[string]int{}
+	for _, n := range e.res.Nodes {
+		e.pods = append(e.pods, n.Pods...)
+		added[groupOf[n.Template]]++
+	}
+	for _, g := range set {
+		if added[g.ID] > 0 {
+			e.split = append(e.split, Increase{Group: g.ID, Delta: added[g.ID], Pods: len(e.pods)})
+		}
+	}
+	return e
+}
+
+// growable returns the groups that may grow and their room, and records
+// why the others may not.
+func growable(in Input, verdicts map[string]verdict) ([]Group, map[string]int) {
 	budget := in.Limits.NodesBudget()
+	rooms := map[string]int{}
+	var ready []Group
 	for _, g := range in.Groups {
 		room := min(g.Max-g.Target, in.Limits.MaxNodesPerScaleUp, budget)
 		switch {
 		case g.SkipReason != "":
 			verdicts[g.ID] = verdict{reason: g.SkipReason}
-			continue
 		case g.Template == nil:
 			verdicts[g.ID] = verdict{reason: fmt.Sprintf("no template: %v", g.TemplateErr)}
-			continue
 		case g.Max-g.Target <= 0:
 			verdicts[g.ID] = verdict{reason: "max size reached"}
-			continue
 		case room <= 0:
 			verdicts[g.ID] = verdict{reason: "max nodes total reached"}
-			continue
+		default:
+			rooms[g.ID] = room
+			ready = append(ready, g)
 		}
-		res := simulator.Estimate(in.Snapshot, simulator.EstimateInput{Template: g.Template.Node,
-			DaemonSetPods: g.Template.DaemonSetPods, Pods: pods, MaxNodes: room, Deadline: in.Deadline, Now: in.Now})
-		v := verdict{pods: map[*corev1.Pod]string{}}
-		for _, u := range res.Unschedulable {
-			v.pods[u.Pod] = "does not fit the template: " + u.Err.Filter + ": " + u.Err.Reason
-		}
-		for _, p := range res.Unplaced {
-			v.pods[p] = "estimate cut short (max size or time budget)"
-		}
-		verdicts[g.ID] = v
-		if res.NodeCount == 0 {
-			continue
-		}
-		opt := expander.Option{Group: g.ID, NodeCount: res.NodeCount, Template: g.Template.Node}
-		for _, n := range res.Nodes {
-			opt.Pods = append(opt.Pods, n.Pods...)
-		}
-		opts = append(opts, opt)
 	}
-	return opts, verdicts
+	return ready, rooms
 }
 
 // explain lists the pods that no option helps, with a reason per group.
