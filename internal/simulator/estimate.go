@@ -39,7 +39,8 @@ type EstimateInput struct {
 	DaemonSetPods []*corev1.Pod
 	// Pods are the pending pods to place.
 	Pods []*corev1.Pod
-	// MaxNodes caps the number of new nodes; 0 means no cap.
+	// MaxNodes caps the number of new nodes that receive pending pods; 0
+	// means no cap.
 	MaxNodes int
 	// Deadline reports whether the time budget is spent; it is called
 	// before each group and each new node. nil means no budget. Build it

@@ -52,6 +52,7 @@ func TestEstimateBySize(t *testing.T) {
 		existing     map[string]int // matching pods bound per zone, one node per zone
 		pods         []*corev1.Pod
 		sizes, rooms []int
+		maxNodes     int
 		want         string
 		wantLeft     int
 	}{
@@ -65,6 +66,9 @@ func TestEstimateBySize(t *testing.T) {
 			sizes: []int{1, 1, 1}, want: "tmpl-a=2,tmpl-b=2,tmpl-c=2"},
 		{name: "zone spread starts with the emptiest zone", existing: map[string]int{"a": 2, "b": 1, "c": 1}, pods: spread(4),
 			sizes: []int{1, 1, 1}, want: "tmpl-a=1,tmpl-b=2,tmpl-c=1"},
+		{name: "templates a pod does not fit leave MaxNodes alone", pods: replicas("pinned", 2, fixture.WithRequests("cpu", "3"),
+			fixture.WithNodeSelector(map[string]string{corev1.LabelTopologyZone: "c"})), sizes: []int{0, 0, 0}, maxNodes: 1,
+			want: "tmpl-c=1", wantLeft: 1},
 		{name: "zone without room bounds the spread", existing: map[string]int{"a": 0, "b": 0, "c": 0}, pods: spread(4),
 			sizes: []int{1, 1, 1}, rooms: []int{0, 5, 5}, want: "tmpl-b=1,tmpl-c=1", wantLeft: 2},
 	}
@@ -84,7 +88,8 @@ func TestEstimateBySize(t *testing.T) {
 					}
 				}
 			}
-			res := Estimate(s, EstimateInput{Template: templates[0], SimilarTemplates: templates[1:], Sizes: tc.sizes, Rooms: tc.rooms, Pods: tc.pods})
+			res := Estimate(s, EstimateInput{Template: templates[0], SimilarTemplates: templates[1:], Sizes: tc.sizes, Rooms: tc.rooms,
+				MaxNodes: tc.maxNodes, Pods: tc.pods})
 			if got := newNodesPerTemplate(res, templates); got != tc.want {
 				t.Fatalf("new nodes %q, want %q", got, tc.want)
 			}

@@ -35,8 +35,11 @@ type estimator struct {
 	ds        []*podSpec
 	seq       int
 	next      int
-	order     []*template
-	res       EstimateResult
+	// empty counts the new nodes that hold no pending pod; MaxNodes
+	// counts only the others.
+	empty int
+	order []*template
+	res   EstimateResult
 }
 
 func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
@@ -91,11 +94,19 @@ func (e *estimator) newNode(t *template) *nodeInfo {
 	e.tmplOf = append(e.tmplOf, t)
 	t.empty++
 	t.created++
+	e.empty++
 	return n
 }
 
+// full reports whether MaxNodes nodes hold pending pods or the time
+// budget is spent. Nodes left empty (of templates a pod did not fit) do
+// not count, so trying several templates does not use up MaxNodes.
 func (e *estimator) full() bool {
-	return (e.in.MaxNodes > 0 && len(e.nodes) >= e.in.MaxNodes) || (e.in.Deadline != nil && e.in.Deadline())
+	return e.atMax() || (e.in.Deadline != nil && e.in.Deadline())
+}
+
+func (e *estimator) atMax() bool {
+	return e.in.MaxNodes > 0 && len(e.nodes)-e.empty >= e.in.MaxNodes
 }
 
 // placeGroup places one group's pods on new nodes, adding nodes as needed.
@@ -107,12 +118,18 @@ func (e *estimator) placeGroup(g *group) {
 	for len(pods) > 0 {
 		if i := e.firstFit(st, &cursor); i >= 0 {
 			n := e.nodes[i]
+			if len(n.pods) == len(e.ds) {
+				if e.atMax() {
+					e.res.Partial = true
+					e.res.Unplaced = append(e.res.Unplaced, pods...)
+					return
+				}
+				e.tmplOf[i].empty--
+				e.empty--
+			}
 			k := 1
 			if bulk {
 				k = int(min(int64(len(pods)), scheduling.MaxFit(&st.spec.requests, &n.requested, &n.alloc)))
-			}
-			if len(n.pods) == len(e.ds) {
-				e.tmplOf[i].empty--
 			}
 			e.r.placeMany(st, pods[:k], n)
 			pods = pods[k:]
