@@ -75,6 +75,25 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 			return false, nil
 		})
 	})
+	t.Run("a pod no group can help is told why", func(t *testing.T) {
+		naDeploy(t, env, "huge", 1, "big", "64")
+		naPoll(t, "a NotTriggerScaleUp event on the huge pod", func(ctx context.Context) (bool, error) {
+			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
+			if err != nil {
+				return false, err
+			}
+			for _, e := range evs.Items {
+				if strings.HasPrefix(e.InvolvedObject.Name, "huge-") && strings.HasPrefix(e.Message, "pod didn't trigger scale-up: ") &&
+					strings.Contains(e.Message, "Insufficient cpu") {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		if err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Delete(ctx, "huge", metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a group out of capacity backs off and the next priority takes over", func(t *testing.T) {
 		naDeploy(t, env, "spill", 2, "spill", "3")
 		naExpectRunning(t, env, "spill", 2)
