@@ -2,6 +2,7 @@ package scaleup
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -58,21 +59,30 @@ func TestBalancedZoneSpread(t *testing.T) {
 	tests := []struct {
 		name    string
 		zones   []string
+		targets []int
 		pending []*corev1.Pod
 		want    string
 	}{
 		// Each group's estimate alone fits one pod in its zone.
-		{"spread over three zones", []string{"a", "b", "c"}, workload("web", 12, true), "general-a+2,general-b+2,general-c+2"},
+		{"spread over three zones", []string{"a", "b", "c"}, nil, workload("web", 12, true), "general-a+2,general-b+2,general-c+2"},
 		// Equal creation times put plain pods first (by name); they must
 		// not fill one zone's upcoming nodes before the spread pods.
-		{"plain pods created with the spread pods", []string{"a", "b"},
+		{"plain pods created with the spread pods", []string{"a", "b"}, nil,
 			append(workload("api", 4, false), workload("web", 8, true)...), "general-a+3,general-b+3"},
+		// The smaller group gets the first new nodes; upcoming nodes must
+		// come in that order too, not alternately.
+		{"groups of different sizes", []string{"a", "b"}, []int{1, 3},
+			append(workload("api", 8, false), workload("web", 8, true)...), "general-a+5,general-b+3"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var groups []Group
-			for _, z := range tt.zones {
-				groups = append(groups, zonal(z, 1, 0))
+			for i, z := range tt.zones {
+				target := 1
+				if tt.targets != nil {
+					target = tt.targets[i]
+				}
+				groups = append(groups, zonal(z, target, 0))
 			}
 			snap := fullZones(t, tt.zones...)
 			plan := run(t, Input{Snapshot: snap, Pending: tt.pending, Balance: true, Groups: groups})
@@ -115,6 +125,64 @@ func TestOldestTieBreak(t *testing.T) {
 				names = append(names, p.Namespace+"/"+p.Name)
 			}
 			t.Fatalf("Oldest kept %v, want team-z/z, team-a/b, team-b/a", names)
+		}
+	}
+}
+
+// randomWorkloads returns pending pods of one to four workloads of random
+// size, count, zone spread and creation time (some created together).
+func randomWorkloads(rng *rand.Rand) []*corev1.Pod {
+	var pending []*corev1.Pod
+	for w := range 1 + rng.IntN(4) {
+		name := fmt.Sprintf("w%d", w)
+		cpu := []string{"500m", "1", "1500m", "2", "3"}[rng.IntN(5)]
+		created := now.Add(-time.Minute)
+		if rng.IntN(2) == 0 {
+			created = now.Add(-time.Duration(w+2) * time.Minute)
+		}
+		spread := rng.IntN(2) == 0
+		for i := range 1 + rng.IntN(12) {
+			opts := []fixture.PodOption{fixture.WithRequests("cpu", cpu), fixture.WithLabels(map[string]string{"app": name}),
+				fixture.WithCreationTime(metav1.NewTime(created))}
+			if spread {
+				opts = append(opts, fixture.WithTopologySpread(corev1.TopologySpreadConstraint{MaxSkew: 1, TopologyKey: corev1.LabelTopologyZone,
+					WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": name}}}))
+			}
+			pending = append(pending, fixture.Pod(fmt.Sprintf("%s-%d", name, i), opts...))
+		}
+	}
+	return pending
+}
+
+// TestBalancedScaleUpSettles runs loops over random mixes of spread and
+// plain workloads on two or three zonal groups of random sizes, the
+// requested nodes staying upcoming: the second loop may add a node where
+// the estimate's largest-first packing and the scheduling order differ,
+// but no loop after it may add any (a group growing every loop while the
+// pods stay pending is the bug this guards against).
+func TestBalancedScaleUpSettles(t *testing.T) {
+	for seed := range 200 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		zones := []string{"a", "b", "c"}[:2+rng.IntN(2)]
+		pending := randomWorkloads(rng)
+		var groups []Group
+		for _, z := range zones {
+			groups = append(groups, zonal(z, 1+rng.IntN(3), 0))
+		}
+		snap := fullZones(t, zones...)
+		for loop := range 4 {
+			plan := run(t, Input{Snapshot: snap, Pending: pending, Balance: true, Groups: groups})
+			if loop >= 2 && len(plan.Increases) > 0 {
+				t.Fatalf("seed %d: loop %d adds %s again (%d pods fit no upcoming node)", seed, loop, increases(plan), plan.Unschedulable)
+			}
+			for i := range groups {
+				for _, inc := range plan.Increases {
+					if inc.Group == groups[i].ID {
+						groups[i].Target += inc.Delta
+						groups[i].Upcoming += inc.Delta
+					}
+				}
+			}
 		}
 	}
 }

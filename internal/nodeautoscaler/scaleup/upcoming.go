@@ -11,27 +11,33 @@ import (
 
 // AddUpcoming adds each group's upcoming nodes to the snapshot as fresh
 // copies of its template node, each with its own copies of the DaemonSet
-// pods, interleaved over the groups (the first node of every group, then
-// the second...). A balanced estimate creates the nodes of similar groups
-// alternately too, so in the next loop the pending pods first-fit onto
-// the upcoming nodes as the estimate placed them, zone spread included;
-// appending whole groups would let pods without spread constraints fill
-// one zone's nodes first and leave spread pods without room.
+// pods, in the order a balanced estimate creates nodes: next from the
+// group with the fewest nodes (its size without the upcoming ones plus
+// those added so far; ties in group order). In the next loop the pending
+// pods then first-fit onto the upcoming nodes as the estimate placed them,
+// zone spread included; appending whole groups would let pods without
+// spread constraints fill one zone's nodes first and leave spread pods
+// without room.
 func AddUpcoming(snap *simulator.Snapshot, groups []Group) error {
-	for i := 0; ; i++ {
-		added := false
-		for _, g := range groups {
-			if g.Template == nil || i >= g.Upcoming {
+	added := make([]int, len(groups))
+	for {
+		pick := -1
+		for i, g := range groups {
+			if g.Template == nil || added[i] >= g.Upcoming {
 				continue
 			}
-			if err := addUpcomingNode(snap, g.ID, g.Template.Node, g.Template.DaemonSetPods, i); err != nil {
-				return fmt.Errorf("adding upcoming nodes of node group %q: %w", g.ID, err)
+			if pick < 0 || g.Target-g.Upcoming+added[i] < groups[pick].Target-groups[pick].Upcoming+added[pick] {
+				pick = i
 			}
-			added = true
 		}
-		if !added {
+		if pick < 0 {
 			return nil
 		}
+		g := groups[pick]
+		if err := addUpcomingNode(snap, g.ID, g.Template.Node, g.Template.DaemonSetPods, added[pick]); err != nil {
+			return fmt.Errorf("adding upcoming nodes of node group %q: %w", g.ID, err)
+		}
+		added[pick]++
 	}
 }
 
