@@ -19,7 +19,8 @@ type template struct {
 	prefix string
 	// empty counts this template's new nodes that hold no pending pod.
 	empty int
-	// created counts this template's new nodes; room caps it (0: no cap).
+	// created counts this template's new nodes; room caps it (0: no
+	// cap, -1: no new node at all).
 	created, room int
 	// size is its group's node count before the estimate.
 	size int
