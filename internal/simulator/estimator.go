@@ -41,7 +41,14 @@ type estimator struct {
 	empty int
 	order []*template
 	res   EstimateResult
+	// slab hands out the new nodes' Node objects in chunks: thousands of
+	// separate allocations of a large struct otherwise dominate a big
+	// estimate's garbage-collection work.
+	slab []corev1.Node
 }
+
+// nodeSlabChunk is how many Node objects the slab allocates at once.
+const nodeSlabChunk = 64
 
 func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
 	e := &estimator{in: in, r: newRun(snap, in.Now)}
@@ -77,14 +84,19 @@ func (e *estimator) newNode(t *template) *nodeInfo {
 			break
 		}
 	}
-	node := *t.node
+	if len(e.slab) == 0 {
+		e.slab = make([]corev1.Node, nodeSlabChunk)
+	}
+	node := &e.slab[0]
+	e.slab = e.slab[1:]
+	*node = *t.node
 	node.Name = name
 	node.Labels = maps.Clone(t.node.Labels)
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
 	}
 	node.Labels[corev1.LabelHostname] = name
-	n := e.r.addNode(&node, t.alloc)
+	n := e.r.addNode(node, t.alloc)
 	for _, spec := range e.ds {
 		p := *spec.pod
 		p.Name = spec.pod.Name + "-" + name
