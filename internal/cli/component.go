@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
@@ -100,4 +102,12 @@ func loadRESTConfig(kubeconfig string) (*rest.Config, error) {
 		return nil, fmt.Errorf("loading the Kubernetes client configuration: %w", err)
 	}
 	return cfg, nil
+}
+
+// newProcessRegistry returns the registry a command serves on /metrics,
+// with the Go runtime and process collectors every component exposes.
+func newProcessRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
 }

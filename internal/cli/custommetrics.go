@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -164,8 +163,7 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("building clientset: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newProcessRegistry()
 	if o.metricsAddress != "" {
 		go serveOwnMetrics(ctx, o.metricsAddress, reg)
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
@@ -127,8 +126,7 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newProcessRegistry()
 	health := live.NewHealth(clock.RealClock{}, o.maxInactivity)
 	ln, err := net.Listen("tcp", o.address)
 	if err != nil {

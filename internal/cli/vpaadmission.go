@@ -21,9 +21,6 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-
 	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
@@ -119,8 +116,7 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating the controller manager: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newProcessRegistry()
 	// Pod owners are read directly, not from a cache: a ReplicaSet creates
 	// its first pods right after it is created, and a cache that has not
 	// seen it yet would leave those pods unmatched.

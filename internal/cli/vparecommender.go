@@ -25,7 +25,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kscale/kscale/internal/leaderelection"
@@ -211,8 +210,7 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newProcessRegistry()
 	informers, err := cache.New(cfg, cache.Options{})
 	if err != nil {
 		return fmt.Errorf("creating the controller cache: %w", err)

@@ -25,7 +25,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kscale/kscale/internal/vpa/target"
@@ -221,7 +220,6 @@ func (o *vpaUpdaterOptions) manager() (manager.Manager, *prometheus.Registry, er
 	if err != nil {
 		return nil, nil, fmt.Errorf("creating the controller manager: %w", err)
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := newProcessRegistry()
 	return mgr, reg, nil
 }

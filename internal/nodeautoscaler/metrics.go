@@ -4,6 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // metrics are the loop's Prometheus series.
@@ -24,13 +25,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Failed scale-ups by reason (timeout, APIError or the cloud's error code)."}, []string{"reason"}),
 		known: map[string]bool{},
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.inBackoff, m.targetSize, m.failedScaleUps} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.targetSize, m.failedScaleUps); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

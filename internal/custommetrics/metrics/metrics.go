@@ -4,10 +4,11 @@ package metrics
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 const namespace = "kscale_custom_metrics"
@@ -52,10 +53,8 @@ func New(reg prometheus.Registerer, g Gauges) (*Metrics, error) {
 			Help: "Targets without a sample within the maximum sample age; they serve no value.",
 		}, func() float64 { return float64(g.Stale()) }),
 	}
-	for _, c := range collectors {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("registering metrics: %w", err)
-		}
+	if err := promreg.Register(reg, "custom metrics provider", collectors...); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

@@ -1,9 +1,9 @@
 package actuation
 
 import (
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // Metrics are the scale-down series. The zero registry registers nothing.
@@ -41,13 +41,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Pod eviction attempts during scale-down by eviction_result (succeeded, refused, error)."},
 			[]string{"eviction_result"}),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.failed, m.duration, m.deleted, m.unneeded, m.evicted} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("registering scale-down metrics: %w", err)
-		}
+	if err := promreg.Register(reg, "scale-down", m.failed, m.duration, m.deleted, m.unneeded, m.evicted); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

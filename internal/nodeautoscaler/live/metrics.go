@@ -7,6 +7,7 @@ import (
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // runnerMetrics are the loop-level series upstream exports, on an injected
@@ -47,14 +48,9 @@ func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
 		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
 	}
-	if reg == nil {
-		return m, nil
-	}
-	for _, c := range []prometheus.Collector{m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe,
-		m.minCount, m.maxCount, m.backoffStatus, m.healthiness} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe,
+		m.minCount, m.maxCount, m.backoffStatus, m.healthiness); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

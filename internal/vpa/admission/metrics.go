@@ -1,9 +1,9 @@
 package admission
 
 import (
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // Metrics are the webhook's Prometheus metrics.
@@ -24,10 +24,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "VerticalPodAutoscaler creations and updates reviewed, by result (admitted, rejected).",
 		}, []string{"result"}),
 	}
-	for _, c := range []prometheus.Collector{m.pods, m.vpas} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("registering admission metrics: %w", err)
-		}
+	if err := promreg.Register(reg, "admission", m.pods, m.vpas); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

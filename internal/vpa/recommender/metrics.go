@@ -2,6 +2,8 @@ package recommender
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // metrics are the recommender's Prometheus metrics.
@@ -49,10 +51,8 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Time the last loop completed.",
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.loopDuration, m.recommendationLatency, m.aggregates, m.vpas, m.errors, m.checkpointsWritten, m.lastLoop} {
-		if err := reg.Register(c); err != nil {
-			return nil, err
-		}
+	if err := promreg.Register(reg, "recommender", m.loopDuration, m.recommendationLatency, m.aggregates, m.vpas, m.errors, m.checkpointsWritten, m.lastLoop); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

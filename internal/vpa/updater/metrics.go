@@ -1,9 +1,9 @@
 package updater
 
 import (
-	"fmt"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/promreg"
 )
 
 // Metrics are the updater's Prometheus metrics.
@@ -44,10 +44,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help: "Duration of one updater loop.", Buckets: prometheus.ExponentialBuckets(0.01, 2, 14),
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.evictions, m.failures, m.inPlace, m.loops, m.candidates, m.loopDurationSe} {
-		if err := reg.Register(c); err != nil {
-			return nil, fmt.Errorf("registering updater metrics: %w", err)
-		}
+	if err := promreg.Register(reg, "updater", m.evictions, m.failures, m.inPlace, m.loops, m.candidates, m.loopDurationSe); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
