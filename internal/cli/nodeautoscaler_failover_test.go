@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -176,19 +174,4 @@ func naRunning(ctx context.Context, env *testenv.Env, app string) int {
 		}
 	}
 	return running
-}
-
-// naTryGet fetches url; ok is false when the server does not answer.
-func naTryGet(ctx context.Context, url string) (string, bool) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", false
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", false
-	}
-	defer func() { _ = resp.Body.Close() }()
-	b, err := io.ReadAll(resp.Body)
-	return string(b), err == nil && resp.StatusCode == http.StatusOK
 }

@@ -126,22 +126,35 @@ func naFreeAddress(t *testing.T) string {
 	return addr
 }
 
+// naGet fetches url and returns the body whatever the status (/healthz
+// answers 500 with a reason); a transport error fails the test.
 func naGet(t *testing.T, url string) string {
 	t.Helper()
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	body, _, err := naFetch(t.Context(), url)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return body
+}
+
+// naTryGet fetches url; ok is false when the server does not answer 200.
+func naTryGet(ctx context.Context, url string) (string, bool) {
+	body, status, err := naFetch(ctx, url)
+	return body, err == nil && status == http.StatusOK
+}
+
+func naFetch(ctx context.Context, url string) (string, int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", 0, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return "", 0, err
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
+	return string(b), resp.StatusCode, err
 }
 
 // pdbWatch follows a PDB's status during a drain.

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sync"
 	"syscall"
 	"testing"
@@ -25,9 +23,7 @@ import (
 // replica is a provider process started from this test binary.
 type replica struct {
 	setup providerSetup
-	cmd   *exec.Cmd
-	log   string
-	done  chan struct{}
+	*testenv.Child
 }
 
 func startReplica(t *testing.T, s providerSetup) *replica {
@@ -36,34 +32,8 @@ func startReplica(t *testing.T, s providerSetup) *replica {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{setup: s, log: filepath.Join(t.TempDir(), s.Identity+".log"), done: make(chan struct{})}
-	logFile, err := os.Create(r.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.cmd = exec.Command(os.Args[0], "-test.run=^$")
-	r.cmd.Env = append(os.Environ(), childEnv+"="+string(raw))
-	r.cmd.Stdout, r.cmd.Stderr = logFile, logFile
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = r.cmd.Wait(); _ = logFile.Close(); close(r.done) }()
-	t.Cleanup(func() {
-		_ = r.cmd.Process.Kill()
-		<-r.done
-		if t.Failed() {
-			out, _ := os.ReadFile(r.log)
-			t.Logf("log of replica %s:\n%s", s.Identity, tail(out, 4000))
-		}
-	})
-	return r
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
+	child := testenv.StartChild(t, "replica-"+s.Identity, os.Args[0], []string{"-test.run=^$"}, []string{childEnv + "=" + string(raw)})
+	return &replica{setup: s, Child: child}
 }
 
 // sliceWatch records every version of the Service's EndpointSlices and
@@ -169,9 +139,7 @@ func TestHA(t *testing.T) {
 
 	// Kill the leader without a graceful shutdown.
 	killed := time.Now()
-	if err := replicas[leader].cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
+	replicas[leader].Kill()
 	testkube.Poll(t, ctx, time.Minute, "the follower taking over", func(context.Context) (bool, error) {
 		return slices.current() == follower, nil
 	})
@@ -184,15 +152,15 @@ func TestHA(t *testing.T) {
 	}
 
 	// A graceful stop releases the Lease and withdraws the slice at once.
-	if err := replicas[follower].cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := replicas[follower].Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case <-replicas[follower].done:
+	case <-replicas[follower].Done():
 	case <-time.After(30 * time.Second):
 		t.Fatal("replica did not stop within 30s of SIGTERM")
 	}
-	if code := replicas[follower].cmd.ProcessState.ExitCode(); code != 0 {
+	if code := replicas[follower].ExitCode(); code != 0 {
 		t.Errorf("gracefully stopped replica exited with %d", code)
 	}
 	lease, err := env.Client.CoordinationV1().Leases(systemNS).Get(ctx, "cm-ha-leader-election", metav1.GetOptions{})

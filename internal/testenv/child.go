@@ -61,6 +61,20 @@ func (c *Child) Kill() {
 	<-c.done
 }
 
+// Signal sends sig to the child process (a graceful stop with SIGTERM,
+// for example).
+func (c *Child) Signal(sig os.Signal) error { return c.cmd.Process.Signal(sig) }
+
+// Done is closed once the child has exited and been reaped.
+func (c *Child) Done() <-chan struct{} { return c.done }
+
+// ExitCode is the child's exit code once Done is closed (-1 when it was
+// killed by a signal).
+func (c *Child) ExitCode() int {
+	<-c.done
+	return c.cmd.ProcessState.ExitCode()
+}
+
 // Exited reports whether the child has exited.
 func (c *Child) Exited() bool {
 	select {
@@ -72,7 +86,4 @@ func (c *Child) Exited() bool {
 }
 
 // LogTail returns the end of the child's output.
-func (c *Child) LogTail() string {
-	p := &process{logPath: c.log}
-	return p.logTail()
-}
+func (c *Child) LogTail() string { return tailFile(c.log) }

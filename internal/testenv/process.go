@@ -109,8 +109,12 @@ func (p *process) stop(grace time.Duration) {
 }
 
 // logTail returns the last lines of the process log, for error messages.
-func (p *process) logTail() string {
-	data, err := os.ReadFile(p.logPath)
+func (p *process) logTail() string { return tailFile(p.logPath) }
+
+// tailFile returns the last few kilobytes of a log file, starting at a
+// line boundary; empty when it cannot be read.
+func tailFile(path string) string {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
