@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
@@ -36,9 +36,8 @@ type nodeAutoscalerOptions struct {
 	burst         int
 	address       string
 	maxInactivity time.Duration
-	cloudProvider string
-	cloudConfig   string
-	groups        *kwok.CloudConfig
+	cloud         cloudFlags
+	builder       cloudBuilder
 }
 
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
@@ -68,8 +67,7 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
 	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics and /healthz.")
 	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
-	fs.StringVar(&o.cloudProvider, "cloud-provider", "kwok", "Cloud provider; kwok (Node objects, no machines) is the only one built in.")
-	fs.StringVar(&o.cloudConfig, "cloud-config", "", "The cloud provider's configuration file; for kwok the node groups, as in the nodeGroups section of a scenario file.")
+	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
@@ -81,18 +79,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if o.maxInactivity <= 0 {
 		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
 	}
-	if o.cloudProvider != "kwok" {
-		return fmt.Errorf("--cloud-provider: %q is not supported; the built-in provider is kwok", o.cloudProvider)
-	}
-	if o.cloudConfig == "" {
-		return errors.New("--cloud-config: required for the kwok provider (the node groups)")
-	}
-	data, err := os.ReadFile(o.cloudConfig)
-	if err != nil {
-		return fmt.Errorf("--cloud-config: %w", err)
-	}
-	if o.groups, err = kwok.ParseCloudConfig(data); err != nil {
-		return fmt.Errorf("--cloud-config %s: %w", o.cloudConfig, err)
+	var err error
+	if o.builder, err = o.cloud.complete(); err != nil {
+		return err
 	}
 	if err := o.leader.Default(); err != nil {
 		return err
@@ -151,22 +140,15 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 	factory := live.NewFactory(client)
 	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
 	cluster := live.NewCluster(factory)
-	provider, err := kwok.New(kwok.Config{Client: client, Clock: clk, NodeGroups: o.groups.NodeGroups,
-		Nodes: factory.Core().V1().Nodes().Lister(), Namespace: o.opts.Namespace})
+	cl, err := o.builder.build(ctx, cloudDeps{Client: client, Factory: factory, Cluster: cluster,
+		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg})
 	if err != nil {
-		return err
-	}
-	if err := provider.Start(ctx); err != nil {
-		return err
-	}
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: client, Clock: clk, ProviderIDPrefix: kwok.ProviderIDPrefix})
-	if err != nil {
-		return err
+		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
 	broadcaster, events := live.NewEventBroadcaster(ctx, client)
 	defer broadcaster.Shutdown()
-	runner, err := o.runner(ctx, client, provider, cluster, priorities, events, reg, health)
+	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health)
 	if err != nil {
 		return err
 	}
@@ -175,22 +157,16 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 	defer factory.Shutdown()
 	defer nsFactory.Shutdown()
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		// The provider mirrors from the node informer: wait for it so it
-		// does not take an empty cache for a cluster without nodes.
-		if err := cluster.WaitForSync(ctx); err != nil {
-			return err
-		}
-		return provider.Run(ctx)
-	})
-	g.Go(func() error { return kubelet.Run(ctx) })
+	for _, task := range cl.tasks {
+		g.Go(func() error { return task(ctx) })
+	}
 	g.Go(func() error { return runner.Run(ctx) })
 	return g.Wait()
 }
 
 // runner wires the autoscaler loop onto the live cluster, with its backoff
 // restored from and saved to the cluster-autoscaler-backoff ConfigMap.
-func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider *kwok.Provider, cluster *live.Cluster,
+func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
 	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
 	clk := clock.RealClock{}
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace, Clock: clk})

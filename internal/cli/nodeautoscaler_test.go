@@ -41,6 +41,8 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 	}{
 		{[]string{"--cloud-provider=aws", "--cloud-config=" + good}, "--cloud-provider"},
 		{[]string{}, "--cloud-config: required"},
+		{[]string{"--cloud-config=" + good, "--nodes=1:3:a"}, "--nodes: not supported by --cloud-provider=kwok"},
+		{[]string{"--cloud-config=" + good, "--node-group-auto-discovery=asg:tag=a"}, "--node-group-auto-discovery: not supported"},
 		{[]string{"--cloud-config=" + filepath.Join(dir, "missing.yaml")}, "--cloud-config"},
 		{[]string{"--cloud-config=" + bad}, "m9.huge"},
 		{[]string{"--cloud-config=" + good, "--max-inactivity=0s"}, "--max-inactivity"},
