@@ -89,6 +89,9 @@ func (w *World) changeReplicas(name string, f func(int) int) error {
 }
 
 func (w *World) changeGroup(c scenario.GroupChange) error {
+	if c.RealNodes != nil {
+		w.realNodes[c.Name] = c.RealNodes
+	}
 	return w.cloud.UpdateGroup(c.Name, func(cfg *inmemory.GroupConfig) {
 		if c.Min != nil {
 			cfg.MinSize = *c.Min

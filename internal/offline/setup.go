@@ -58,6 +58,7 @@ func (w *World) addGroup(g scenario.NodeGroup) error {
 		return err
 	}
 	w.reserved[g.Name] = g.Reserved.List()
+	w.realNodes[g.Name] = g.RealNodes
 	return nil
 }
 

@@ -33,6 +33,7 @@ type World struct {
 	byName      map[string]*workload
 	bare        map[string]string
 	reserved    map[string]corev1.ResourceList
+	realNodes   map[string]*scenario.RealNodes
 	notReady    map[string]bool
 	startTaints map[string][]corev1.Taint
 	readyNodes  map[string]bool
@@ -54,7 +55,7 @@ type World struct {
 func New(scn *scenario.Scenario) (*World, error) {
 	clk := clocktesting.NewFakeClock(Start)
 	w := &World{scn: scn, clock: clk, cloud: inmemory.New(clk), cluster: newCluster(), byName: map[string]*workload{},
-		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
+		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, realNodes: map[string]*scenario.RealNodes{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
 		readyNodes: map[string]bool{}, lastReason: map[string]string{}, seen: map[string]bool{}}
 	w.res.Name = scn.Name
 	w.cloud.SetInstanceRefresh(scn.Cloud.InstanceRefreshInterval.Duration)

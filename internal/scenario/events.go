@@ -66,6 +66,9 @@ type GroupChange struct {
 	BootTime *Duration `yaml:"bootTime"`
 	// Capacity replaces the remaining capacity.
 	Capacity *Capacity `yaml:"capacity"`
+	// RealNodes replaces how nodes registering from now on differ from
+	// the template (an empty value: not at all).
+	RealNodes *RealNodes `yaml:"realNodes"`
 }
 
 // TargetChange sets a group's target size.

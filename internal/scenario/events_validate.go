@@ -61,6 +61,7 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		workload(e.ScaleWorkload, "scaleWorkload")
 	case e.ChangeGroup != nil:
 		group(e.ChangeGroup.Name, "changeGroup")
+		c.realNodes(e.ChangeGroup.RealNodes, append(slices.Clone(at), "changeGroup", "realNodes"))
 	case e.AddGroup != nil:
 		c.nodeGroup(e.AddGroup, append(slices.Clone(at), "addGroup"), st.groups)
 	case e.RemoveGroup != "":

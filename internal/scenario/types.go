@@ -86,6 +86,22 @@ type NodeGroup struct {
 	// StockoutError is reported on waiting placeholders once capacity ran
 	// out; without it the autoscaler only notices by timeout.
 	StockoutError *CloudError `yaml:"stockoutError"`
+	// RealNodes says how the group's registered nodes differ from its
+	// template; the autoscaler is not told.
+	RealNodes *RealNodes `yaml:"realNodes"`
+}
+
+// RealNodes describes how a group's registered nodes differ from what its
+// template (the provider's tags) says, as when another controller taints
+// every new node or a tag is wrong.
+type RealNodes struct {
+	// Taints are put on every node of the group when it registers.
+	Taints K8s[[]corev1.Taint] `yaml:"taints"`
+	// Labels are set on every node of the group, overriding the
+	// template's values.
+	Labels map[string]string `yaml:"labels"`
+	// RemoveLabels are template labels the nodes do not carry.
+	RemoveLabels []string `yaml:"removeLabels"`
 }
 
 // CloudError is an instance creation error the cloud reports.

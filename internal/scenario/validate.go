@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
@@ -97,6 +98,23 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 	}
 	c.failf(g.BootTime != nil && g.BootTime.Duration < 0, f("bootTime"), "nodeGroups %q: bootTime must not be negative", g.Name)
 	c.cloudError(g.StockoutError, f("stockoutError"))
+	c.realNodes(g.RealNodes, f("realNodes"))
+}
+
+func (c *checker) realNodes(r *RealNodes, at []any) {
+	if r == nil {
+		return
+	}
+	for i, t := range r.Taints.Value {
+		ok := slices.Contains([]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect)
+		c.failf(!ok || t.Key == "", append(slices.Clone(at), "taints", i), "realNodes.taints: need a key and an effect of NoSchedule, PreferNoSchedule or NoExecute")
+	}
+	for k := range r.Labels {
+		c.failf(len(validation.IsQualifiedName(k)) > 0, append(slices.Clone(at), "labels"), "realNodes.labels: %q is not a valid label key", k)
+	}
+	for _, k := range r.RemoveLabels {
+		c.failf(len(validation.IsQualifiedName(k)) > 0, append(slices.Clone(at), "removeLabels"), "realNodes.removeLabels: %q is not a valid label key", k)
+	}
 }
 
 func (c *checker) cloudError(e *CloudError, at []any) {
