@@ -83,6 +83,11 @@ type EstimateResult struct {
 	Unplaced []*corev1.Pod
 	// Partial is true when MaxNodes or the time budget stopped the estimate.
 	Partial bool
+	// OnExisting lists pods placed on existing nodes: their topology
+	// spread or pod affinity kept them off those nodes until the
+	// estimate's new nodes opened a domain, so the new nodes help them
+	// too.
+	OnExisting []*corev1.Pod
 }
 
 // Estimate answers "how many nodes like the template would these pending

@@ -80,6 +80,14 @@ func TestEstimateBySize(t *testing.T) {
 				if err := s.AddNode(fixture.Node(node, fixture.WithZone(zone))); err != nil {
 					t.Fatal(err)
 				}
+				// A filler the spread does not count keeps the pods of the
+				// cases (3 CPUs) off the existing nodes, as the filter step
+				// before an estimate would have placed them there otherwise.
+				filler := replicas("filler", 1, fixture.WithRequests("cpu", "2"), fixture.OnNode(node))[0]
+				filler.Name = "filler-" + zone
+				if err := s.AddPod(filler); err != nil {
+					t.Fatal(err)
+				}
 				for i := range tc.existing[zone] {
 					p := replicas("web", 1, fixture.WithRequests("cpu", "1"), fixture.OnNode(node))[0]
 					p.Name = fmt.Sprintf("bound-%s-%d", zone, i)
@@ -103,5 +111,42 @@ func TestEstimateBySize(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEstimateMinDomainsUsesExistingNodes is the regression test of needless
+// nodes for zone spread with minDomains above the zones that have nodes:
+// the existing nodes in zones a and b have room, but minDomains 3 keeps the
+// pods off them until zone c has a node. One new node in c is enough; the
+// estimate used to add a node in every zone.
+func TestEstimateMinDomainsUsesExistingNodes(t *testing.T) {
+	s := NewSnapshot()
+	for _, zone := range []string{"a", "b"} {
+		node := "node-" + zone
+		if err := s.AddNode(fixture.Node(node, fixture.WithZone(zone))); err != nil {
+			t.Fatal(err)
+		}
+		bound := replicas("web", 1, fixture.WithRequests("cpu", "100m"), fixture.OnNode(node))[0]
+		bound.Name = "bound-" + zone
+		if err := s.AddPod(bound); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spread := zoneSpread("web")
+	three := int32(3)
+	spread.MinDomains = &three
+	pods := replicas("web", 4, fixture.WithRequests("cpu", "100m"), fixture.WithTopologySpread(spread))
+	templates := []*corev1.Node{fixture.Node("tmpl-a", fixture.WithZone("a")), fixture.Node("tmpl-b", fixture.WithZone("b")),
+		fixture.Node("tmpl-c", fixture.WithZone("c"))}
+	res := Estimate(s, EstimateInput{Template: templates[0], SimilarTemplates: templates[1:], Sizes: []int{1, 1, 0}, Pods: pods})
+	if got := newNodesPerTemplate(res, templates); got != "tmpl-c=1" {
+		t.Fatalf("new nodes %q, want %q", got, "tmpl-c=1")
+	}
+	placed := len(res.OnExisting)
+	for _, n := range res.Nodes {
+		placed += len(n.Pods)
+	}
+	if placed != len(pods) || len(res.Unplaced)+len(res.Unschedulable) != 0 {
+		t.Fatalf("%d of %d pods placed (%d on existing nodes), %d left", placed, len(pods), len(res.OnExisting), len(res.Unplaced)+len(res.Unschedulable))
 	}
 }

@@ -41,6 +41,8 @@ type estimator struct {
 	empty int
 	order []*template
 	res   EstimateResult
+	// existing are the snapshot's nodes before the estimate added any.
+	existing []*nodeInfo
 	// slab hands out the new nodes' Node objects in chunks: thousands of
 	// separate allocations of a large struct otherwise dominate a big
 	// estimate's garbage-collection work.
@@ -51,7 +53,7 @@ type estimator struct {
 const nodeSlabChunk = 64
 
 func newEstimator(snap *Snapshot, in EstimateInput) *estimator {
-	e := &estimator{in: in, r: newRun(snap, in.Now)}
+	e := &estimator{in: in, r: newRun(snap, in.Now), existing: slices.Clone(snap.nodes)}
 	for i, n := range append([]*corev1.Node{in.Template}, in.SimilarTemplates...) {
 		t := &template{node: n, alloc: scheduling.NodeAllocatable(n), prefix: n.Name}
 		if t.prefix == "" {
@@ -126,9 +128,15 @@ func (e *estimator) atMax() bool {
 func (e *estimator) placeGroup(g *group) {
 	st := e.r.prepare(g.spec)
 	bulk := st.spec.simple() && len(st.existingAnti) == 0 && st.preFilter == nil
-	cursor := 0
+	cursor, existing := 0, 0
 	pods := g.pods
 	for len(pods) > 0 {
+		if n := e.existingFit(st, &existing); n != nil {
+			e.r.placeMany(st, pods[:1], n)
+			e.res.OnExisting = append(e.res.OnExisting, pods[0])
+			pods = pods[1:]
+			continue
+		}
 		if i := e.firstFit(st, &cursor); i >= 0 {
 			n := e.nodes[i]
 			if len(n.pods) == len(e.ds) {
@@ -160,6 +168,19 @@ func (e *estimator) placeGroup(g *group) {
 		}
 		return
 	}
+}
+
+// existingFit returns an existing node the group fits now that the
+// estimate's new nodes changed the topology: a pod whose topology spread
+// (minDomains, a domain's count) or pod affinity kept it off the existing
+// nodes may fit them once a new node opens a domain. Only such pods are
+// tried, and only after a new node exists; others were already checked
+// against the existing nodes before the estimate.
+func (e *estimator) existingFit(st *groupState, cursor *int) *nodeInfo {
+	if st.spec.monotonic() || len(e.nodes) == 0 || len(e.existing) == 0 {
+		return nil
+	}
+	return e.r.firstFit(st, e.existing, cursor)
 }
 
 // firstFit returns the index of the first new node with room for the
