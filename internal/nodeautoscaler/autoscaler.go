@@ -15,6 +15,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
+	"github.com/kscale/kscale/internal/nodeautoscaler/mismatch"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
@@ -82,6 +83,7 @@ type Autoscaler struct {
 	metrics   *metrics
 	ignore    template.IgnoreTaint
 	snapshots snapshotCache
+	guard     *mismatch.Guard
 
 	scaleDowner *scaleDownState
 }
@@ -109,7 +111,11 @@ func New(cfg Config) (*Autoscaler, error) {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints(), MaxNodeStartupTime: o.MaxNodeStartupTime}
-	return &Autoscaler{scaleDowner: sd,
+	guard, err := mismatch.New(mismatch.Config{Timeout: o.TemplateMismatchTimeout, Ignore: ignoreTaint(rules, o.StatusTaints)})
+	if err != nil {
+		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
+	}
+	return &Autoscaler{scaleDowner: sd, guard: guard,
 		cfg: cfg, estimator: template.NewEstimator(), expander: chain, metrics: m,
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
@@ -118,7 +124,15 @@ func New(cfg Config) (*Autoscaler, error) {
 }
 
 // State returns the per-group state of the last loop.
-func (a *Autoscaler) State() []clusterstate.GroupState { return a.state.Groups() }
+func (a *Autoscaler) State() []clusterstate.GroupState {
+	groups := a.state.Groups()
+	for i := range groups {
+		if s, ok := a.guard.Status(groups[i].Group.ID); ok {
+			groups[i].TemplateMismatch = describeMismatch(s)
+		}
+	}
+	return groups
+}
 
 // BackoffState returns the node groups' backoff state, which a live
 // autoscaler persists so that a restart or a new leader keeps it.
@@ -143,7 +157,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 		}
 		a.record(ctx, stateEvent(e))
 	}
-	defer a.metrics.update(a.state.Groups())
+	defer func() { a.metrics.update(a.State()) }()
 	defer a.saveBackoff(ctx)
 	repaired, err := a.repairSizes(ctx, now)
 	if err != nil || repaired {

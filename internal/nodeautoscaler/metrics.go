@@ -12,6 +12,7 @@ type metrics struct {
 	inBackoff      *prometheus.GaugeVec
 	targetSize     *prometheus.GaugeVec
 	failedScaleUps *prometheus.CounterVec
+	mismatch       *prometheus.GaugeVec
 	known          map[string]bool
 }
 
@@ -23,9 +24,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Target size of the node group."}, []string{"node_group"}),
 		failedScaleUps: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "cluster_autoscaler", Name: "failed_scale_ups_total",
 			Help: "Failed scale-ups by reason (timeout, APIError or the cloud's error code)."}, []string{"reason"}),
+		mismatch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "kscale", Name: "node_group_template_mismatch",
+			Help: "1 while the node group's real nodes differ from its template or it is not scaled up for some pods that do not fit them, else 0."}, []string{"node_group"}),
 		known: map[string]bool{},
 	}
-	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.targetSize, m.failedScaleUps); err != nil {
+	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.targetSize, m.failedScaleUps, m.mismatch); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -43,12 +46,21 @@ func (m *metrics) update(groups []clusterstate.GroupState) {
 		}
 		m.inBackoff.WithLabelValues(id).Set(v)
 		m.targetSize.WithLabelValues(id).Set(float64(g.Group.TargetSize))
+		m.mismatch.WithLabelValues(id).Set(boolValue(g.TemplateMismatch != ""))
 	}
 	for id := range m.known {
 		if !seen[id] {
 			m.inBackoff.DeleteLabelValues(id)
 			m.targetSize.DeleteLabelValues(id)
+			m.mismatch.DeleteLabelValues(id)
 		}
 	}
 	m.known = seen
+}
+
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

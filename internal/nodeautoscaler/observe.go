@@ -24,6 +24,19 @@ type observation struct {
 	// pending are the unschedulable pods and bound the pods that occupy
 	// their node, sorted out of pods once per loop.
 	pending, bound []*corev1.Pod
+	// byNode indexes bound by node name, built on first use.
+	byNode map[string][]*corev1.Pod
+}
+
+// podsOn returns the pods bound to a node.
+func (o *observation) podsOn(node string) []*corev1.Pod {
+	if o.byNode == nil {
+		o.byNode = make(map[string][]*corev1.Pod, len(o.nodes))
+		for _, p := range o.bound {
+			o.byNode[p.Spec.NodeName] = append(o.byNode[p.Spec.NodeName], p)
+		}
+	}
+	return o.byNode[node]
 }
 
 func (o *observation) input() clusterstate.Input {

@@ -38,7 +38,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	if err != nil {
 		return err
 	}
-	groups, limits := a.scaleUpGroups(obs, now)
+	groups, limits := a.scaleUpGroups(ctx, obs, now)
 	o := a.cfg.Options
 	budgetEnd := a.cfg.Clock.Now().Add(o.MaxBinpackingDuration)
 	plan, err := scaleup.Compute(scaleup.Input{
@@ -75,7 +75,7 @@ func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, no
 }
 
 // scaleUpGroups describes every group for scale-up, and the cluster totals.
-func (a *Autoscaler) scaleUpGroups(obs *observation, now time.Time) ([]scaleup.Group, scaleup.Limits) {
+func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now time.Time) ([]scaleup.Group, scaleup.Limits) {
 	o := a.cfg.Options
 	limits := scaleup.Limits{MaxNodesTotal: o.MaxNodesTotal, MaxCores: o.CoresTotal.Max, MaxMemoryBytes: o.MemoryTotal.Max << 30,
 		MaxNodesPerScaleUp: o.MaxNodesPerScaleUp, Nodes: len(obs.nodes)}
@@ -84,18 +84,22 @@ func (a *Autoscaler) scaleUpGroups(obs *observation, now time.Time) ([]scaleup.G
 		limits.MemoryBytes += n.Status.Capacity.Memory().Value()
 	}
 	var out []scaleup.Group
+	var provider []cloudprovider.NodeGroup
 	for _, st := range a.state.Groups() {
 		g := scaleup.Group{ID: st.Group.ID, Target: st.Group.TargetSize, Max: st.Group.MaxSize, Upcoming: st.Upcoming}
 		if ok, why := a.state.IsSafeToScaleUp(g.ID, now); !ok {
 			g.SkipReason = why
 		}
 		g.Template, g.TemplateErr = a.template(st.Group, obs, now)
+		out, provider = append(out, g), append(provider, st.Group)
+	}
+	a.guardTemplates(ctx, obs, out, provider, now)
+	for _, g := range out {
 		if g.Template != nil {
 			limits.Nodes += g.Upcoming
 			limits.Cores += float64(g.Upcoming) * g.Template.Node.Status.Capacity.Cpu().AsApproximateFloat64()
 			limits.MemoryBytes += int64(g.Upcoming) * g.Template.Node.Status.Capacity.Memory().Value()
 		}
-		out = append(out, g)
 	}
 	return out, limits
 }
@@ -142,6 +146,7 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
+		a.guard.ScaledUp(inc.Group, plan.Triggered, now)
 		if a.scaleDowner != nil {
 			a.scaleDowner.lastScaleUp = now
 		}

@@ -43,6 +43,10 @@ type GroupState struct {
 	// LongUnregistered are instances (never placeholders of backed-off
 	// groups) without a node for longer than the provision time.
 	LongUnregistered []cloudprovider.Instance
+	// TemplateMismatch, when set, says how the group's real nodes differ
+	// from its template and which pods it is not scaled up for; the
+	// loop's template mismatch guard fills it in Autoscaler.State.
+	TemplateMismatch string
 
 	unregistered []cloudprovider.Instance
 }

@@ -123,6 +123,9 @@ func (r *Recorder) Record(ctx context.Context, e nodeautoscaler.Event) {
 	case nodeautoscaler.EventScaleDownFailed:
 		r.nodeEvents(e.Nodes, corev1.EventTypeWarning, ReasonScaleDownFailed, e.Message)
 		r.groupEvent(e)
+	case nodeautoscaler.EventTemplateMismatch, nodeautoscaler.EventTemplateMismatchBlocked:
+		r.nodeEvents(e.Nodes, corev1.EventTypeWarning, string(e.Type), e.Message)
+		r.groupEvent(e)
 	case nodeautoscaler.EventDeleteNodes:
 		if e.Reason != nodeautoscaler.DeleteReasonScaleDown {
 			// The size repair deletes instances that never registered;
@@ -152,7 +155,8 @@ func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
 		}
 	case nodeautoscaler.EventScaleUpError:
 		typ, reason = corev1.EventTypeWarning, ReasonFailedToScaleUpGroup
-	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed:
+	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed,
+		nodeautoscaler.EventTemplateMismatch, nodeautoscaler.EventTemplateMismatchBlocked:
 		typ = corev1.EventTypeWarning
 	}
 	r.statusEvent(typ, reason, msg)

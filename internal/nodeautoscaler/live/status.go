@@ -62,7 +62,23 @@ type GroupStatus struct {
 	Health    HealthCondition     `json:"health"`
 	ScaleUp   ScaleUpCondition    `json:"scaleUp"`
 	ScaleDown *ScaleDownCondition `json:"scaleDown,omitempty"`
+	// TemplateMismatch is kscale's: present while the group's real nodes
+	// differ from its template (see docs/node-autoscaler.md).
+	TemplateMismatch *MismatchCondition `json:"templateMismatch,omitempty"`
 }
+
+// MismatchCondition says how a group's real nodes differ from its
+// template and which pods it is not scaled up for.
+type MismatchCondition struct {
+	Status             string      `json:"status"`
+	Message            string      `json:"message"`
+	LastProbeTime      metav1.Time `json:"lastProbeTime"`
+	LastTransitionTime metav1.Time `json:"lastTransitionTime,omitempty"`
+}
+
+// TemplateMismatchStatus is the status of a group's templateMismatch
+// condition.
+const TemplateMismatchStatus = "Mismatch"
 
 // Condition is a status with its probe and transition times.
 type Condition struct {
@@ -239,6 +255,14 @@ func (w *StatusWriter) groupStatus(g clusterstate.GroupState, in StatusInput, no
 	gs.ScaleUp.Status, gs.ScaleUp.LastProbeTime, gs.ScaleUp.LastTransitionTime = up, now, w.transition(id+"/scaleUp", up, now)
 	if in.ScaleDownCandidates != nil {
 		gs.ScaleDown = w.scaleDown(id, in.ScaleDownCandidates[id], now)
+	}
+	mismatch := ""
+	if g.TemplateMismatch != "" {
+		mismatch = TemplateMismatchStatus
+		gs.TemplateMismatch = &MismatchCondition{Status: mismatch, Message: g.TemplateMismatch, LastProbeTime: now}
+	}
+	if at := w.transition(id+"/templateMismatch", mismatch, now); gs.TemplateMismatch != nil {
+		gs.TemplateMismatch.LastTransitionTime = at
 	}
 	return gs
 }

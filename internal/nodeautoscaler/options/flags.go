@@ -27,6 +27,7 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
 	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
 	o.addBackoffFlags(fs)
+	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")
 	fs.StringSliceVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint keys that mark a node as still starting (not ready)")
 	fs.StringSliceVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint keys ignored in templates that do not affect readiness")
 	fs.StringSliceVar(&o.IgnoreTaints, "ignore-taint", o.IgnoreTaints, "Deprecated spelling of --startup-taint (Gardener ignoreTaints)")

@@ -53,6 +53,10 @@ type Options struct {
 	ScaleUpTemplateFromCloudProvider bool
 	// BackoffNoFullScaleDown is the fork's --backoff-no-full-scale-down.
 	BackoffNoFullScaleDown bool
+	// TemplateMismatchTimeout is kscale's --template-mismatch-timeout: how
+	// long what a group's real nodes taught about its template (and the
+	// pods it is blocked for) outlives the last node that showed it.
+	TemplateMismatchTimeout time.Duration
 	// InitialNodeGroupBackoffDuration is --initial-node-group-backoff-duration
 	// (fork: --node-pool-backoff-initial).
 	InitialNodeGroupBackoffDuration time.Duration
@@ -138,6 +142,7 @@ func Default() Options {
 		InitialNodeGroupBackoffDuration:  5 * time.Minute,
 		MaxNodeGroupBackoffDuration:      30 * time.Minute,
 		NodeGroupBackoffResetTimeout:     3 * time.Hour,
+		TemplateMismatchTimeout:          3 * time.Hour,
 		EmulatedTopologySpreadLabel:      "parent-resource-hash",
 		Namespace:                        "kube-system",
 		WriteStatusConfigMap:             true,

@@ -29,6 +29,7 @@ func (o *Options) Validate() error {
 	bad(o.MaxNodeGroupBackoffDuration < o.InitialNodeGroupBackoffDuration, "max-node-group-backoff-duration",
 		"must be at least --initial-node-group-backoff-duration (%v), got %v", o.InitialNodeGroupBackoffDuration, o.MaxNodeGroupBackoffDuration)
 	bad(o.NodeGroupBackoffResetTimeout <= 0, "node-group-backoff-reset-timeout", "must be positive, got %v", o.NodeGroupBackoffResetTimeout)
+	bad(o.TemplateMismatchTimeout <= 0, "template-mismatch-timeout", "must be positive, got %v", o.TemplateMismatchTimeout)
 	bad(o.Namespace == "", "namespace", "must not be empty")
 	errs = append(errs, o.validateExpanders()...)
 	errs = append(errs, o.ScaleDown.validate()...)

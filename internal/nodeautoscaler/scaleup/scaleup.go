@@ -26,6 +26,14 @@ type Group struct {
 	Template *template.Template
 	// TemplateErr says why the template is missing.
 	TemplateErr error
+	// Blocked, when set, returns why the group must not grow for a pod
+	// ("" when it may): its real nodes showed that the pod does not fit
+	// them although the template says it does. Such a group is estimated
+	// alone, never balanced with others.
+	Blocked func(*corev1.Pod) string
+	// TemplateNote, when set, is added to every "does not fit the
+	// template" reason: how the group's real nodes corrected the template.
+	TemplateNote string
 }
 
 // Chooser picks one option; *expander.Chain implements it.
@@ -131,12 +139,12 @@ type setEstimate struct {
 // provider order: g alone, or with balancing g and the growable groups
 // similar to it.
 func balancedSet(in Input, g Group, ready []Group) []Group {
-	if !in.Balance {
+	if !in.Balance || g.Blocked != nil {
 		return []Group{g}
 	}
 	var set []Group
 	for _, o := range ready {
-		if o.ID == g.ID || similar(g.Template.Node, o.Template.Node) {
+		if o.ID == g.ID || (o.Blocked == nil && similar(g.Template.Node, o.Template.Node)) {
 			set = append(set, o)
 		}
 	}
@@ -159,6 +167,7 @@ func setKey(set []Group) string {
 // they will be, and every group of the set gets the same answer.
 func estimateSet(in Input, set []Group, rooms map[string]int, pods []*corev1.Pod) *setEstimate {
 	first := set[0]
+	pods, blocked := unblocked(first, pods)
 	est := simulator.EstimateInput{Template: first.Template.Node, DaemonSetPods: first.Template.DaemonSetPods, Pods: pods,
 		MaxNodes: rooms[first.ID], Deadline: in.Deadline, Now: in.Now}
 	groupOf := map[*corev1.Node]string{}
@@ -178,14 +187,21 @@ func estimateSet(in Input, set []Group, rooms map[string]int, pods []*corev1.Pod
 	if len(set) > 1 {
 		est.MaxNodes = min(total, in.Limits.MaxNodesPerScaleUp, in.Limits.NodesBudget())
 	}
-	e := &setEstimate{res: simulator.Estimate(in.Snapshot, est), verdict: verdict{pods: map[*corev1.Pod]string{}}}
+	e := &setEstimate{res: simulator.Estimate(in.Snapshot, est), verdict: verdict{pods: blocked}}
 	for _, u := range e.res.Unschedulable {
 		e.verdict.pods[u.Pod] = "does not fit the template: " + u.Err.Filter + ": " + u.Err.Reason
+		if first.TemplateNote != "" {
+			e.verdict.pods[u.Pod] += " (" + first.TemplateNote + ")"
+		}
 	}
-	for _, p := range e.res.Unplaced {
-		e.verdict.pods[p] = "estimate cut short (max size or time budget)"
+	if len(e.res.Unplaced) > 0 {
+		why := cutShort(in, set)
+		for _, p := range e.res.Unplaced {
+			e.verdict.pods[p] = why
+		}
 	}
 	added := map[string]int{}
+	e.pods = append(e.pods, e.res.OnExisting...)
 	for _, n := range e.res.Nodes {
 		e.pods = append(e.pods, n.Pods...)
 		added[groupOf[n.Template]]++
@@ -251,4 +267,48 @@ func explain(groups []Group, pods []*corev1.Pod, opts []expander.Option, verdict
 		out = append(out, n)
 	}
 	return out
+}
+
+// unblocked splits pods into those g may grow for and, with their
+// reasons, those it is blocked for.
+func unblocked(g Group, pods []*corev1.Pod) ([]*corev1.Pod, map[*corev1.Pod]string) {
+	reasons := map[*corev1.Pod]string{}
+	if g.Blocked == nil {
+		return pods, reasons
+	}
+	kept := make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		if r := g.Blocked(p); r != "" {
+			reasons[p] = "template mismatch: " + r
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, reasons
+}
+
+// cutShort says which limit stopped an estimate before it placed every
+// pod, in the words growable uses when the limit is reached before the
+// estimate: the time budget, the cluster's node budget, the groups' max
+// sizes, or the per-scale-up limit, whichever is smallest.
+func cutShort(in Input, set []Group) string {
+	if in.Deadline != nil && in.Deadline() {
+		return "estimate cut short: time budget (max-node-group-binpacking-duration) spent"
+	}
+	room := 0
+	for _, g := range set {
+		room += max(0, g.Max-g.Target)
+	}
+	budget, perScaleUp := in.Limits.NodesBudget(), in.Limits.MaxNodesPerScaleUp
+	if perScaleUp <= 0 {
+		perScaleUp = room
+	}
+	switch min(room, perScaleUp, budget) {
+	case budget:
+		return "max nodes total reached"
+	case room:
+		return "max size reached"
+	default:
+		return "max nodes per scale-up reached"
+	}
 }

@@ -47,7 +47,9 @@ func run(t *testing.T, in Input) Plan {
 		t.Fatal(err)
 	}
 	in.Expander, in.Now = chain, now
-	in.Limits.MaxNodesPerScaleUp = max(in.Limits.MaxNodesPerScaleUp, 1000)
+	if in.Limits.MaxNodesPerScaleUp == 0 {
+		in.Limits.MaxNodesPerScaleUp = 1000
+	}
 	plan, err := Compute(in)
 	if err != nil {
 		t.Fatal(err)
@@ -108,6 +110,17 @@ func TestCompute(t *testing.T) {
 				fixture.WithCreationTime(metav1.NewTime(now)))),
 				Filter: PodFilter{NewPodScaleUpDelay: 30 * time.Second, ExpendablePriorityCutoff: -10}, Groups: []Group{group("ng-1", "", 0, 0, 10)}},
 			"", ""},
+		{"max-nodes-total cutting the estimate short says so at once",
+			Input{Pending: pods(5, "24Gi"), Limits: Limits{MaxNodesTotal: 3, Nodes: 2}, Groups: []Group{group("ng-1", "", 2, 0, 10)}},
+			"ng-1+1", "ng-1: max nodes total reached"},
+		{"max size cutting the estimate short says so",
+			Input{Pending: pods(5, "24Gi"), Groups: []Group{group("ng-1", "", 8, 0, 10)}}, "ng-1+2", "ng-1: max size reached"},
+		{"max-nodes-per-scaleup cutting the estimate short says so",
+			Input{Pending: pods(5, "24Gi"), Limits: Limits{MaxNodesPerScaleUp: 2}, Groups: []Group{group("ng-1", "", 0, 0, 10)}},
+			"ng-1+2", "ng-1: max nodes per scale-up reached"},
+		{"the time budget cutting the estimate short says so",
+			Input{Pending: pods(5, "24Gi"), Deadline: func() bool { return true }, Groups: []Group{group("ng-1", "", 0, 0, 10)}},
+			"", "ng-1: estimate cut short: time budget"},
 		{"only the oldest pods are considered",
 			Input{Pending: pods(5, "24Gi"), MaxPodsConsidered: 2, Groups: []Group{group("ng-1", "", 0, 0, 10)}}, "ng-1+2", ""},
 	}
