@@ -29,6 +29,7 @@ nodeGroups:
   capacity: 0
   stockoutError: {code: InsufficientInstanceCapacity, message: no m5.xlarge left}
 - {name: fallback, max: 3, instanceTypes: [m5.xlarge], labels: {pool: spill}, bootTime: 2s}
+- {name: guarded, max: 8, instanceTypes: [m5.large], labels: {pool: guarded}, bootTime: 2s}
 `
 
 // TestNodeAutoscalerEndToEnd runs `kscale node-autoscaler` with the kwok
@@ -197,6 +198,54 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		}
 		if broken != "" {
 			t.Errorf("the PDB was broken: %s", broken)
+		}
+	})
+	t.Run("a group whose new nodes another controller taints NoExecute is not scaled up again and again", func(t *testing.T) {
+		created := naTaintNewNodes(t, env, "guarded", corev1.Taint{Key: "dedicated", Value: "other", Effect: corev1.TaintEffectNoExecute})
+		naDeploy(t, env, "tainted", 1, "guarded", "500m")
+		naPoll(t, "a TemplateMismatch event naming the taint", func(ctx context.Context) (bool, error) {
+			evs, err := env.Client.CoreV1().Events("kube-system").List(ctx, metav1.ListOptions{FieldSelector: "reason=TemplateMismatch"})
+			if err != nil {
+				return false, err
+			}
+			for _, e := range evs.Items {
+				if strings.Contains(e.Message, "taint dedicated=other:NoExecute not on the template") {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		naPoll(t, "a NotTriggerScaleUp event on the tainted pod naming the taint", func(ctx context.Context) (bool, error) {
+			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
+			if err != nil {
+				return false, err
+			}
+			for _, e := range evs.Items {
+				if strings.HasPrefix(e.InvolvedObject.Name, "tainted-") && strings.Contains(e.Message, "dedicated") {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+		// Without the guard a node is added every time the last one turns
+		// Ready (about every 3s here); let 15 more loops pass.
+		naWaitLoops(t, env, 15)
+		if n := created(); n > 2 {
+			t.Errorf("%d guarded nodes created for one pod, want at most 2", n)
+		}
+		metrics := naGet(t, "http://"+addr+"/metrics")
+		if want := `kscale_node_group_template_mismatch{node_group="guarded"} 1`; !strings.Contains(metrics, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+		cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+		if err != nil || !strings.Contains(cm.Data[live.StatusConfigMapKey], "templateMismatch:") {
+			t.Errorf("status ConfigMap has no templateMismatch condition (err %v)", err)
+		}
+		naPoll(t, "the needless guarded node removed", func(context.Context) (bool, error) {
+			return naGroupNodes(t, env)["guarded"] == 0, nil
+		})
+		if n := created(); n > 2 {
+			t.Errorf("%d guarded nodes created for one pod, want at most 2", n)
 		}
 	})
 }

@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -16,7 +18,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
@@ -286,4 +290,74 @@ func naPodNodes(t *testing.T, env *testenv.Env, app string) map[string]bool {
 		nodes[p.Spec.NodeName] = true
 	}
 	return nodes
+}
+
+// naTaintNewNodes plays another controller that puts taint on every node
+// of group when it registers, until the test ends; it returns how many
+// nodes of the group it has seen.
+func naTaintNewNodes(t *testing.T, env *testenv.Env, group string, taint corev1.Taint) func() int {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	w, err := env.Client.CoreV1().Nodes().Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev := range w.ResultChan() {
+			n, ok := ev.Object.(*corev1.Node)
+			if !ok || ev.Type == watch.Deleted || !strings.HasPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+group+"/") {
+				continue
+			}
+			mu.Lock()
+			seen[n.Name] = true
+			mu.Unlock()
+			if slices.ContainsFunc(n.Spec.Taints, func(x corev1.Taint) bool { return x.Key == taint.Key }) {
+				continue
+			}
+			patch := fmt.Sprintf(`{"spec":{"taints":%s}}`, mustJSON(append(slices.Clone(n.Spec.Taints), taint)))
+			if _, err := env.Client.CoreV1().Nodes().Patch(ctx, n.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && ctx.Err() == nil {
+				t.Errorf("tainting node %s: %v", n.Name, err)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		w.Stop()
+		<-done
+	})
+	return func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(seen)
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// naWaitLoops waits until the autoscaler has written its status ConfigMap
+// n more times (one loop each), which lets a test assert that something
+// did not happen over that many loops without a fixed sleep.
+func naWaitLoops(t *testing.T, env *testenv.Env, n int) {
+	t.Helper()
+	seen, last := 0, ""
+	naPoll(t, fmt.Sprintf("%d more autoscaler loops", n), func(ctx context.Context) (bool, error) {
+		cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+		if err != nil {
+			return false, nil
+		}
+		if at := cm.Annotations[live.LastUpdatedAnnotation]; at != last {
+			seen, last = seen+1, at
+		}
+		return seen > n, nil
+	})
 }
