@@ -63,34 +63,11 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		naExpectGroupNodes(t, env, map[string]int{"big": 2})
 		// Pods that arrive while the nodes are upcoming fit on them and
 		// trigger nothing; the ones that caused the scale-up say so.
-		naPoll(t, "a TriggeredScaleUp event naming group big on a wide pod", func(ctx context.Context) (bool, error) {
-			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=TriggeredScaleUp"})
-			if err != nil {
-				return false, err
-			}
-			for _, e := range evs.Items {
-				if strings.HasPrefix(e.InvolvedObject.Name, "wide-") && strings.HasPrefix(e.Message, "pod triggered scale-up: [{big ") {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
+		naExpectEventOn(t, env, fixture.DefaultNamespace, "TriggeredScaleUp", "wide-", "pod triggered scale-up: [{big ")
 	})
 	t.Run("a pod no group can help is told why", func(t *testing.T) {
 		naDeploy(t, env, "huge", 1, "big", "64")
-		naPoll(t, "a NotTriggerScaleUp event on the huge pod", func(ctx context.Context) (bool, error) {
-			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
-			if err != nil {
-				return false, err
-			}
-			for _, e := range evs.Items {
-				if strings.HasPrefix(e.InvolvedObject.Name, "huge-") && strings.HasPrefix(e.Message, "pod didn't trigger scale-up: ") &&
-					strings.Contains(e.Message, "Insufficient cpu") {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
+		naExpectEventOn(t, env, fixture.DefaultNamespace, "NotTriggerScaleUp", "huge-", "pod didn't trigger scale-up: ", "Insufficient cpu")
 		if err := env.Client.AppsV1().Deployments(fixture.DefaultNamespace).Delete(ctx, "huge", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -203,30 +180,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	t.Run("a group whose new nodes another controller taints NoExecute is not scaled up again and again", func(t *testing.T) {
 		created := naTaintNewNodes(t, env, "guarded", corev1.Taint{Key: "dedicated", Value: "other", Effect: corev1.TaintEffectNoExecute})
 		naDeploy(t, env, "tainted", 1, "guarded", "500m")
-		naPoll(t, "a TemplateMismatch event naming the taint", func(ctx context.Context) (bool, error) {
-			evs, err := env.Client.CoreV1().Events("kube-system").List(ctx, metav1.ListOptions{FieldSelector: "reason=TemplateMismatch"})
-			if err != nil {
-				return false, err
-			}
-			for _, e := range evs.Items {
-				if strings.Contains(e.Message, "taint dedicated=other:NoExecute not on the template") {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		naPoll(t, "a NotTriggerScaleUp event on the tainted pod naming the taint", func(ctx context.Context) (bool, error) {
-			evs, err := env.Client.CoreV1().Events(fixture.DefaultNamespace).List(ctx, metav1.ListOptions{FieldSelector: "reason=NotTriggerScaleUp"})
-			if err != nil {
-				return false, err
-			}
-			for _, e := range evs.Items {
-				if strings.HasPrefix(e.InvolvedObject.Name, "tainted-") && strings.Contains(e.Message, "dedicated") {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
+		naExpectEventOn(t, env, "kube-system", "TemplateMismatch", "", "taint dedicated=other:NoExecute not on the template")
+		naExpectEventOn(t, env, fixture.DefaultNamespace, "NotTriggerScaleUp", "tainted-", "dedicated")
 		// Without the guard a node is added every time the last one turns
 		// Ready (about every 3s here); let 15 more loops pass.
 		naWaitLoops(t, env, 15)

@@ -245,6 +245,24 @@ func naExpectEvent(t *testing.T, env *testenv.Env, ns, object, reason, prefix st
 	})
 }
 
+// naExpectEventOn waits for an event with reason in ns on an object whose
+// name starts with objectPrefix and whose message contains every part.
+func naExpectEventOn(t *testing.T, env *testenv.Env, ns, reason, objectPrefix string, parts ...string) {
+	t.Helper()
+	naPoll(t, fmt.Sprintf("a %s event on %s* with %q", reason, objectPrefix, parts), func(ctx context.Context) (bool, error) {
+		evs, err := env.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{FieldSelector: "reason=" + reason})
+		if err != nil {
+			return false, err
+		}
+		for _, e := range evs.Items {
+			if strings.HasPrefix(e.InvolvedObject.Name, objectPrefix) && !slices.ContainsFunc(parts, func(p string) bool { return !strings.Contains(e.Message, p) }) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+}
+
 // naGroupNodeNames lists the kwok nodes of a group.
 func naGroupNodeNames(t *testing.T, env *testenv.Env, group string) []string {
 	t.Helper()
