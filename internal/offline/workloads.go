@@ -183,17 +183,24 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 			wl.seq--
 			continue
 		}
-		w.cluster.addPod(bind(p, name, now))
+		w.bindPod(p, name, now)
 	}
 }
 
-// bind returns a copy of the pod bound to node and running.
-func bind(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
+// bindPod is the one way a pod gets bound, whoever binds it (the
+// scheduler, the DaemonSet controller, the initial placement): it stores a
+// copy of the pod bound to node and running since now, and starts a Job
+// pod's run time. It returns the stored copy.
+func (w *World) bindPod(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
 	b := p.DeepCopy()
 	b.Spec.NodeName = node
 	b.Status.Phase = corev1.PodRunning
 	b.Status.StartTime = &metav1.Time{Time: now}
 	b.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
+	w.cluster.addPod(b)
+	if wl := w.byName[ownerName(b)]; wl != nil && wl.started != nil {
+		wl.started[podKey(b)] = now
+	}
 	return b
 }
 
