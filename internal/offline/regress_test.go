@@ -57,3 +57,49 @@ expect:
 `)
 	expectChecks(t, res, scn)
 }
+
+// TestDaemonSetsReachTheTemplate is issue 12 item 2: the autoscaler sees
+// the world's DaemonSets, so a group's template holds their pods, and a
+// DaemonSet container with a limit and no request counts its limit (spec
+// §2.4). A pod that fits an empty node but not beside the DaemonSet pod
+// must not scale the group up.
+func TestDaemonSetsReachTheTemplate(t *testing.T) {
+	for _, ds := range []string{"requests: {cpu: \"1\"}", "limits: {cpu: \"1\"}"} {
+		t.Run(ds, func(t *testing.T) {
+			res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+duration: 10m
+nodeGroups:
+  - {name: ng, max: 5, resources: {cpu: "4", memory: 16Gi}}
+workloads:
+  - {name: agent, kind: DaemonSet, pod: {`+ds+`}}
+  - {name: big, kind: ReplicaSet, replicas: 1, pod: {requests: {cpu: 3500m}}}
+expect:
+  - action: {type: ScaleUp, count: 0}
+  - pendingPods: {count: 1}
+`)
+			expectChecks(t, res, scn)
+		})
+	}
+}
+
+// TestRequestsDefaultFromLimits is issue 12 item 2: as the API server
+// does, a container with a limit and no request gets request = limit, so
+// two pods limited to 3 CPUs do not share a 4-CPU node.
+func TestRequestsDefaultFromLimits(t *testing.T) {
+	res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+duration: 5m
+nodeGroups:
+  - {name: ng, max: 5, resources: {cpu: "4", memory: 16Gi}}
+nodes:
+  - {group: ng, name: a}
+workloads:
+  - {name: web, kind: ReplicaSet, replicas: 2, pod: {limits: {cpu: "3", memory: 1Gi}}}
+expect:
+  - action: {type: ScaleUp, group: ng, delta: 1, at: 0s}
+  - group: {name: ng, target: 2, ready: 2}
+  - pendingPods: {count: 0}
+`)
+	expectChecks(t, res, scn)
+}

@@ -73,6 +73,9 @@ func New(scn *scenario.Scenario) (*World, error) {
 		}
 		w.workloads = append(w.workloads, wl)
 		w.byName[s.Name] = wl
+		if s.Kind == "DaemonSet" {
+			w.cluster.daemonSets = append(w.cluster.daemonSets, wl.daemonSet())
+		}
 	}
 	if err := w.restart(); err != nil {
 		return nil, err
