@@ -103,3 +103,37 @@ expect:
 `)
 	expectChecks(t, res, scn)
 }
+
+// TestRestartKeepsBackoff is issue 12 item 5: a restarted autoscaler
+// restores the backoff its predecessor saved, as the live command does from
+// its ConfigMap, so the dead group is not asked again.
+func TestRestartKeepsBackoff(t *testing.T) {
+	for _, infinite := range []string{"true", "false"} {
+		t.Run("backoff-no-full-scale-down="+infinite, func(t *testing.T) {
+			res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+duration: 30m
+autoscaler: {expander: highest-priority, backoff-no-full-scale-down: `+infinite+`, max-node-provision-time: 7m,
+  initial-node-group-backoff-duration: 30m, max-node-group-backoff-duration: 1h, scale-down-enabled: false}
+nodeGroups:
+  - {name: fallback, max: 5, resources: {cpu: "4", memory: 32Gi}, bootTime: 1m}
+  - {name: ng-1, max: 5, resources: {cpu: "4", memory: 32Gi}, capacity: 0, labels: {zalando.org/scaling-priority: "100"}}
+workloads:
+  - {name: p, kind: Pods, replicas: 1, pod: {requests: {cpu: "1", memory: 24Gi}}}
+events:
+  - {at: 10m, restartAutoscaler: true}
+  - {at: 12m, addPods: {workload: p, count: 1}}
+expect:
+  - action: {type: ScaleUp, group: ng-1, delta: 1, at: 0s}
+  - action: {type: ScaleUp, group: fallback, delta: 1, at: 7m10s}
+  - group: {name: ng-1, at: 9m50s, backedOff: true}
+  - group: {name: ng-1, at: 10m, backedOff: true}
+  - action: {type: ScaleUp, group: ng-1, from: 10m, count: 0}
+  - action: {type: ScaleUp, group: fallback, delta: 1, at: 12m}
+  - group: {name: ng-1, backedOff: true}
+  - pendingPods: {count: 0}
+`)
+			expectChecks(t, res, scn)
+		})
+	}
+}

@@ -38,6 +38,7 @@ type World struct {
 	readyNodes  map[string]bool
 	lastReason  map[string]string
 	restarts    int
+	backoffs    backoffStore
 	pending     int
 	schedGen    int
 	reconGen    int
@@ -99,15 +100,21 @@ func (w *World) priorities() (expander.Priorities, error) {
 	return out, nil
 }
 
-// restart replaces the autoscaler with a fresh one: in-memory state gone.
+// restart replaces the autoscaler with a fresh one: its in-memory state is
+// gone, except the backoff, which it restores from the store its
+// predecessor saved to, as the live command does.
 func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
 		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
 		ScaleDown:  apiServer{w},
 		Priorities: w.priorities,
+		Backoff:    &w.backoffs,
 	})
 	if err != nil {
+		return fmt.Errorf("starting the autoscaler: %w", err)
+	}
+	if err := w.backoffs.restore(a); err != nil {
 		return fmt.Errorf("starting the autoscaler: %w", err)
 	}
 	w.autoscaler = a
