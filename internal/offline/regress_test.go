@@ -77,6 +77,7 @@ workloads:
 expect:
   - action: {type: ScaleUp, count: 0}
   - pendingPods: {count: 1}
+  - event: {type: NotTriggerScaleUp, reason: "ng: does not fit the template: NodeResourcesFit: Insufficient cpu", at: 0s, count: 1}
 `)
 			expectChecks(t, res, scn)
 		})

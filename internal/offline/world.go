@@ -38,6 +38,7 @@ type World struct {
 	readyNodes  map[string]bool
 	lastReason  map[string]string
 	restarts    int
+	watches     watches
 	backoffs    backoffStore
 	pending     int
 	schedGen    int
@@ -78,6 +79,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 			w.cluster.daemonSets = append(w.cluster.daemonSets, wl.daemonSet())
 		}
 	}
+	w.watch(scn.Expect)
 	if err := w.restart(); err != nil {
 		return nil, err
 	}
@@ -106,7 +108,7 @@ func (w *World) priorities() (expander.Priorities, error) {
 func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
-		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
+		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42+w.scn.Seed)), Registerer: prometheus.NewRegistry(),
 		ScaleDown:  apiServer{w},
 		Priorities: w.priorities,
 		Backoff:    &w.backoffs,
