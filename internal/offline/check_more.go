@@ -78,15 +78,19 @@ func formatEvents(es []Event, limit int) string {
 }
 
 // checkUnavailable takes the largest number of a workload's unavailable
-// pods over the samples in the window.
+// pods over the window: the state in effect at its start (the last tick at
+// or before it) and every tick within it.
 func (r *Result) checkUnavailable(u scenario.UnavailableExpectation, end time.Duration) Check {
 	from, to := window(u.Window, end)
 	worst, worstAt := 0, time.Duration(-1)
+	if s, ok := r.sampleAt(from); ok {
+		worst, worstAt = s.Unavailable[u.Workload], s.At
+	}
 	for _, s := range r.Samples {
-		if s.At < from || s.At > to {
+		if s.At <= from || s.At > to {
 			continue
 		}
-		if n := s.Unavailable[u.Workload]; worstAt < 0 || n > worst {
+		if n := s.Unavailable[u.Workload]; n > worst {
 			worst, worstAt = n, s.At
 		}
 	}

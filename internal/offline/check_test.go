@@ -50,6 +50,7 @@ func TestChecks(t *testing.T) {
 		{"unavailable whole run", scenario.Expectation{MaxUnavailable: &scenario.UnavailableExpectation{Workload: "web", AtMost: ptr(2)}}, false},
 		{"unavailable after start", scenario.Expectation{MaxUnavailable: &scenario.UnavailableExpectation{Workload: "web", Window: scenario.Window{From: dur(time.Minute)}, AtMost: ptr(2)}}, true},
 		{"unavailable tight", scenario.Expectation{MaxUnavailable: &scenario.UnavailableExpectation{Workload: "web", Window: scenario.Window{From: dur(time.Minute)}, AtMost: ptr(1)}}, false},
+		{"unavailable between ticks", scenario.Expectation{MaxUnavailable: &scenario.UnavailableExpectation{Workload: "web", Window: scenario.Window{From: dur(30 * time.Second), To: dur(40 * time.Second)}, AtMost: ptr(2)}}, false},
 		{"zone count", scenario.Expectation{ZoneNodes: &scenario.ZoneExpectation{Zone: "z1", Bounds: scenario.Bounds{Count: ptr(2)}}}, true},
 		{"zone at start", scenario.Expectation{ZoneNodes: &scenario.ZoneExpectation{Zone: "z2", At: dur(0), Bounds: scenario.Bounds{AtLeast: ptr(1)}}}, false},
 		{"zone unknown", scenario.Expectation{ZoneNodes: &scenario.ZoneExpectation{Zone: "z3", Bounds: scenario.Bounds{AtMost: ptr(0)}}}, true},
