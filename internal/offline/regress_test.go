@@ -138,3 +138,30 @@ expect:
 		})
 	}
 }
+
+// TestLostBarePodIsNotRecreated: bare pods (kind Pods) have no controller,
+// so a pod lost with its node is gone for good, as docs/scenarios.md
+// says; only addPods and scaleWorkload create more.
+func TestLostBarePodIsNotRecreated(t *testing.T) {
+	res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+duration: 5m
+autoscaler: {scale-down-enabled: false}
+nodeGroups:
+  - {name: ng, max: 5, resources: {cpu: "4", memory: 16Gi}}
+nodes:
+  - {group: ng, name: a}
+  - {group: ng, name: b}
+workloads:
+  - {name: p, kind: Pods, replicas: 2, scheduled: 2, pod: {requests: {cpu: "3"}}}
+events:
+  - {at: 1m, removeInstance: {group: ng, name: a, changeTarget: true}}
+  - {at: 3m, addPods: {workload: p, count: 1}}
+expect:
+  - pendingPods: {at: 2m, count: 0}
+  - event: {type: PodScheduled, from: 1m, to: 2m50s, count: 0}
+  - action: {type: ScaleUp, from: 1m, to: 2m50s, count: 0}
+  - action: {type: ScaleUp, group: ng, delta: 1, at: 3m}
+`)
+	expectChecks(t, res, scn)
+}

@@ -147,6 +147,12 @@ func (w *World) reconcileReplicas(wl *workload, want int, now time.Time) {
 // reconcilePods handles bare pods: nobody recreates a lost one, so the
 // count follows what exists, except for pods the scenario adds or removes.
 func (w *World) reconcilePods(wl *workload, now time.Time) {
+	for k, owner := range w.bare {
+		if _, ok := w.cluster.pods[k]; !ok && owner == wl.spec.Name {
+			delete(w.bare, k) // lost with its node or evicted: gone for good
+			wl.replicas--
+		}
+	}
 	have := w.podsOf(wl)
 	for i := len(have); i < wl.replicas; i++ {
 		p := wl.newPod(now)
