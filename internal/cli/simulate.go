@@ -20,6 +20,7 @@ type simulateFlags struct {
 	check  bool
 	output string
 	report string
+	seeds  int
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -48,12 +49,19 @@ func newSimulateCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.check, "check", false, "Exit non-zero when an expectation of the scenario fails")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "Output format: text, json or none (none prints only failed checks)")
 	cmd.Flags().StringVar(&f.report, "report", "", "Also write a self-contained HTML report with charts to this file")
+	cmd.Flags().IntVar(&f.seeds, "seeds", 1, "Run the scenario under this many seeds (the file's seed, seed+1, ...) and report every seed under which an expectation fails")
 	return cmd
 }
 
 func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if !slices.Contains([]string{"text", "json", "none"}, f.output) {
 		return &UsageError{Err: fmt.Errorf("--output: want text, json or none, got %q", f.output)}
+	}
+	if f.seeds < 1 {
+		return &UsageError{Err: fmt.Errorf("--seeds: want at least 1, got %d", f.seeds)}
+	}
+	if f.seeds > 1 && f.report != "" {
+		return &UsageError{Err: fmt.Errorf("--report: writes the report of one run; it needs --seeds 1, got %d", f.seeds)}
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -63,15 +71,13 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("%s: %w", path, indent(err))}
 	}
-	world, err := offline.New(scn)
-	if err != nil {
-		return &UsageError{Err: fmt.Errorf("%s: setting up the scenario: %w", path, err)}
+	if f.seeds > 1 {
+		return runSeeds(cmd, path, scn, f)
 	}
-	res, err := world.Run(cmd.Context())
+	res, checks, err := simulateOnce(cmd, path, scn)
 	if err != nil {
-		return fmt.Errorf("simulating %s: %w", path, err)
+		return err
 	}
-	checks := res.Checks(scn)
 	if err := writeOutput(cmd.OutOrStdout(), f.output, scn, res, checks, f.check); err != nil {
 		return err
 	}
@@ -81,6 +87,19 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 		}
 	}
 	return checkResult(f.check, checks)
+}
+
+// simulateOnce runs the scenario and checks its expectations.
+func simulateOnce(cmd *cobra.Command, path string, scn *scenario.Scenario) (*offline.Result, []offline.Check, error) {
+	world, err := offline.New(scn)
+	if err != nil {
+		return nil, nil, &UsageError{Err: fmt.Errorf("%s: setting up the scenario: %w", path, err)}
+	}
+	res, err := world.Run(cmd.Context())
+	if err != nil {
+		return nil, nil, fmt.Errorf("simulating %s: %w", path, err)
+	}
+	return res, res.Checks(scn), nil
 }
 
 // indent puts every joined error on its own line.

@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kscale/kscale/internal/scenario"
 )
 
 // runCLI runs kscale with args and returns the exit code and output, as
@@ -34,7 +39,9 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 }
 
 // TestScenarios runs every file in test/scenarios with --check, as
-// hack/run-scenarios.sh does, and the examples too, so they stay true.
+// hack/run-scenarios.sh does, and the examples too, so they stay true. The
+// timelines' event types must all be ones an event expectation accepts
+// (scenario.EventTypes).
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob("../../test/scenarios/*.yaml")
 	if err != nil || len(files) == 0 {
@@ -47,14 +54,86 @@ func TestScenarios(t *testing.T) {
 	files = append(files, examples...)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			code, out, errOut := runCLI(t, "simulate", "--check", "--output", "none", f)
+			code, out, errOut := runCLI(t, "simulate", "--check", "--output", "json", f)
 			if code != 0 {
-				t.Fatalf("exit %d\n%s%s", code, out, errOut)
+				t.Fatalf("exit %d\n%s", code, errOut)
 			}
-			if out != "" {
-				t.Fatalf("--output none printed %q", out)
+			var doc struct {
+				Events []struct{ Type string } `json:"events"`
+			}
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("json: %v", err)
+			}
+			for _, e := range doc.Events {
+				if !slices.Contains(scenario.EventTypes, e.Type) {
+					t.Fatalf("timeline event type %q is not in scenario.EventTypes", e.Type)
+				}
 			}
 		})
+	}
+}
+
+// TestSimulateSeeds runs a file whose expectation depends on the random
+// expander's choice under several seeds: --seeds reports exactly the seeds
+// under which a single run with that seed in the file fails.
+func TestSimulateSeeds(t *testing.T) {
+	dir := t.TempDir()
+	file := func(seed int) string {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.yaml", seed))
+		scn := fmt.Sprintf(`apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+name: random
+duration: 10s
+seed: %d
+autoscaler: {expander: random}
+nodeGroups:
+  - {name: a, max: 5, resources: {cpu: "4", memory: 16Gi}}
+  - {name: b, max: 5, resources: {cpu: "4", memory: 16Gi}}
+workloads:
+  - {name: p, kind: Pods, replicas: 1, pod: {requests: {cpu: "1"}}}
+expect:
+  - action: {type: ScaleUp, group: a, count: 1}
+`, seed)
+		if err := os.WriteFile(path, []byte(scn), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const base, n = 3, 8
+	var want []string
+	for s := base; s < base+n; s++ {
+		code, out, errOut := runCLI(t, "simulate", "--check", "--output", "none", file(s))
+		switch {
+		case code == 1:
+			want = append(want, strconv.Itoa(s))
+		case code != 0 || out != "":
+			t.Fatalf("seed %d: exit %d, output %q %s", s, code, out, errOut)
+		}
+	}
+	if len(want) == 0 || len(want) == n {
+		t.Fatalf("failing seeds %v: want some but not all of %d", want, n)
+	}
+	code, out, errOut := runCLI(t, "simulate", "--check", "--seeds", strconv.Itoa(n), file(base))
+	if code != 1 || !strings.Contains(errOut, fmt.Sprintf("expectations failed under %d of %d seeds: %s", len(want), n, strings.Join(want, ", "))) {
+		t.Fatalf("exit %d, stderr %q; want failing seeds %v", code, errOut, want)
+	}
+	if !strings.HasSuffix(out, fmt.Sprintf("seeds: %d run, %d failed: %s\n", n, len(want), strings.Join(want, ", "))) ||
+		strings.Count(out, "FAIL line 13") != len(want) || !strings.Contains(out, "seed "+want[0]+":\n") {
+		t.Fatalf("text output:\n%s", out)
+	}
+	code, out, _ = runCLI(t, "simulate", "--seeds", strconv.Itoa(n), "--output", "json", file(base))
+	var doc struct {
+		FailedSeeds []int `json:"failedSeeds"`
+		Runs        []struct {
+			Seed int  `json:"seed"`
+			OK   bool `json:"ok"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != 0 {
+		t.Fatalf("exit %d, json %v:\n%s", code, err, out)
+	}
+	if got := fmt.Sprint(doc.FailedSeeds); got != "["+strings.Join(want, " ")+"]" || len(doc.Runs) != n || doc.Runs[n-1].Seed != base+n-1 {
+		t.Fatalf("json: failed %s, %d runs", got, len(doc.Runs))
 	}
 }
 
@@ -73,6 +152,8 @@ func TestSimulateBadInput(t *testing.T) {
 		{"missing file", []string{"simulate", filepath.Join(dir, "nope.yaml")}, "reading scenario"},
 		{"no file", []string{"simulate"}, "exactly one scenario file"},
 		{"bad output", []string{"simulate", "--output", "xml", bad}, "--output"},
+		{"no seeds", []string{"simulate", "--seeds", "0", bad}, "--seeds: want at least 1, got 0"},
+		{"seeds with a report", []string{"simulate", "--seeds", "2", "--report", filepath.Join(dir, "r.html"), bad}, "--report: writes the report of one run"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

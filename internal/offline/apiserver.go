@@ -117,7 +117,7 @@ func (a apiServer) readyView(wl *workload, now time.Time) []*corev1.Pod {
 	for _, p := range a.w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
 		cp := *p
 		cp.Status.Conditions = nil
-		if p.Spec.NodeName != "" && p.Status.StartTime != nil && !now.Before(p.Status.StartTime.Add(wl.spec.StartupTime.Duration)) {
+		if podReady(p, wl.spec.StartupTime.Duration, now) {
 			cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
 		out = append(out, &cp)

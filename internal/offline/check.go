@@ -65,6 +65,12 @@ func (r *Result) check(e scenario.Expectation, end time.Duration) Check {
 			c.Detail = fmt.Sprintf("got %d", sum)
 		}
 		return c
+	case e.Event != nil:
+		return r.checkEvent(*e.Event, end)
+	case e.MaxUnavailable != nil:
+		return r.checkUnavailable(*e.MaxUnavailable, end)
+	case e.ZoneNodes != nil:
+		return r.checkZone(*e.ZoneNodes, end)
 	case e.PendingPods != nil:
 		at := at(e.PendingPods.At, end)
 		s, _ := r.sampleAt(at)
@@ -88,12 +94,7 @@ func (r *Result) checkAction(a scenario.ActionExpectation, end time.Duration) Ch
 			n++
 		}
 	}
-	what := fmt.Sprintf("%s in [%v, %v]", formatMatch(a.ActionMatch), from, to)
-	c := Check{What: what, OK: n > 0}
-	if a.Count != nil {
-		c.What = fmt.Sprintf("%d × %s", *a.Count, what)
-		c.OK = n == *a.Count
-	}
+	c := countCheck(fmt.Sprintf("%s in [%v, %v]", formatMatch(a.ActionMatch), from, to), a.Bounds, n)
 	if !c.OK {
 		c.Detail = fmt.Sprintf("%d matching; actions in window: %s", n, formatActions(r.actions(from, to)))
 	}
@@ -130,6 +131,9 @@ func (r *Result) checkGroup(g scenario.GroupExpectation, end time.Duration) Chec
 	}
 	if g.Ready != nil {
 		want, got = append(want, fmt.Sprintf("ready %d", *g.Ready)), append(got, fmt.Sprintf("ready %d", gs.Ready))
+	}
+	if g.Registered != nil {
+		want, got = append(want, fmt.Sprintf("registered %d", *g.Registered)), append(got, fmt.Sprintf("registered %d", gs.Nodes))
 	}
 	c := Check{What: fmt.Sprintf("group %s at %v: %s", g.Name, t, strings.Join(want, ", ")), OK: ok && found && slices.Equal(want, got)}
 	if !c.OK {

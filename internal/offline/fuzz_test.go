@@ -13,6 +13,7 @@ import (
 // autoscaler panic; runs are cut to two simulated minutes.
 func FuzzWorld(f *testing.F) {
 	files, _ := filepath.Glob("../../test/scenarios/s[1-7]*.yaml")
+	files = append(files, "../scenario/testdata/valid.yaml")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
@@ -51,8 +52,12 @@ func FuzzWorld(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := w.Run(t.Context()); err != nil {
+		res, err := w.Run(t.Context())
+		if err != nil {
 			t.Fatalf("run: %v", err)
+		}
+		if checks := res.Checks(scn); len(checks) < len(scn.Expect) {
+			t.Fatalf("%d checks for %d expectations", len(checks), len(scn.Expect))
 		}
 	})
 }

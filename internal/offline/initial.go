@@ -29,7 +29,7 @@ func (w *World) bindInitial(wl *workload, pods []*corev1.Pod) error {
 		return fmt.Errorf("workload %q: only %d of %d scheduled pods fit the initial nodes", wl.spec.Name, len(res.Placements), len(pods))
 	}
 	for _, pl := range res.Placements {
-		w.cluster.addPod(bind(pl.Pod, pl.NodeName, w.clock.Now()))
+		w.bindPod(pl.Pod, pl.NodeName, w.clock.Now())
 	}
 	return nil
 }

@@ -46,11 +46,16 @@ func (w *World) syncMachines(now time.Time) {
 		}
 		registered[m.Group] = append(registered[m.Group], m.ID)
 	}
+	var gone []string
 	for _, name := range w.cluster.nodeOrder {
 		if !live[name] {
-			w.cluster.removeNode(name)
-			w.emit(Event{Type: "NodeRemoved", Nodes: []string{name}})
+			gone = append(gone, name)
 		}
+	}
+	// removeNode edits nodeOrder, so the names are collected first.
+	for _, name := range gone {
+		w.cluster.removeNode(name)
+		w.emit(Event{Type: "NodeRemoved", Nodes: []string{name}})
 	}
 }
 

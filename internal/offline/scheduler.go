@@ -63,13 +63,7 @@ func (w *World) bindAll(placements []simulator.Placement, now time.Time) {
 	byOwner := map[string]*agg{}
 	var owners []string
 	for _, pl := range placements {
-		b := bind(pl.Pod, pl.NodeName, now)
-		w.cluster.addPod(b)
-		for _, wl := range w.workloads {
-			if wl.started != nil && ownerName(b) == wl.spec.Name {
-				wl.started[podKey(b)] = now
-			}
-		}
+		b := w.bindPod(pl.Pod, pl.NodeName, now)
 		k := ownerName(b)
 		a, ok := byOwner[k]
 		if !ok {

@@ -70,6 +70,13 @@ type Sample struct {
 	Pending int `json:"pending"`
 	// Groups holds each group's state by id.
 	Groups map[string]GroupSample `json:"groups"`
+	// Zones counts the nodes per topology.kubernetes.io/zone label value;
+	// only filled when an expectation asks about zones.
+	Zones map[string]int `json:"zones,omitempty"`
+	// Unavailable counts the unavailable pods of the workloads an
+	// expectation asks about, by workload name: desired pods minus pods
+	// bound and ready.
+	Unavailable map[string]int `json:"unavailable,omitempty"`
 }
 
 // GroupFinal is a group's state at the end.

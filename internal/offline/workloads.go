@@ -5,10 +5,12 @@ import (
 	"strconv"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/scenario"
 	"github.com/kscale/kscale/internal/simulator"
 )
@@ -34,40 +36,76 @@ func ownerKind(kind string) (apiVersion, k string) {
 	return "", ""
 }
 
-// newPod builds the workload's next pod, created at now.
-func (wl *workload) newPod(now time.Time) *corev1.Pod {
-	wl.seq++
+// podTemplate is the workload's pod template as the scenario writes it:
+// what its controller's object holds, before the API server's defaulting.
+func (wl *workload) podTemplate() corev1.PodTemplateSpec {
 	s := wl.spec
 	labels := maps.Clone(s.Pod.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
 	labels["app"] = s.Name
-	p := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-" + strconv.Itoa(wl.seq), Namespace: s.Namespace, Labels: labels,
-			Annotations: maps.Clone(s.Pod.Annotations), CreationTimestamp: metav1.NewTime(now),
-			UID: types.UID(s.Namespace + "/" + s.Name + "-" + strconv.Itoa(wl.seq))},
+	t := corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels, Annotations: maps.Clone(s.Pod.Annotations)},
 		Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "main", Image: "registry.k8s.io/pause:3.10", Resources: corev1.ResourceRequirements{
 				Requests: s.Pod.Requests.List(), Limits: s.Pod.Limits.List()}}},
 			NodeSelector: maps.Clone(s.Pod.NodeSelector), Tolerations: s.Pod.Tolerations.Value,
 			TopologySpreadConstraints: s.Pod.TopologySpreadConstraints.Value, SchedulerName: corev1.DefaultSchedulerName,
 		},
-		Status: corev1.PodStatus{Phase: corev1.PodPending},
 	}
 	if s.Pod.Affinity != nil {
-		p.Spec.Affinity = s.Pod.Affinity.Value.DeepCopy()
+		t.Spec.Affinity = s.Pod.Affinity.Value.DeepCopy()
 	}
 	if s.Pod.Priority != 0 {
 		prio := s.Pod.Priority
-		p.Spec.Priority = &prio
+		t.Spec.Priority = &prio
+	}
+	return t
+}
+
+// uid is the UID of the workload's controller object.
+func (wl *workload) uid() types.UID {
+	return types.UID("uid-" + wl.spec.Namespace + "-" + wl.spec.Name)
+}
+
+// newPod builds the workload's next pod, created at now, with the API
+// server's defaulting applied: a container's limit without a request
+// becomes its request too.
+func (wl *workload) newPod(now time.Time) *corev1.Pod {
+	wl.seq++
+	s := wl.spec
+	t := wl.podTemplate()
+	name := s.Name + "-" + strconv.Itoa(wl.seq)
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: t.Labels, Annotations: t.Annotations,
+			CreationTimestamp: metav1.NewTime(now), UID: types.UID(s.Namespace + "/" + name)},
+		Spec:   t.Spec,
+		Status: corev1.PodStatus{Phase: corev1.PodPending},
+	}
+	for i := range p.Spec.Containers {
+		template.RequestsFromLimits(&p.Spec.Containers[i])
 	}
 	if apiVersion, kind := ownerKind(s.Kind); kind != "" {
 		yes := true
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: s.Name,
-			UID: types.UID("uid-" + s.Namespace + "-" + s.Name), Controller: &yes}}
+			UID: wl.uid(), Controller: &yes}}
 	}
 	return p
+}
+
+// daemonSet is the DaemonSet object of a DaemonSet workload, which the
+// autoscaler lists to put its pods on group templates.
+func (wl *workload) daemonSet() *appsv1.DaemonSet {
+	t := wl.podTemplate()
+	return &appsv1.DaemonSet{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"},
+		ObjectMeta: metav1.ObjectMeta{Name: wl.spec.Name, Namespace: wl.spec.Namespace, UID: wl.uid(), CreationTimestamp: metav1.NewTime(Start)},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": wl.spec.Name}},
+			Template: t,
+		},
+	}
 }
 
 // reconcileWorkloads creates and deletes pods so every workload has its
@@ -109,6 +147,12 @@ func (w *World) reconcileReplicas(wl *workload, want int, now time.Time) {
 // reconcilePods handles bare pods: nobody recreates a lost one, so the
 // count follows what exists, except for pods the scenario adds or removes.
 func (w *World) reconcilePods(wl *workload, now time.Time) {
+	for k, owner := range w.bare {
+		if _, ok := w.cluster.pods[k]; !ok && owner == wl.spec.Name {
+			delete(w.bare, k) // lost with its node or evicted: gone for good
+			wl.replicas--
+		}
+	}
 	have := w.podsOf(wl)
 	for i := len(have); i < wl.replicas; i++ {
 		p := wl.newPod(now)
@@ -183,17 +227,24 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 			wl.seq--
 			continue
 		}
-		w.cluster.addPod(bind(p, name, now))
+		w.bindPod(p, name, now)
 	}
 }
 
-// bind returns a copy of the pod bound to node and running.
-func bind(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
+// bindPod is the one way a pod gets bound, whoever binds it (the
+// scheduler, the DaemonSet controller, the initial placement): it stores a
+// copy of the pod bound to node and running since now, and starts a Job
+// pod's run time. It returns the stored copy.
+func (w *World) bindPod(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
 	b := p.DeepCopy()
 	b.Spec.NodeName = node
 	b.Status.Phase = corev1.PodRunning
 	b.Status.StartTime = &metav1.Time{Time: now}
 	b.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
+	w.cluster.addPod(b)
+	if wl := w.byName[ownerName(b)]; wl != nil && wl.started != nil {
+		wl.started[podKey(b)] = now
+	}
 	return b
 }
 

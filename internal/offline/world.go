@@ -39,6 +39,8 @@ type World struct {
 	readyNodes  map[string]bool
 	lastReason  map[string]string
 	restarts    int
+	watches     watches
+	backoffs    backoffStore
 	pending     int
 	schedGen    int
 	reconGen    int
@@ -74,7 +76,11 @@ func New(scn *scenario.Scenario) (*World, error) {
 		}
 		w.workloads = append(w.workloads, wl)
 		w.byName[s.Name] = wl
+		if s.Kind == "DaemonSet" {
+			w.cluster.daemonSets = append(w.cluster.daemonSets, wl.daemonSet())
+		}
 	}
+	w.watch(scn.Expect)
 	if err := w.restart(); err != nil {
 		return nil, err
 	}
@@ -97,15 +103,21 @@ func (w *World) priorities() (expander.Priorities, error) {
 	return out, nil
 }
 
-// restart replaces the autoscaler with a fresh one: in-memory state gone.
+// restart replaces the autoscaler with a fresh one: its in-memory state is
+// gone, except the backoff, which it restores from the store its
+// predecessor saved to, as the live command does.
 func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: w.scn.Options, Provider: w.cloud, Cluster: w.cluster, Recorder: recorder{w},
-		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42)), Registerer: prometheus.NewRegistry(),
+		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42+w.scn.Seed)), Registerer: prometheus.NewRegistry(),
 		ScaleDown:  apiServer{w},
 		Priorities: w.priorities,
+		Backoff:    &w.backoffs,
 	})
 	if err != nil {
+		return fmt.Errorf("starting the autoscaler: %w", err)
+	}
+	if err := w.backoffs.restore(a); err != nil {
 		return fmt.Errorf("starting the autoscaler: %w", err)
 	}
 	w.autoscaler = a

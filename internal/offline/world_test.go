@@ -68,31 +68,6 @@ func expectChecks(t *testing.T, res *Result, scn *scenario.Scenario) {
 	}
 }
 
-// TestRestartDropsState shows that a restart forgets the infinite backoff:
-// the new process sees ng-1's sentinel as a drifted target and removes it.
-func TestRestartDropsState(t *testing.T) {
-	res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
-kind: Scenario
-duration: 30m
-autoscaler: {expander: highest-priority, backoff-no-full-scale-down: true, max-node-provision-time: 7m}
-nodeGroups:
-  - {name: fallback, max: 5, resources: {cpu: "4", memory: 32Gi}, bootTime: 1m}
-  - {name: ng-1, max: 5, resources: {cpu: "4", memory: 32Gi}, capacity: 0, labels: {zalando.org/scaling-priority: "100"}}
-workloads:
-  - {name: p, kind: Pods, replicas: 1, pod: {requests: {cpu: "1", memory: 24Gi}}}
-events:
-  - {at: 10m, restartAutoscaler: true}
-expect:
-  - action: {type: ScaleUp, group: ng-1, delta: 1, at: 0s}
-  - action: {type: ScaleUp, group: fallback, delta: 1, at: 7m10s}
-  - group: {name: ng-1, at: 9m50s, target: 1, backedOff: true}
-  - group: {name: ng-1, at: 10m, target: 1, backedOff: false}
-  - actions: {from: 10m, exactly: [{type: DecreaseTargetSize, group: ng-1, delta: -1}]}
-  - group: {name: ng-1, target: 0, backedOff: false}
-`)
-	expectChecks(t, res, scn)
-}
-
 func TestPriorityExpanderFromScenario(t *testing.T) {
 	res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
 kind: Scenario

@@ -1,5 +1,7 @@
 package scenario
 
+import "fmt"
+
 // Expectation is one assertion; exactly one field is set.
 type Expectation struct {
 	// Action asserts that a matching action happens in a window.
@@ -14,6 +16,12 @@ type Expectation struct {
 	PendingPods *PendingExpectation `yaml:"pendingPods"`
 	// TargetTotal asserts the summed target of several groups.
 	TargetTotal *TotalExpectation `yaml:"targetTotal"`
+	// Event asserts how many timeline events of a type happen in a window.
+	Event *EventExpectation `yaml:"event"`
+	// MaxUnavailable bounds a workload's unavailable pods over a window.
+	MaxUnavailable *UnavailableExpectation `yaml:"maxUnavailable"`
+	// ZoneNodes asserts the number of nodes in a zone at a time.
+	ZoneNodes *ZoneExpectation `yaml:"zoneNodes"`
 	// Line is the expectation's line in the file.
 	Line int `yaml:"-"`
 }
@@ -47,8 +55,81 @@ type ActionExpectation struct {
 	At *Duration `yaml:"at"`
 	// Window bounds when it may happen.
 	Window `yaml:",inline"`
-	// Count requires exactly this many matches (default: at least one).
+	// Bounds bound the number of matches (default: at least one).
+	Bounds `yaml:",inline"`
+}
+
+// Bounds bound a number: Count exactly, or AtLeast and/or AtMost. Unset
+// bounds are not checked.
+type Bounds struct {
+	// Count requires exactly this number.
 	Count *int `yaml:"count"`
+	// AtMost requires at most this number.
+	AtMost *int `yaml:"atMost"`
+	// AtLeast requires at least this number.
+	AtLeast *int `yaml:"atLeast"`
+}
+
+// IsSet reports whether any bound is given.
+func (b Bounds) IsSet() bool { return b.Count != nil || b.AtMost != nil || b.AtLeast != nil }
+
+// Holds reports whether n is within the bounds.
+func (b Bounds) Holds(n int) bool {
+	return (b.Count == nil || n == *b.Count) && (b.AtMost == nil || n <= *b.AtMost) && (b.AtLeast == nil || n >= *b.AtLeast)
+}
+
+// String renders the bounds as "= 2", ">= 1", "<= 3" or ">= 1, <= 3".
+func (b Bounds) String() string {
+	switch {
+	case b.Count != nil:
+		return fmt.Sprintf("= %d", *b.Count)
+	case b.AtLeast != nil && b.AtMost != nil:
+		return fmt.Sprintf(">= %d, <= %d", *b.AtLeast, *b.AtMost)
+	case b.AtLeast != nil:
+		return fmt.Sprintf(">= %d", *b.AtLeast)
+	case b.AtMost != nil:
+		return fmt.Sprintf("<= %d", *b.AtMost)
+	}
+	return "any"
+}
+
+// EventExpectation asserts the number of timeline events of a type, with
+// an optional group and reason, at a time or within a window.
+type EventExpectation struct {
+	// Type is a timeline event type (one of EventTypes).
+	Type string `yaml:"type"`
+	// Group is the node group id (optional filter).
+	Group string `yaml:"group"`
+	// Reason must be a substring of the event's reason or message
+	// (optional filter).
+	Reason string `yaml:"reason"`
+	// At requires the events exactly at this time.
+	At *Duration `yaml:"at"`
+	// Window bounds when they count.
+	Window `yaml:",inline"`
+	// Bounds bound the number of matches (default: at least one).
+	Bounds `yaml:",inline"`
+}
+
+// UnavailableExpectation bounds the largest number of a workload's
+// unavailable pods (desired minus bound and ready) over a window.
+type UnavailableExpectation struct {
+	// Workload is the workload name.
+	Workload string `yaml:"workload"`
+	// Window bounds the samples considered.
+	Window `yaml:",inline"`
+	// AtMost is the highest accepted number.
+	AtMost *int `yaml:"atMost"`
+}
+
+// ZoneExpectation asserts the number of nodes labelled with a zone.
+type ZoneExpectation struct {
+	// Zone is the topology.kubernetes.io/zone value.
+	Zone string `yaml:"zone"`
+	// At is the time (default: the end).
+	At *Duration `yaml:"at"`
+	// Bounds bound the number of nodes; at least one is required.
+	Bounds `yaml:",inline"`
 }
 
 // ActionList asserts the exact ordered actions within a window.
@@ -71,6 +152,9 @@ type GroupExpectation struct {
 	BackedOff *bool `yaml:"backedOff"`
 	// Ready is the expected number of ready nodes.
 	Ready *int `yaml:"ready"`
+	// Registered is the expected number of registered nodes (ready or
+	// not) the autoscaler counts for the group.
+	Registered *int `yaml:"registered"`
 }
 
 // PendingExpectation asserts the pending pod count.

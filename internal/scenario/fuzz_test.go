@@ -13,6 +13,10 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\n"))
 	f.Add([]byte("a: &x [*x]\n"))
+	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\nseed: 3\nworkloads:\n  - {name: w, kind: Pods}\n" +
+		"expect:\n  - event: {type: BackoffStarted, reason: timeout, atLeast: 1, atMost: 2}\n" +
+		"  - maxUnavailable: {workload: w, from: 10s, atMost: 0}\n  - zoneNodes: {zone: a, count: 1}\n" +
+		"  - action: {type: ScaleUp, count: 1, atMost: 0}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if (s == nil) == (err == nil) {

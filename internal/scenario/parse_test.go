@@ -16,7 +16,7 @@ func TestParseValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
-	if s.Duration.Duration != 30*time.Minute || len(s.NodeGroups) != 2 || len(s.Events) != 4 || len(s.Expect) != 4 {
+	if s.Duration.Duration != 30*time.Minute || s.Seed != 7 || len(s.NodeGroups) != 2 || len(s.Events) != 4 || len(s.Expect) != 9 {
 		t.Fatalf("unexpected scenario: %+v", s)
 	}
 	if s.Options.MaxNodeProvisionTime != 7*time.Minute || !s.Options.BackoffNoFullScaleDown ||
@@ -33,7 +33,7 @@ func TestParseValid(t *testing.T) {
 	if aff == nil || aff.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0].Values[0] != "eu-central-1a" {
 		t.Fatalf("affinity not decoded: %+v", aff)
 	}
-	if s.Workloads[0].Namespace != "default" || s.Expect[1].Line != 51 {
+	if s.Workloads[0].Namespace != "default" || s.Expect[1].Line != 52 {
 		t.Fatalf("namespace %q, expect line %d", s.Workloads[0].Namespace, s.Expect[1].Line)
 	}
 }
@@ -60,6 +60,21 @@ func TestParseErrors(t *testing.T) {
 		{"unknown k8s field", head + group + "    taints: [{key: a, effekt: NoSchedule}]\n", "line 8: unknown field \"effekt\""},
 		{"event after end", head + group + "events:\n  - at: 11m\n    removeGroup: ng-1\n", "line 9: events.at"},
 		{"bad expectation type", head + "expect:\n  - action: {type: Scale}\n", "line 5: type: want one of"},
+		{"count with atMost", head + "expect:\n  - action: {type: ScaleUp, count: 1, atMost: 2}\n", "line 5: expect.action: count excludes atMost and atLeast"},
+		{"negative atLeast", head + "expect:\n  - event: {type: ScaleUp, atLeast: -1}\n", "line 5: expect.event: atLeast must not be negative"},
+		{"atLeast above atMost", head + "expect:\n  - event: {type: ScaleUp, atLeast: 3, atMost: 2}\n", "line 5: expect.event: atLeast 3 is above atMost 2"},
+		{"unknown event type", head + "expect:\n  - event:\n      group: ng-1\n      type: ScaleUpp\n", "line 7: expect.event: type: want one of"},
+		{"event at and from", head + "expect:\n  - event: {type: NodeReady, at: 1m, from: 1m}\n", "line 5: expect.event: at excludes from/to"},
+		{"event window", head + "expect:\n  - event: {type: NodeReady, from: 2m, to: 1m}\n", "line 5: window: to is before from"},
+		{"unknown event field", head + "expect:\n  - event: {type: NodeReady, reasn: x}\n", "line 5: unknown field reasn"},
+		{"unavailable unknown workload", head + "expect:\n  - maxUnavailable:\n      workload: web\n      atMost: 1\n", "line 6: expect.maxUnavailable: unknown workload \"web\""},
+		{"unavailable without atMost", head + "workloads:\n  - {name: web, kind: ReplicaSet}\nexpect:\n  - maxUnavailable: {workload: web}\n", "line 7: expect.maxUnavailable: atMost is required"},
+		{"unavailable of a DaemonSet", head + "workloads:\n  - {name: ds, kind: DaemonSet}\nexpect:\n  - maxUnavailable: {workload: ds, atMost: 0}\n", "line 7: expect.maxUnavailable: workload \"ds\" is a DaemonSet"},
+		{"zone without bounds", head + "expect:\n  - zoneNodes: {zone: a}\n", "line 5: expect.zoneNodes: set count, atMost or atLeast"},
+		{"zone without zone", head + "expect:\n  - zoneNodes: {count: 1}\n", "line 5: expect.zoneNodes: zone is required"},
+		{"negative registered", head + "expect:\n  - group: {name: ng-1, registered: -1}\n", "line 5: expect.group: target, ready and registered must not be negative"},
+		{"two expectations", head + "expect:\n  - pendingPods: {count: 0}\n    zoneNodes: {zone: a, count: 1}\n", "line 5: expect: set exactly one of"},
+		{"negative seed", head + "seed: -1\n", "line 4: cannot unmarshal"},
 		{"two documents", head + "---\nkind: x\n", "only one YAML document"},
 		{"not a map", "- a\n- b\n", "line 1: want a YAML map"},
 		{"syntax", "a: [\n", "line"},
@@ -77,5 +92,64 @@ func TestParseErrors(t *testing.T) {
 				t.Fatalf("error %q does not contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestParseNewExpectations checks that the bounded, event, unavailable,
+// zone and registered expectations decode into their fields.
+func TestParseNewExpectations(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(data)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	e := s.Expect
+	if a := e[4].Action; a == nil || a.AtMost == nil || *a.AtMost != 2 || a.AtLeast == nil || *a.AtLeast != 1 || a.Count != nil {
+		t.Errorf("bounded action: %+v", a)
+	}
+	if ev := e[5].Event; ev == nil || ev.Type != "NotTriggerScaleUp" || ev.Group != "ng-1" || ev.Reason != "max size" ||
+		ev.From.Duration != time.Minute || ev.Count == nil || *ev.Count != 0 {
+		t.Errorf("event: %+v", ev)
+	}
+	if u := e[6].MaxUnavailable; u == nil || u.Workload != "web" || *u.AtMost != 1 || u.To.Duration != 20*time.Minute {
+		t.Errorf("maxUnavailable: %+v", u)
+	}
+	if z := e[7].ZoneNodes; z == nil || z.Zone != "eu-central-1a" || *z.AtLeast != 1 || z.At.Duration != 10*time.Minute {
+		t.Errorf("zoneNodes: %+v", z)
+	}
+	if g := e[8].Group; g == nil || *g.Registered != 1 || *g.Target != 1 {
+		t.Errorf("group: %+v", g)
+	}
+	for i, want := range []int{55, 56, 57, 58, 59} {
+		if e[4+i].Line != want {
+			t.Errorf("expect %d: line %d, want %d", 4+i, e[4+i].Line, want)
+		}
+	}
+}
+
+func TestBounds(t *testing.T) {
+	n := func(v int) *int { return &v }
+	tests := []struct {
+		b    Bounds
+		in   int
+		want bool
+		str  string
+	}{
+		{Bounds{}, 0, true, "any"},
+		{Bounds{Count: n(2)}, 2, true, "= 2"},
+		{Bounds{Count: n(2)}, 3, false, "= 2"},
+		{Bounds{AtMost: n(2)}, 2, true, "<= 2"},
+		{Bounds{AtMost: n(2)}, 3, false, "<= 2"},
+		{Bounds{AtLeast: n(2)}, 1, false, ">= 2"},
+		{Bounds{AtLeast: n(1), AtMost: n(3)}, 3, true, ">= 1, <= 3"},
+		{Bounds{AtLeast: n(1), AtMost: n(3)}, 0, false, ">= 1, <= 3"},
+	}
+	for _, tt := range tests {
+		if got := tt.b.Holds(tt.in); got != tt.want || tt.b.String() != tt.str {
+			t.Errorf("%s holds %d: %v, want %v (%q)", tt.b, tt.in, got, tt.want, tt.str)
+		}
 	}
 }

@@ -24,6 +24,9 @@ type Scenario struct {
 	Description string `yaml:"description"`
 	// Duration is how long the simulation runs.
 	Duration Duration `yaml:"duration"`
+	// Seed seeds the random choices of the autoscaler (the random
+	// expander's tie-breaks); the same file and seed give the same run.
+	Seed uint64 `yaml:"seed"`
 	// Autoscaler holds the autoscaler options keyed by flag name.
 	Autoscaler Settings `yaml:"autoscaler"`
 	// Priorities is the priority expander's configuration: priority ->

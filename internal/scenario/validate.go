@@ -51,7 +51,7 @@ func validate(s *Scenario, t tree) error {
 	c.nodes(s, groups)
 	workloads := c.workloads(s)
 	c.events(s, groups, workloads)
-	c.expectations(s)
+	c.expectations(s, workloads)
 	return errors.Join(c.errs...)
 }
 
@@ -165,48 +165,4 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		}
 	}
 	return kinds
-}
-
-func (c *checker) expectations(s *Scenario) {
-	for i := range s.Expect {
-		e := &s.Expect[i]
-		e.Line = c.t.line("expect", i)
-		set := 0
-		for _, b := range []bool{e.Action != nil, e.Actions != nil, e.NoActions != nil, e.Group != nil, e.PendingPods != nil, e.TargetTotal != nil} {
-			if b {
-				set++
-			}
-		}
-		at := p("expect", i)
-		c.failf(set != 1, at, "expect: set exactly one of action, actions, noActions, group, pendingPods, targetTotal")
-		switch {
-		case e.Action != nil:
-			c.match(e.Action.ActionMatch, append(at, "action"))
-			c.window(e.Action.Window, append(at, "action"))
-			c.failf(e.Action.At != nil && (e.Action.From != nil || e.Action.To != nil), append(at, "action"), "expect.action: at excludes from/to")
-		case e.Actions != nil:
-			c.window(e.Actions.Window, append(at, "actions"))
-			for j, m := range e.Actions.Exactly {
-				c.match(m, append(at, "actions", "exactly", j))
-			}
-		case e.NoActions != nil:
-			c.window(*e.NoActions, append(at, "noActions"))
-		case e.Group != nil:
-			c.failf(e.Group.Name == "", append(at, "group"), "expect.group: name is required")
-		case e.TargetTotal != nil:
-			c.failf(len(e.TargetTotal.Groups) == 0 || e.TargetTotal.Max < e.TargetTotal.Min, append(at, "targetTotal"),
-				"expect.targetTotal: need groups and min <= max")
-		}
-	}
-}
-
-// ActionTypes are the action types expectations may name.
-var ActionTypes = []string{"ScaleUp", "DecreaseTargetSize", "DeleteNodes", "EvictPod"}
-
-func (c *checker) match(m ActionMatch, at []any) {
-	c.failf(!slices.Contains(ActionTypes, m.Type), append(at, "type"), "type: want one of %v, got %q", ActionTypes, m.Type)
-}
-
-func (c *checker) window(w Window, at []any) {
-	c.failf(w.From != nil && w.To != nil && w.To.Duration < w.From.Duration, at, "window: to is before from")
 }

@@ -86,11 +86,21 @@ func NewBackoffStore(client kubernetes.Interface, namespace string) (*BackoffSto
 	return &BackoffStore{store: store, namespace: namespace}, nil
 }
 
-// SaveBackoff writes s unless it equals what was last read or written.
-func (b *BackoffStore) SaveBackoff(ctx context.Context, s backoff.State) error {
+// EncodeBackoff returns the persisted document of s, which ParseBackoff
+// reads back.
+func EncodeBackoff(s backoff.State) ([]byte, error) {
 	data, err := json.Marshal(backoffDocument{Version: backoffVersion, State: s})
 	if err != nil {
-		return fmt.Errorf("encoding backoff: %w", err)
+		return nil, fmt.Errorf("encoding backoff: %w", err)
+	}
+	return data, nil
+}
+
+// SaveBackoff writes s unless it equals what was last read or written.
+func (b *BackoffStore) SaveBackoff(ctx context.Context, s backoff.State) error {
+	data, err := EncodeBackoff(s)
+	if err != nil {
+		return err
 	}
 	return b.store.Save(ctx, data)
 }

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,27 @@ func TestParseBackoff(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestEncodeBackoffRoundTrip: what EncodeBackoff writes (the live store
+// and the offline world use it) ParseBackoff reads back unchanged.
+func TestEncodeBackoffRoundTrip(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	in := backoff.State{
+		ScaleUp:   []backoff.Entry{{Group: "a", Reason: backoff.Reason{Code: "timeout"}}},
+		APIErrors: []backoff.Entry{{Group: "b", Reason: backoff.Reason{Code: "Throttling"}, Until: at.Add(time.Minute), Duration: time.Minute, LastFailed: at}},
+	}
+	data, err := live.EncodeBackoff(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := live.ParseBackoff(data)
+	if err != nil {
+		t.Fatalf("parsing %s: %v", data, err)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("round trip changed the state:\n%+v\n%+v", in, out)
 	}
 }
 

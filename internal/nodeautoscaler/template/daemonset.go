@@ -37,7 +37,7 @@ func DaemonSetPods(node *corev1.Node, daemonSets []*appsv1.DaemonSet) []*corev1.
 func newDaemonPod(ds *appsv1.DaemonSet, nodeName string) *corev1.Pod {
 	spec := ds.Spec.Template.Spec.DeepCopy()
 	for i := range spec.Containers {
-		fixupRequests(&spec.Containers[i])
+		RequestsFromLimits(&spec.Containers[i])
 	}
 	// The DaemonSet controller pins its pods with node affinity to the
 	// node name; the name filter keeps the same meaning.
@@ -53,8 +53,11 @@ func newDaemonPod(ds *appsv1.DaemonSet, nodeName string) *corev1.Pod {
 	}
 }
 
-// fixupRequests sets requests = limits for resources with only a limit.
-func fixupRequests(c *corev1.Container) {
+// RequestsFromLimits sets requests = limits for the resources a container
+// limits without requesting them, the defaulting the API server applies to
+// every pod it creates (and the fork applies to DaemonSet pod templates,
+// which the API server leaves alone).
+func RequestsFromLimits(c *corev1.Container) {
 	for r, l := range c.Resources.Limits {
 		if _, ok := c.Resources.Requests[r]; ok {
 			continue
