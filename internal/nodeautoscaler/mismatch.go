@@ -91,16 +91,16 @@ func nodeList(n string) []string {
 func templateFingerprint(t cloudprovider.Template) string {
 	h := fnv.New64a()
 	for _, it := range t.InstanceTypes {
-		fmt.Fprintf(h, "type %s", it.Name)
+		_, _ = fmt.Fprintf(h, "type %s", it.Name)
 		for _, r := range slices.Sorted(mapKeys(it.Capacity)) {
 			q := it.Capacity[corev1.ResourceName(r)]
-			fmt.Fprintf(h, " %s=%s", r, q.String())
+			_, _ = fmt.Fprintf(h, " %s=%s", r, q.String())
 		}
 		h.Write([]byte{0})
 	}
-	fmt.Fprintf(h, "zones %s\x00region %s\x00", strings.Join(t.Zones, ","), t.Region)
+	_, _ = fmt.Fprintf(h, "zones %s\x00region %s\x00", strings.Join(t.Zones, ","), t.Region)
 	for _, k := range slices.Sorted(mapKeys(t.Tags)) {
-		fmt.Fprintf(h, "%s=%s\x00", k, t.Tags[k])
+		_, _ = fmt.Fprintf(h, "%s=%s\x00", k, t.Tags[k])
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
 }

@@ -162,7 +162,7 @@ func newest(nodes []*corev1.Node, since time.Time) *corev1.Node {
 		if n.CreationTimestamp.Time.Before(since) {
 			continue
 		}
-		if best == nil || cmp.Or(n.CreationTimestamp.Time.Compare(best.CreationTimestamp.Time), cmp.Compare(n.Name, best.Name)) > 0 {
+		if best == nil || cmp.Or(n.CreationTimestamp.Compare(best.CreationTimestamp.Time), cmp.Compare(n.Name, best.Name)) > 0 {
 			best = n
 		}
 	}
