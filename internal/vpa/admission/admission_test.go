@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -259,12 +260,11 @@ func TestWebhookAgainstControlPlane(t *testing.T) {
 		v.Spec.TargetRef.Kind, v.Spec.TargetRef.Name = "ReplicaSet", rsList.Items[0].Name
 		st := scenario6Status()
 		createVPA(t, c, v, &st)
-		// Scale up so that a pod is created while the VPA exists.
-		if err := c.Get(t.Context(), client.ObjectKeyFromObject(d), d); err != nil {
-			t.Fatal(err)
-		}
-		d.Spec.Replicas = ptr(int32(2))
-		if err := c.Update(t.Context(), d); err != nil {
+		// Scale up so that a pod is created while the VPA exists. A merge
+		// patch of the replicas alone does not conflict with the
+		// deployment controller's status writes.
+		scale := client.RawPatch(types.MergePatchType, []byte(`{"spec":{"replicas":2}}`))
+		if err := c.Patch(t.Context(), d, scale); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range podsOf(t, c, ns, "below", 2) {
