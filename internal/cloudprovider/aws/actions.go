@@ -42,7 +42,8 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 }
 
 // DecreaseTargetSize lowers the desired capacity by delta without
-// terminating anything; it never goes below the group's instances.
+// terminating anything; it never goes below the group's instances that
+// are not terminating (placeholders do not count).
 func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta int) error {
 	if delta <= 0 {
 		return fmt.Errorf("decreasing node group %q: delta %d must be positive", groupID, delta)
@@ -54,8 +55,8 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 		return err
 	}
 	size := g.desired - delta
-	if size < len(g.instances) {
-		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: len(g.instances), Reason: "below existing instances"}
+	if size < g.live() {
+		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.live(), Reason: "below existing instances"}
 	}
 	return p.setDesired(ctx, "DecreaseTargetSize", g, size)
 }
@@ -64,7 +65,8 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 // desired capacity by their number (one SetDesiredCapacity), real
 // instances are terminated one by one with
 // TerminateInstanceInAutoScalingGroup(ShouldDecrementDesiredCapacity
-// true); instances already terminating are skipped. The next Refresh
+// true); instances already terminating are skipped. It refuses to go below
+// the group's min size. The next Refresh
 // describes the groups again.
 func (p *Provider) DeleteInstances(ctx context.Context, groupID string, ids []string) error {
 	p.mu.Lock()
@@ -77,7 +79,9 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, ids []st
 	var real []int
 	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
 		if i := slices.IndexFunc(g.instances, func(in instance) bool { return in.id == id }); i >= 0 {
-			real = append(real, i)
+			if g.instances[i].state != cloudprovider.InstanceDeleting {
+				real = append(real, i)
+			}
 			continue
 		}
 		if !isPlaceholder(g, id) {
@@ -97,9 +101,6 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, ids []st
 	var errs []error
 	for _, i := range real {
 		in := &g.instances[i]
-		if in.state == cloudprovider.InstanceDeleting {
-			continue
-		}
 		_, err := p.cfg.AutoScaling.TerminateInstanceInAutoScalingGroup(ctx, &autoscaling.TerminateInstanceInAutoScalingGroupInput{
 			InstanceId: awssdk.String(in.id), ShouldDecrementDesiredCapacity: awssdk.Bool(true)})
 		if err != nil {
@@ -123,7 +124,7 @@ func isPlaceholder(g *asg, id string) bool {
 	if !ok {
 		return false
 	}
-	for i := len(g.instances); i < g.desired; i++ {
+	for i := g.live(); i < g.desired; i++ {
 		if rest == fmt.Sprint(i) {
 			return true
 		}

@@ -84,12 +84,12 @@ func failureOf(a *astypes.Activity) *cloudprovider.ErrorInfo {
 // call keeps the group's state, as if it had no news.
 func (p *Provider) checkActivities(ctx context.Context) {
 	for name := range p.scaleUps {
-		if g := p.groups[name]; g == nil || g.desired <= len(g.instances) {
+		if g := p.groups[name]; g == nil || !g.short() {
 			delete(p.scaleUps, name)
 		}
 	}
 	for _, g := range p.groups {
-		if g.desired <= len(g.instances) {
+		if !g.short() {
 			continue
 		}
 		s := p.scaleUps[g.name]

@@ -148,7 +148,7 @@ func (p *Provider) Instances(_ context.Context, groupID string) ([]cloudprovider
 	if s := p.scaleUps[g.name]; s != nil && s.failed != nil {
 		failure = s.failed
 	}
-	for i := len(g.instances); i < g.desired; i++ {
+	for i := g.live(); i < g.desired; i++ {
 		id := placeholderID(g.name, i)
 		inst := cloudprovider.Instance{ID: id, ProviderID: providerID(g.firstZone(), id), State: cloudprovider.InstanceCreating, Placeholder: true}
 		if failure != nil {
@@ -170,5 +170,8 @@ const placeholderPrefix = "i-placeholder-"
 func providerID(zone, id string) string { return ProviderIDPrefix + zone + "/" + id }
 
 // placeholderID names the placeholder for the i-th unit of desired
-// capacity (counting instances first): i-placeholder-<asg>-<i>.
-func placeholderID(group string, i int) string { return fmt.Sprintf("%s%s-%d", placeholderPrefix, group, i) }
+// capacity (counting the instances that are not terminating first):
+// i-placeholder-<asg>-<i>.
+func placeholderID(group string, i int) string {
+	return fmt.Sprintf("%s%s-%d", placeholderPrefix, group, i)
+}

@@ -29,6 +29,21 @@ type asg struct {
 	templateTags map[string]string
 }
 
+// live counts the instances that are not terminating: AWS's desired
+// capacity already excludes those terminated with a decrement.
+func (g *asg) live() int {
+	n := 0
+	for _, in := range g.instances {
+		if in.state != cloudprovider.InstanceDeleting {
+			n++
+		}
+	}
+	return n
+}
+
+// short reports whether desired capacity has no instance yet.
+func (g *asg) short() bool { return g.desired > g.live() }
+
 func (g *asg) firstZone() string {
 	if len(g.zones) > 0 {
 		return g.zones[0]
@@ -93,14 +108,15 @@ func (p *Provider) regenerate(ctx context.Context) error {
 			if g.max < g.min {
 				klog.FromContext(ctx).Error(nil, "Skipping node group: --nodes bounds do not overlap the ASG's", "nodeGroup", g.name,
 					"nodesMin", s.Min, "nodesMax", s.Max)
+				delete(static, g.name)
 				continue
 			}
 		}
 		groups[g.name] = g
 	}
-	for _, s := range p.cfg.Static {
-		if groups[s.Name] == nil {
-			klog.FromContext(ctx).Error(nil, "Auto Scaling group of --nodes not found", "nodeGroup", s.Name)
+	for name := range static {
+		if groups[name] == nil {
+			klog.FromContext(ctx).Error(nil, "Auto Scaling group of --nodes not found", "nodeGroup", name)
 		}
 	}
 	p.resolveTemplates(ctx, groups)
