@@ -11,8 +11,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// requestMetrics count and time every AWS API call by operation and
-// outcome, with the upstream cluster autoscaler's series name.
+// requestMetrics count and time every AWS API request by operation and
+// outcome, with the upstream cluster autoscaler's series name; the
+// histogram's _count series are the calls and errors per operation.
 type requestMetrics struct {
 	duration *prometheus.HistogramVec
 }
@@ -60,12 +61,14 @@ func statusOf(err error) string {
 	return "error"
 }
 
-// middleware wraps every operation once, around all of its retries.
+// middleware observes every attempt of every operation: it sits after
+// the SDK's retry middleware, so a throttled call that succeeded on retry
+// shows as one Throttling and one success, as AWS counts them.
 func (m *requestMetrics) middleware(stack *middleware.Stack) error {
-	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("kscaleRequestMetrics",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("kscaleRequestMetrics",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
 			start := time.Now()
-			out, md, err := next.HandleInitialize(ctx, in)
+			out, md, err := next.HandleFinalize(ctx, in)
 			m.observe(awsmiddleware.GetOperationName(ctx), err, time.Since(start))
 			return out, md, err
 		}), middleware.After)
