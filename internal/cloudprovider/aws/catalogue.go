@@ -139,3 +139,13 @@ func (c *catalogue) instanceType(name string) (cloudprovider.InstanceType, bool)
 		ResourceGPU:           *resource.NewQuantity(info.gpus, resource.DecimalSI),
 	}}, true
 }
+
+// StaticInstanceType returns a type of the built-in table as the provider
+// reports it (capacity with 110 pods and the GPU count, architecture).
+func StaticInstanceType(name string) (cloudprovider.InstanceType, bool) {
+	static, err := staticCatalogue()
+	if err != nil {
+		return cloudprovider.InstanceType{}, false
+	}
+	return (&catalogue{types: static}).instanceType(name)
+}

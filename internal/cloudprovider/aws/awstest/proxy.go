@@ -29,6 +29,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	seq      int
 	calls    map[string]int
+	log      []string
 	throttle map[string]int        // action -> throttled calls left
 	stock    map[string]*stockout  // by group
 	acts     map[string][]activity // by group, newest first
@@ -100,6 +101,15 @@ func (p *Proxy) Calls(action string) int {
 	return p.calls[action]
 }
 
+// Log returns every request so far as "Action [group [desired]]", in
+// order; with one discovery spec and under 100 groups, each loop's
+// refresh is one DescribeAutoScalingGroups entry.
+func (p *Proxy) Log() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.log...)
+}
+
 // Desired returns the desired capacity the proxy holds for a stocked-out
 // group (-1 before any SetDesiredCapacity).
 func (p *Proxy) Desired(group string) int {
@@ -135,6 +145,14 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	action := form.Get("Action")
 	p.mu.Lock()
 	p.calls[action]++
+	entry := action
+	if g := form.Get("AutoScalingGroupName"); g != "" {
+		entry += " " + g
+	}
+	if d := form.Get("DesiredCapacity"); d != "" {
+		entry += " " + d
+	}
+	p.log = append(p.log, entry)
 	throttled := p.throttle[action] > 0
 	if throttled {
 		p.throttle[action]--
