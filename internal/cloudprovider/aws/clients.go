@@ -1,9 +1,15 @@
 package aws
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
@@ -49,11 +55,50 @@ func NewClients(ctx context.Context, cc ClientConfig) (*Clients, error) {
 		return nil, errors.New("loading AWS configuration: no region; set AWS_REGION or a region in the shared config profile")
 	}
 	cfg.APIOptions = append(cfg.APIOptions, m.middleware)
+	if cfg.HTTPClient == nil || isBuildable(cfg.HTTPClient) {
+		cfg.HTTPClient = &http.Client{Transport: bufferedRequests{next: awshttp.NewBuildableClient().GetTransport()}}
+	}
 	return &Clients{
 		AutoScaling: autoscaling.NewFromConfig(cfg),
 		EC2:         ec2.NewFromConfig(cfg),
 		Region:      cfg.Region,
 	}, nil
+}
+
+// bufferedRequests hands the transport a copy of each request body. The
+// SDK closes an operation's request body as soon as the response headers
+// arrive; when the transport's writer has not finished with it yet, the
+// transport closes the connection and the response body being decoded
+// fails with "use of closed network connection" (seen with large
+// DescribeAutoScalingGroups pages; TestRefreshCallsPerLoop catches it as
+// retries). Query-protocol bodies are small form posts, so the copy is
+// cheap.
+type bufferedRequests struct {
+	next http.RoundTripper
+}
+
+// RoundTrip sends r with its body read into memory.
+func (b bufferedRequests) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return b.next.RoundTrip(r)
+	}
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, fmt.Errorf("reading request body: %w", err)
+	}
+	if err := r.Body.Close(); err != nil {
+		return nil, fmt.Errorf("closing request body: %w", err)
+	}
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	r.ContentLength = int64(len(data))
+	return b.next.RoundTrip(r)
+}
+
+func isBuildable(c awssdk.HTTPClient) bool {
+	_, ok := c.(*awshttp.BuildableClient)
+	return ok
 }
 
 // ensure the SDK clients satisfy the provider's interfaces.
