@@ -2,14 +2,13 @@ package aws
 
 import (
 	"context"
-
 	"fmt"
-	"k8s.io/klog/v2/ktesting"
 	"strings"
 	"testing"
 	"time"
 
 	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
+	"k8s.io/klog/v2/ktesting"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
