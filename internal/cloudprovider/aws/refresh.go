@@ -155,7 +155,7 @@ func (p *Provider) describePages(ctx context.Context, in *autoscaling.DescribeAu
 	var out []astypes.AutoScalingGroup
 	pages := autoscaling.NewDescribeAutoScalingGroupsPaginator(p.cfg.AutoScaling, in)
 	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
+		page, err := pages.NextPage(ctx, withFastGroupsDecoder)
 		if err != nil {
 			return nil, fmt.Errorf("describing Auto Scaling groups: %w", err)
 		}
