@@ -97,6 +97,7 @@ type launchEntry struct {
 func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg) {
 	logger := klog.FromContext(ctx)
 	p.fetchLaunchConfigs(ctx, groups)
+	errs := make(map[string]string, len(groups))
 	for _, g := range groups {
 		var dropped []error
 		g.templateTags, dropped = templateTags(g.tags, g.zones)
@@ -107,11 +108,22 @@ func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg)
 		if err == nil {
 			g.types, err = p.lookupTypes(g.name, names)
 		}
+		msg := ""
 		if err != nil {
-			logger.Error(err, "Cannot build the template of a node group", "nodeGroup", g.name)
-			g.types = nil
+			msg, g.types = err.Error(), nil
 		}
+		// Log a group's template error when it appears or changes, not
+		// every refresh.
+		if msg != p.templateErrs[g.name] {
+			if err != nil {
+				logger.Error(err, "Cannot build the template of a node group; it keeps its instances but cannot scale up", "nodeGroup", g.name)
+			} else {
+				logger.Info("Template of node group resolved", "nodeGroup", g.name)
+			}
+		}
+		errs[g.name] = msg
 	}
+	p.templateErrs = errs
 }
 
 // typeNames returns the instance types of a launch source.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -85,13 +86,14 @@ func (c *Config) Validate() error {
 type Provider struct {
 	cfg Config
 
-	mu          sync.Mutex
-	groups      map[string]*asg // by ASG name, from the last describe
-	refreshedAt time.Time
-	stale       bool // a deletion forces the next refresh
-	catalogue   *catalogue
-	launches    map[string]launchEntry // instance types by launch source
-	scaleUps    map[string]*scaleUp    // activity tracking of short groups
+	mu           sync.Mutex
+	groups       map[string]*asg // by ASG name, from the last describe
+	refreshedAt  time.Time
+	stale        bool // a deletion forces the next refresh
+	catalogue    *catalogue
+	launches     map[string]launchEntry // instance types by launch source
+	scaleUps     map[string]*scaleUp    // activity tracking of short groups
+	templateErrs map[string]string      // last template error per group, for logging changes
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
@@ -116,7 +118,7 @@ func (p *Provider) NodeGroups(_ context.Context) ([]cloudprovider.NodeGroup, err
 	for _, g := range p.groups {
 		out = append(out, cloudprovider.NodeGroup{ID: g.name, MinSize: g.min, MaxSize: g.max, TargetSize: g.desired,
 			Template: cloudprovider.Template{InstanceTypes: slices.Clone(g.types), Zones: slices.Clone(g.zones),
-				Region: p.cfg.Region, Tags: g.templateTags}})
+				Region: p.cfg.Region, Tags: maps.Clone(g.templateTags)}})
 	}
 	slices.SortFunc(out, func(a, b cloudprovider.NodeGroup) int {
 		switch {
