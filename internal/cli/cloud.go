@@ -23,6 +23,7 @@ type cloudFlags struct {
 	config        string
 	nodes         []string
 	autoDiscovery []string
+	aws           awsFlags
 }
 
 // addFlags registers the cloud flags.
@@ -31,6 +32,7 @@ func (c *cloudFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.config, "cloud-config", "", "The cloud provider's configuration file; for kwok the node groups, as in the nodeGroups section of a scenario file.")
 	fs.StringArrayVar(&c.nodes, "nodes", nil, "A node group to manage as min:max:name (repeatable); the name is the provider's.")
 	fs.StringArrayVar(&c.autoDiscovery, "node-group-auto-discovery", nil, "Find node groups in the cloud as <discoverer>:<spec> (repeatable), e.g. asg:tag=k8s.io/cluster-autoscaler/enabled.")
+	c.aws.addFlags(fs)
 }
 
 // cloudDeps is what a provider may use when it is built for a leader term.
@@ -49,6 +51,9 @@ type cloudDeps struct {
 	Clock clock.WithTicker
 	// Registerer takes the provider's metrics.
 	Registerer prometheus.Registerer
+	// DisableInstanceCache is --disable-node-instances-cache: the provider
+	// lists instances from the cloud every loop.
+	DisableInstanceCache bool
 }
 
 // cloud is a provider built for one leader term, with the background tasks
@@ -70,6 +75,7 @@ type cloudBuilder interface {
 func cloudBuilders() map[string]cloudBuilder {
 	return map[string]cloudBuilder{
 		"kwok": &kwokCloud{},
+		"aws":  &awsCloud{},
 	}
 }
 

@@ -141,7 +141,7 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
 	cluster := live.NewCluster(factory)
 	cl, err := o.builder.build(ctx, cloudDeps{Client: client, Factory: factory, Cluster: cluster,
-		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg})
+		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
 	if err != nil {
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}

@@ -20,6 +20,8 @@ func TestNodeAutoscalerFlagDefaults(t *testing.T) {
 		"namespace":                       "kube-system",
 		"write-status-configmap":          "true",
 		"kubeconfig":                      "",
+		"aws-use-static-instance-list":    "false",
+		"aws-refresh-interval":            "1m0s",
 	})
 }
 
@@ -39,7 +41,14 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--cloud-provider=aws", "--cloud-config=" + good}, "--cloud-provider"},
+		{[]string{"--cloud-provider=gce"}, "--cloud-provider"},
+		{[]string{"--cloud-provider=aws", "--cloud-config=" + good}, "--cloud-config: not supported by --cloud-provider=aws"},
+		{[]string{"--cloud-provider=aws"}, "--nodes or --node-group-auto-discovery"},
+		{[]string{"--cloud-provider=aws", "--nodes=3:1:asg"}, "--nodes"},
+		{[]string{"--cloud-provider=aws", "--nodes=1:3:asg", "--nodes=0:2:asg"}, "given twice"},
+		{[]string{"--cloud-provider=aws", "--node-group-auto-discovery=asg:tag="}, "--node-group-auto-discovery"},
+		{[]string{"--cloud-provider=aws", "--node-group-auto-discovery=mig:tag=a"}, "--node-group-auto-discovery"},
+		{[]string{"--cloud-provider=aws", "--nodes=1:3:asg", "--aws-refresh-interval=-1s"}, "--aws-refresh-interval"},
 		{[]string{}, "--cloud-config: required"},
 		{[]string{"--cloud-config=" + good, "--nodes=1:3:a"}, "--nodes: not supported by --cloud-provider=kwok"},
 		{[]string{"--cloud-config=" + good, "--node-group-auto-discovery=asg:tag=a"}, "--node-group-auto-discovery: not supported"},

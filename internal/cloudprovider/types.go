@@ -42,6 +42,10 @@ type InstanceType struct {
 	Name string
 	// Capacity is what the machine has before any system reservation.
 	Capacity corev1.ResourceList
+	// Architecture is the CPU architecture as the kubernetes.io/arch label
+	// spells it, for example "arm64" for AWS Graviton types; empty means
+	// amd64.
+	Architecture string
 }
 
 // Tag prefixes of the node-template convention shared with the upstream

@@ -69,7 +69,7 @@ func genericLabels(g cloudprovider.NodeGroup, name string) map[string]string {
 	if len(g.Template.InstanceTypes) == 1 {
 		it = g.Template.InstanceTypes[0].Name
 	}
-	l := map[string]string{LabelHostname: name, LabelArch: "amd64", LabelOS: "linux",
+	l := map[string]string{LabelHostname: name, LabelArch: architecture(g.Template.InstanceTypes), LabelOS: "linux",
 		LabelInstanceType: it, LabelInstanceTypeBeta: it}
 	if len(g.Template.Zones) > 0 {
 		l[LabelZone], l[LabelZoneBeta] = g.Template.Zones[0], g.Template.Zones[0]
@@ -78,6 +78,16 @@ func genericLabels(g cloudprovider.NodeGroup, name string) map[string]string {
 		l[LabelRegion], l[LabelRegionBeta] = g.Template.Region, g.Template.Region
 	}
 	return l
+}
+
+// architecture is the kubernetes.io/arch value of a group's instances: the
+// first type's (a group's machine image has one architecture), amd64 when
+// the provider names none.
+func architecture(types []cloudprovider.InstanceType) string {
+	if len(types) > 0 && types[0].Architecture != "" {
+		return types[0].Architecture
+	}
+	return "amd64"
 }
 
 // applyTags applies the node-template tag convention: label/<key>=value,

@@ -63,3 +63,28 @@ func TestDaemonSetPods(t *testing.T) {
 		t.Fatalf("pod not bound to the template node")
 	}
 }
+
+func TestFromProviderArchitecture(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		arch string
+		tags map[string]string
+		want string
+	}{
+		{name: "unset is amd64", want: "amd64"},
+		{name: "graviton", arch: "arm64", want: "arm64"},
+		{name: "a label tag wins", arch: "arm64", tags: map[string]string{cloudprovider.TagLabelPrefix + LabelArch: "amd64"}, want: "amd64"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := cloudprovider.NodeGroup{ID: "ng", Template: cloudprovider.Template{Tags: tc.tags,
+				InstanceTypes: []cloudprovider.InstanceType{{Name: "m6g.large", Architecture: tc.arch, Capacity: rl("cpu", "2", "memory", "8Gi")}}}}
+			n, err := FromProvider(g, NewEstimator(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := n.Labels[LabelArch]; got != tc.want {
+				t.Errorf("%s = %q, want %q", LabelArch, got, tc.want)
+			}
+		})
+	}
+}
