@@ -63,6 +63,14 @@ func (c *Config) Validate() error {
 		return errors.New("clusterapi: Discovery is required")
 	case c.Nodes == nil:
 		return errors.New("clusterapi: Nodes is required")
+	}
+	return c.ValidateSettings()
+}
+
+// ValidateSettings checks the fields other than the clients: Group,
+// Version and DefaultArch (after Default).
+func (c *Config) ValidateSettings() error {
+	switch {
 	case !slices.Contains(Architectures, c.DefaultArch):
 		return fmt.Errorf("clusterapi: default architecture %q is not one of %v", c.DefaultArch, Architectures)
 	}
