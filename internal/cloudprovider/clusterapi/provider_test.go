@@ -288,7 +288,7 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 	})
 	t.Run("an older MachineSet with replicas blocks scale-down", func(t *testing.T) {
 		old := clusterapitest.Scalable{Kind: "MachineSet", Namespace: ns, Name: "md-a-old", Replicas: 0,
-			Labels: map[string]string{clusterapi.NamesFor(clusterapi.DefaultGroup).DeploymentName: "md-a"},
+			Labels:      map[string]string{clusterapi.NamesFor(clusterapi.DefaultGroup).DeploymentName: "md-a"},
 			Annotations: map[string]string{clusterapi.RevisionAnnotation: "0"}}.Object()
 		old.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "cluster.x-k8s.io/v1beta2", Kind: "MachineDeployment", Name: "md-a", UID: "x"}})
 		if err := unstructured.SetNestedField(old.Object, int64(1), "spec", "replicas"); err != nil {

@@ -71,7 +71,9 @@ func (Flavor) NewMachine(set *unstructured.Unstructured) *unstructured.Unstructu
 }
 
 // Deployment reads the deployment-name label.
-func (Flavor) Deployment(m *unstructured.Unstructured) string { return m.GetLabels()[names.DeploymentName] }
+func (Flavor) Deployment(m *unstructured.Unstructured) string {
+	return m.GetLabels()[names.DeploymentName]
+}
 
 // ProviderID reads spec.providerID.
 func (Flavor) ProviderID(m *unstructured.Unstructured) string {
@@ -119,7 +121,7 @@ func (Flavor) NodeMeta(m *unstructured.Unstructured) (map[string]string, map[str
 	}
 	return labels, map[string]string{
 		names.Machine: m.GetName(), names.ClusterNamespace: m.GetNamespace(),
-		names.ClusterName: m.GetLabels()[names.ClusterName],
+		names.ClusterName:                       m.GetLabels()[names.ClusterName],
 		clusterapi.DefaultGroup + "/owner-kind": "MachineSet", clusterapi.DefaultGroup + "/owner-name": owner,
 	}
 }
