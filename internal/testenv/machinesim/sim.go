@@ -291,11 +291,24 @@ func (s *Simulator) createNode(ctx context.Context, m *unstructured.Unstructured
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			LastHeartbeatTime: now, LastTransitionTime: now}},
 		Phase: corev1.NodeRunning}
-	if _, err := s.cfg.Workload.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	ready, err := s.cfg.Workload.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("writing the status of node %s: %w", n.Name, err)
+	}
+	// The API server taints new nodes not-ready; the node lifecycle
+	// controller lifts it once the node is Ready. The simulator's nodes
+	// renew no Leases, so it plays that controller too.
+	if !slices.ContainsFunc(ready.Spec.Taints, isNotReady) {
+		return nil
+	}
+	ready.Spec.Taints = slices.DeleteFunc(ready.Spec.Taints, isNotReady)
+	if _, err := s.cfg.Workload.CoreV1().Nodes().Update(ctx, ready, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
 	}
 	return nil
 }
+
+func isNotReady(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }
 
 // finishDeletion removes the machine's node, then its finalizer.
 func (s *Simulator) finishDeletion(ctx context.Context, m *unstructured.Unstructured) error {
