@@ -22,7 +22,7 @@ type apiResources struct {
 
 // ErrAPINotServed reports a management cluster without the Cluster API
 // group, version or a mandatory resource.
-var ErrAPINotServed = errors.New("Cluster API not served")
+var ErrAPINotServed = errors.New("the Cluster API is not served")
 
 // resolveAPI picks the version (forced, or the group's preferred one) and
 // checks that machinesets and machines are served; machinedeployments and
@@ -80,8 +80,6 @@ func servesVersion(g *metav1.APIGroup, version string) bool {
 	}
 	return false
 }
-
-func listOptions() metav1.ListOptions { return metav1.ListOptions{} }
 
 // infraResolver finds the resource of an infrastructure template kind:
 // the group's preferred version from discovery and, as Cluster API's

@@ -17,8 +17,17 @@ const (
 	GPUCountAnnotation = CapacityPrefix + "gpu-count"
 	LabelsAnnotation   = CapacityPrefix + "labels"
 	TaintsAnnotation   = CapacityPrefix + "taints"
-	RevisionAnnotation = "machinedeployment.clusters.x-k8s.io/revision"
-	defaultMaxPods     = 110
+)
+
+// RevisionAnnotation numbers a MachineSet's revision within its
+// MachineDeployment; an older revision with replicas means a rollout.
+const RevisionAnnotation = "machinedeployment.clusters.x-k8s.io/revision"
+
+// defaultMaxPods is the pods capacity without the maxPods annotation.
+const defaultMaxPods = 110
+
+// Kinds of scalable resources.
+const (
 	machineDeploymentK = "MachineDeployment"
 	machineSetKind     = "MachineSet"
 	machinePoolKind    = "MachinePool"

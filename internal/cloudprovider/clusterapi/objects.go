@@ -108,7 +108,6 @@ type machine struct {
 	phase           string
 	failureReason   string
 	failureMessage  string
-	markedForDelete bool
 }
 
 // id is the instance id of the machine, <namespace>/<name>.
@@ -134,7 +133,6 @@ func newMachine(obj *unstructured.Unstructured, n Names) *machine {
 			m.failureMessage = v
 		}
 	}
-	_, m.markedForDelete = obj.GetAnnotations()[n.DeleteMachine]
 	return m
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -130,7 +131,7 @@ func (p *Provider) list(ctx context.Context) (*lists, error) {
 		if gvr == nil {
 			return nil, nil
 		}
-		l, err := p.cfg.Client.Resource(*gvr).Namespace(ns).List(ctx, listOptions())
+		l, err := p.cfg.Client.Resource(*gvr).Namespace(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("listing %s: %w", gvr.Resource, err)
 		}

@@ -209,7 +209,6 @@ func (p *Provider) markMachine(ctx context.Context, m *machine, mark bool) error
 	if _, err := p.cfg.Client.Resource(p.api.machines).Namespace(m.namespace).Patch(ctx, m.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("annotating Machine %s with %s: %w", m.id(), p.names.DeleteMachine, err)
 	}
-	m.markedForDelete = mark
 	return nil
 }
 
