@@ -44,7 +44,7 @@ func TestManifests(t *testing.T) {
 		{Verb: "patch", Group: capi, Resource: "machinesets", Subresource: "scale", Namespace: "default", Name: "ms"},
 		{Verb: "patch", Group: capi, Resource: "machinepools", Subresource: "scale", Namespace: "default", Name: "mp"},
 		{Verb: "patch", Group: capi, Resource: "machines", Namespace: "default", Name: "m"},
-		{Verb: "get", Group: "infrastructure.cluster.x-k8s.io", Resource: "awsmachinetemplates", Namespace: "default", Name: "t"},
+		{Verb: "list", Group: "infrastructure.cluster.x-k8s.io", Resource: "awsmachinetemplates", Namespace: "default"},
 		{Verb: "patch", Resource: "nodes", Name: "n"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "p"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},

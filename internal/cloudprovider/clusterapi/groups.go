@@ -28,7 +28,7 @@ func (p *Provider) buildGroup(ctx context.Context, r *scalable, l *lists) (*grou
 	} else if err := p.machineInstances(g, l); err != nil {
 		return nil, err
 	}
-	if g.ng.Template, err = p.template(ctx, r, liveNode(g, l.nodes)); err != nil {
+	if g.ng.Template, err = p.template(ctx, r, liveNode(g, l.nodes), l.infra); err != nil {
 		return nil, err
 	}
 	if r.kind == machineDeploymentK {

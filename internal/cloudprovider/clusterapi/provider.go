@@ -122,6 +122,8 @@ type lists struct {
 	deployments, sets, pools, machines []unstructured.Unstructured
 	// nodes are the workload cluster's nodes by provider id.
 	nodes map[string]*corev1.Node
+	// infra lists infrastructure templates on first use.
+	infra *infraTemplates
 }
 
 // list reads the scalable resources and Machines in the listed namespace.
@@ -137,7 +139,7 @@ func (p *Provider) list(ctx context.Context) (*lists, error) {
 		}
 		return l.Items, nil
 	}
-	var out lists
+	out := lists{infra: &infraTemplates{client: p.cfg.Client, namespace: ns}}
 	var err error
 	if out.deployments, err = get(p.api.deployments); err != nil {
 		return nil, err

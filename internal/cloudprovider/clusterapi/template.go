@@ -7,7 +7,6 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -33,9 +32,9 @@ type infraInfo struct {
 // annotations; without cpu and memory the template is unavailable and
 // says why. live, when set, is a node of the group whose type, zone and
 // region labels it copies.
-func (p *Provider) template(ctx context.Context, r *scalable, live *corev1.Node) (cloudprovider.Template, error) {
+func (p *Provider) template(ctx context.Context, r *scalable, live *corev1.Node, templates *infraTemplates) (cloudprovider.Template, error) {
 	t := cloudprovider.Template{Tags: map[string]string{}}
-	infra := p.infraInfo(ctx, r)
+	infra := p.infraInfo(ctx, r, templates)
 	fromAnn, err := capacityFromAnnotations(r.annotations)
 	if err != nil {
 		t.UnavailableReason = err.Error()
@@ -172,7 +171,7 @@ func containsTaint(ts []corev1.Taint, t corev1.Taint) bool {
 // infraInfo reads the infrastructure template's status.capacity and
 // status.nodeInfo. A missing or unreadable template is no error (the
 // annotations may suffice); missing says why.
-func (p *Provider) infraInfo(ctx context.Context, r *scalable) infraInfo {
+func (p *Provider) infraInfo(ctx context.Context, r *scalable, infra *infraTemplates) infraInfo {
 	ref, _, _ := unstructured.NestedStringMap(r.obj.Object, "spec", "template", "spec", "infrastructureRef")
 	kind, name := ref["kind"], ref["name"]
 	if kind == "" || name == "" {
@@ -183,7 +182,7 @@ func (p *Provider) infraInfo(ctx context.Context, r *scalable) infraInfo {
 	if err != nil {
 		return infraInfo{missing: what + ": " + err.Error()}
 	}
-	obj, err := p.cfg.Client.Resource(gvr).Namespace(r.namespace).Get(ctx, name, metav1.GetOptions{})
+	obj, err := infra.get(ctx, gvr, r.namespace, name)
 	if err != nil {
 		logr.FromContextOrDiscard(ctx).V(2).Info("Cannot read infrastructure template", "group", r.id(), "template", what, "err", err.Error())
 		return infraInfo{missing: what + ": " + err.Error()}
