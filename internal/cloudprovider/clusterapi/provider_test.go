@@ -225,6 +225,33 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 		}
 	})
 	var first string
+	t.Run("placeholders go by lowering the MachinePool's replicas, never below its instances", func(t *testing.T) {
+		const pool = "MachinePool/capi/pool"
+		insts, err := w.provider.Instances(t.Context(), pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.provider.DeleteInstances(t.Context(), pool, []string{insts[2].ID}); err != nil {
+			t.Fatal(err)
+		}
+		var se *cloudprovider.SizeError
+		if err := w.provider.DecreaseTargetSize(t.Context(), pool, 2); !errors.As(err, &se) {
+			t.Errorf("below the pool's one instance: %v, want a SizeError", err)
+		}
+		if err := w.provider.DecreaseTargetSize(t.Context(), pool, 1); err != nil {
+			t.Fatal(err)
+		}
+		obj, err := w.dyn.Resource(clusterapitest.MachinePools).Namespace(ns).Get(t.Context(), "pool", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(obj.Object, "spec", "replicas"); n != 1 {
+			t.Errorf("pool replicas %d, want 1", n)
+		}
+		if insts := w.poll(t, "the pool's placeholders gone", pool, func(is []cloudprovider.Instance) bool { return len(is) == 1 }); insts[0].Placeholder {
+			t.Errorf("pool instances %+v", insts)
+		}
+	})
 	t.Run("scaling up through the scale subresource boots machines into nodes", func(t *testing.T) {
 		first = w.poll(t, "md-a's first machine running", "MachineDeployment/capi/md-a", func(is []cloudprovider.Instance) bool {
 			return count(is, running) == 1 && len(is) == 1
