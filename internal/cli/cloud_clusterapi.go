@@ -33,6 +33,24 @@ func (c *clusterAPIFlags) addFlags(fs *pflag.FlagSet) {
 		"clusterapi: an empty --cloud-config means the in-cluster configuration for the management cluster instead of --kubeconfig's cluster.")
 }
 
+// startupTainter is a cloud builder whose provider's nodes carry taints
+// of their own while they start; the autoscaler treats them as startup
+// taints.
+type startupTainter interface {
+	startupTaints() []string
+}
+
+// uninitializedTaint is the taint Cluster API's Machine controller keeps on
+// a new node until it synced the node's labels (CAPI
+// api/core/v1beta2 NodeUninitializedTaint); its key does not follow
+// CAPI_GROUP.
+const uninitializedTaint = "node.cluster.x-k8s.io/uninitialized"
+
+// startupTaints returns Cluster API's uninitialized taint: a node that
+// carries it is not ready for pods yet, and a template copied from it must
+// not keep it.
+func (c *clusterAPICloud) startupTaints() []string { return []string{uninitializedTaint} }
+
 // check rejects the clusterapi flags under another provider.
 func (c *clusterAPIFlags) check(provider string) error {
 	if c.authoritative && provider != "clusterapi" {

@@ -83,6 +83,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if o.builder, err = o.cloud.complete(); err != nil {
 		return err
 	}
+	if st, ok := o.builder.(startupTainter); ok {
+		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
+	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
