@@ -106,3 +106,34 @@ func TestRollout(t *testing.T) {
 		t.Errorf("an old MachineSet still running a machine must block scale-down")
 	}
 }
+
+func TestTemplateTaints(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"taints": []any{
+			map[string]any{"key": "gpu", "value": "a100", "effect": "NoSchedule", "propagation": "Always"},
+			map[string]any{"key": "gpu", "value": "a100", "effect": "NoExecute", "propagation": "Always"},
+		}}}}}}
+	r := &scalable{kind: "MachineDeployment", namespace: "ns", name: "md", obj: obj,
+		annotations: map[string]string{TaintsAnnotation: "gpu=h100:NoExecute,dedicated:NoSchedule"}}
+	got, err := templateTaints(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []corev1.Taint{
+		{Key: "gpu", Value: "a100", Effect: corev1.TaintEffectNoSchedule},
+		{Key: "gpu", Value: "h100", Effect: corev1.TaintEffectNoExecute},
+		{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("taints %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("taints %v, want %v (the annotation wins for the same key and effect)", got, want)
+		}
+	}
+	r.annotations[TaintsAnnotation] = "gpu=x:Sometimes"
+	if _, err := templateTaints(r); err == nil {
+		t.Errorf("a bad taints annotation must fail")
+	}
+}
