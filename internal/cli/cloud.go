@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -24,6 +25,7 @@ type cloudFlags struct {
 	nodes         []string
 	autoDiscovery []string
 	aws           awsFlags
+	clusterAPI    clusterAPIFlags
 }
 
 // addFlags registers the cloud flags.
@@ -33,12 +35,15 @@ func (c *cloudFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.nodes, "nodes", nil, "A node group to manage as min:max:name (repeatable); the name is the provider's.")
 	fs.StringArrayVar(&c.autoDiscovery, "node-group-auto-discovery", nil, "Find node groups in the cloud as <discoverer>:<spec> (repeatable), e.g. asg:tag=k8s.io/cluster-autoscaler/enabled.")
 	c.aws.addFlags(fs)
+	c.clusterAPI.addFlags(fs)
 }
 
 // cloudDeps is what a provider may use when it is built for a leader term.
 type cloudDeps struct {
 	// Client reaches the cluster whose nodes the autoscaler manages.
 	Client kubernetes.Interface
+	// RESTConfig is Client's configuration (--kubeconfig, QPS, burst).
+	RESTConfig *rest.Config
 	// Factory is the shared informer factory of the loop's Cluster; a
 	// provider may take listers from it before it starts.
 	Factory informers.SharedInformerFactory
@@ -74,8 +79,9 @@ type cloudBuilder interface {
 // cloudBuilders returns a fresh builder for every supported provider.
 func cloudBuilders() map[string]cloudBuilder {
 	return map[string]cloudBuilder{
-		"kwok": &kwokCloud{},
-		"aws":  &awsCloud{},
+		"kwok":       &kwokCloud{},
+		"aws":        &awsCloud{},
+		"clusterapi": &clusterAPICloud{},
 	}
 }
 
@@ -95,6 +101,9 @@ func (c *cloudFlags) complete() (cloudBuilder, error) {
 	b, ok := cloudBuilders()[c.provider]
 	if !ok {
 		return nil, fmt.Errorf("--cloud-provider: %q is not supported; supported: %s", c.provider, strings.Join(cloudNames(), ", "))
+	}
+	if err := c.clusterAPI.check(c.provider); err != nil {
+		return nil, err
 	}
 	if err := b.complete(c); err != nil {
 		return nil, err

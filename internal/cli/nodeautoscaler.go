@@ -83,6 +83,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if o.builder, err = o.cloud.complete(); err != nil {
 		return err
 	}
+	if st, ok := o.builder.(startupTainter); ok {
+		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
+	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
@@ -125,7 +128,7 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 	g.Go(func() error { return live.NewServer(reg, health).Serve(ctx, ln) })
 	g.Go(func() error {
 		var runErr error
-		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, client, reg, health) })
+		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, cfg, client, reg, health) })
 		return errors.Join(err, runErr)
 	})
 	return g.Wait()
@@ -135,12 +138,12 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 // ctx ends. Everything is built fresh here, so a new leader starts from the
 // cluster and the provider (nodes, persisted target sizes and backoff), not
 // from a previous term.
-func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Interface, reg prometheus.Registerer, health *live.Health) error {
+func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, reg prometheus.Registerer, health *live.Health) error {
 	clk := clock.RealClock{}
 	factory := live.NewFactory(client)
 	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
 	cluster := live.NewCluster(factory)
-	cl, err := o.builder.build(ctx, cloudDeps{Client: client, Factory: factory, Cluster: cluster,
+	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
 		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
 	if err != nil {
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)

@@ -18,6 +18,10 @@ type NodeGroup struct {
 	TargetSize int
 	// Template describes what a new instance of this group looks like.
 	Template Template
+	// ScaleDownBlocked, when set, says why none of the group's nodes may be
+	// removed now (for example a rollout in progress); the scale-down
+	// planner keeps them and reports this reason.
+	ScaleDownBlocked string
 }
 
 // Template describes a group's future instances as plain values. Labels,
@@ -34,11 +38,21 @@ type Template struct {
 	Region string
 	// Tags carries node labels, taints and resources by the tag convention.
 	Tags map[string]string
+	// Taints are taints of new nodes beyond the tag convention, which can
+	// hold only one taint per key. A taint tag replaces an entry with the
+	// same key and effect.
+	Taints []corev1.Taint
+	// UnavailableReason, when set, says why the provider cannot describe
+	// new instances (InstanceTypes is then empty): the group can grow only
+	// from a template copied off one of its live nodes.
+	UnavailableReason string
 }
 
 // InstanceType is one machine type of the cloud's catalog.
 type InstanceType struct {
-	// Name is the type's name, for example "m5.xlarge".
+	// Name is the type's name, for example "m5.xlarge"; empty when the
+	// provider does not know it, and the template then carries no
+	// instance-type labels.
 	Name string
 	// Capacity is what the machine has before any system reservation.
 	Capacity corev1.ResourceList

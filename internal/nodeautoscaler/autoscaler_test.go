@@ -182,6 +182,46 @@ func TestTemplateModes(t *testing.T) {
 	}
 }
 
+// unavailableTemplates hides the provider template of one group, as the
+// Cluster API provider does for a group without capacity annotations.
+type unavailableTemplates struct {
+	*inmemory.Cloud
+	group string
+}
+
+func (u unavailableTemplates) NodeGroups(ctx context.Context) ([]cloudprovider.NodeGroup, error) {
+	gs, err := u.Cloud.NodeGroups(ctx)
+	for i := range gs {
+		if gs[i].ID == u.group {
+			gs[i].Template = cloudprovider.Template{UnavailableReason: "no capacity annotations"}
+		}
+	}
+	return gs, err
+}
+
+func TestUnavailableProviderTemplateFallsBackToLiveNode(t *testing.T) {
+	a, cloud, cl, _, _, now := newLoop(t, nil) // --scale-up-cloud-provider-template (the default)
+	a.cfg.Provider = unavailableTemplates{Cloud: cloud, group: "ng-high"}
+	if err := cloud.AddInstance("ng-high", "i-live", true, 0); err != nil {
+		t.Fatal(err)
+	}
+	live := fixture.Node("i-live", fixture.WithProviderID(inmemory.ProviderID("ng-high", "i-live")),
+		fixture.WithCapacity(corev1.ResourceMemory, "64Gi"),
+		fixture.WithNodeLabels(map[string]string{"zalando.org/scaling-priority": "20"}))
+	cl.nodes = []*corev1.Node{live}
+	cl.pods = []*corev1.Pod{
+		fixture.Pod("busy", fixture.WithRequests("memory", "60Gi"), fixture.OnNode("i-live")),
+		fixture.Pod("big", fixture.WithRequests("memory", "48Gi"), fixture.UnschedulablePod()),
+	}
+	if err := a.RunOnce(t.Context(), now); err != nil {
+		t.Fatal(err)
+	}
+	// Only the live 64Gi node's copy fits the pod; without it ng-high has no template.
+	if _, target, _ := cloud.Group("ng-high"); target != 2 {
+		t.Fatalf("ng-high target %d, want 2 from its live node's template", target)
+	}
+}
+
 func TestMetricsForgetRemovedGroups(t *testing.T) {
 	a, cloud, _, _, reg, now := newLoop(t, nil)
 	if err := a.RunOnce(t.Context(), now); err != nil {

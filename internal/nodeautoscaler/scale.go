@@ -105,10 +105,11 @@ func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now ti
 }
 
 // template builds a group's template: from the provider, or from a ready
-// live node of the group in the upstream mode when one exists.
+// live node of the group when one exists in the upstream mode or when the
+// provider cannot describe the group's nodes.
 func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now time.Time) (*template.Template, error) {
 	var node *corev1.Node
-	if !a.cfg.Options.ScaleUpTemplateFromCloudProvider {
+	if !a.cfg.Options.ScaleUpTemplateFromCloudProvider || g.Template.UnavailableReason != "" {
 		node = a.liveTemplate(g.ID, obs, now)
 	}
 	if node == nil {

@@ -98,10 +98,12 @@ type HealthCondition struct {
 	LastTransitionTime  metav1.Time `json:"lastTransitionTime,omitempty"`
 }
 
-// ScaleUpCondition adds backoff details.
+// ScaleUpCondition adds backoff details and, beyond upstream's layout, a
+// message when the provider cannot describe the group's new nodes.
 type ScaleUpCondition struct {
 	Status             string       `json:"status"`
 	BackoffInfo        *BackoffInfo `json:"backoffInfo,omitempty"`
+	Message            string       `json:"message,omitempty"`
 	LastProbeTime      metav1.Time  `json:"lastProbeTime"`
 	LastTransitionTime metav1.Time  `json:"lastTransitionTime,omitempty"`
 }
@@ -253,6 +255,9 @@ func (w *StatusWriter) groupStatus(g clusterstate.GroupState, in StatusInput, no
 		up = ScaleUpInProgress
 	}
 	gs.ScaleUp.Status, gs.ScaleUp.LastProbeTime, gs.ScaleUp.LastTransitionTime = up, now, w.transition(id+"/scaleUp", up, now)
+	if why := g.Group.Template.UnavailableReason; why != "" {
+		gs.ScaleUp.Message = "the cloud provider cannot describe new nodes (" + why + "); the group grows only from a copy of one of its live nodes"
+	}
 	if in.ScaleDownCandidates != nil {
 		gs.ScaleDown = w.scaleDown(id, in.ScaleDownCandidates[id], now)
 	}

@@ -2,6 +2,7 @@ package live_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,7 +19,8 @@ func TestStatusDocument(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 	ready := clusterstate.GroupState{Group: cloudprovider.NodeGroup{ID: "a", MinSize: 1, MaxSize: 5, TargetSize: 3},
 		Readiness: clusterstate.Readiness{Ready: 2, Unregistered: 1}, ScaleUpInProgress: true}
-	backedOff := clusterstate.GroupState{Group: cloudprovider.NodeGroup{ID: "b", MaxSize: 5, TargetSize: 1},
+	backedOff := clusterstate.GroupState{Group: cloudprovider.NodeGroup{ID: "b", MaxSize: 5, TargetSize: 1,
+		Template: cloudprovider.Template{UnavailableReason: "no capacity annotations"}},
 		Readiness: clusterstate.Readiness{Unready: 4, LongUnregistered: 1},
 		Backoff:   backoff.Status{BackedOff: true, Reason: backoff.Reason{Code: "InsufficientInstanceCapacity", Message: "no capacity"}}}
 	w := live.NewStatusWriter(env.Client, "default")
@@ -38,6 +40,8 @@ func TestStatusDocument(t *testing.T) {
 		{"b scaleUp", doc.NodeGroups[1].ScaleUp.Status, live.ScaleUpBackoff},
 		{"b backoff code", doc.NodeGroups[1].ScaleUp.BackoffInfo.ErrorCode, "InsufficientInstanceCapacity"},
 		{"scaleDown left out", doc.ClusterWide.ScaleDown == nil, true},
+		{"a no message", doc.NodeGroups[0].ScaleUp.Message, ""},
+		{"b says why it has no template", strings.Contains(doc.NodeGroups[1].ScaleUp.Message, "(no capacity annotations)"), true},
 	}
 	for _, tc := range tests {
 		if tc.got != tc.want {

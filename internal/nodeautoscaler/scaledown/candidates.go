@@ -137,8 +137,13 @@ func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdb
 
 func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup) {
 	node := s.Node.Node
-	if _, ok := groups[s.Group]; !ok || s.Group == "" {
+	g, ok := groups[s.Group]
+	if !ok || s.Group == "" {
 		s.block(ReasonNotAutoscaled, nil, "")
+		return
+	}
+	if g.Blocked != "" {
+		s.block(ReasonNodeGroupBlocked, nil, g.Blocked)
 		return
 	}
 	if node.Annotations[ScaleDownDisabledAnnotation] == "true" {

@@ -45,7 +45,7 @@ func InputFrom(o Observation) Input {
 		Namespaces: o.Namespaces, PersistentVolumes: o.PersistentVolumes, PersistentVolumeClaims: o.PersistentVolumeClaims,
 		Controllers: o.Controllers}
 	for _, g := range o.Groups {
-		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize})
+		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize, Blocked: g.ScaleDownBlocked})
 		for _, i := range o.Instances[g.ID] {
 			if i.ProviderID != "" && !i.Placeholder {
 				byProviderID[i.ProviderID] = member{g.ID, i.ID}

@@ -183,6 +183,16 @@ func TestPlanBlockingReasons(t *testing.T) {
 			blocked:  map[string]Reason{"a": ReasonNotAutoscaled},
 		},
 		{
+			name: "group blocked by its provider",
+			world: func() *world {
+				w := new(world).node("a", "g").node("b", "h")
+				w.groups[0].Blocked = "MachineDeployment rollout in progress"
+				return w
+			}(),
+			unneeded: []string{"b"},
+			blocked:  map[string]Reason{"a": ReasonNodeGroupBlocked},
+		},
+		{
 			name: "group minimum size",
 			world: func() *world {
 				w := new(world).node("a", "g").node("b", "g")

@@ -10,6 +10,10 @@ type Reason string
 const (
 	// ReasonNotAutoscaled: the node belongs to no managed node group.
 	ReasonNotAutoscaled Reason = "NotAutoscaled"
+	// ReasonNodeGroupBlocked: the node's provider blocks scale-down of its
+	// whole group for now (for example a rollout in progress); the detail
+	// is the provider's reason.
+	ReasonNodeGroupBlocked Reason = "NodeGroupScaleDownBlocked"
 	// ReasonScaleDownDisabled: the node carries the
 	// cluster-autoscaler.kubernetes.io/scale-down-disabled=true annotation.
 	ReasonScaleDownDisabled Reason = "ScaleDownDisabledAnnotation"

@@ -31,6 +31,9 @@ type Group struct {
 	TargetSize int
 	// Deleting is how many of its nodes are being deleted right now.
 	Deleting int
+	// Blocked, when set, is the provider's reason why none of the group's
+	// nodes may be removed now.
+	Blocked string
 }
 
 // InFlight counts the deletions in progress.

@@ -2,6 +2,7 @@ package template
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,6 +43,9 @@ type IgnoreTaint func(key string) bool
 // allocatable from the estimator, labels and taints from the tags.
 func FromProvider(g cloudprovider.NodeGroup, est *Estimator, ignore IgnoreTaint) (*corev1.Node, error) {
 	t := g.Template
+	if t.UnavailableReason != "" {
+		return nil, fmt.Errorf("building template of node group %q: %s", g.ID, t.UnavailableReason)
+	}
 	if len(t.InstanceTypes) == 0 {
 		return nil, fmt.Errorf("building template of node group %q: no instance types", g.ID)
 	}
@@ -58,6 +62,7 @@ func FromProvider(g cloudprovider.NodeGroup, est *Estimator, ignore IgnoreTaint)
 		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: alloc,
 			Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}},
 	}
+	n.Spec.Taints = keptTaints(t.Taints, ignore)
 	if err := applyTags(n, t.Tags, ignore); err != nil {
 		return nil, fmt.Errorf("building template of node group %q: %w", g.ID, err)
 	}
@@ -69,8 +74,10 @@ func genericLabels(g cloudprovider.NodeGroup, name string) map[string]string {
 	if len(g.Template.InstanceTypes) == 1 {
 		it = g.Template.InstanceTypes[0].Name
 	}
-	l := map[string]string{LabelHostname: name, LabelArch: architecture(g.Template.InstanceTypes), LabelOS: "linux",
-		LabelInstanceType: it, LabelInstanceTypeBeta: it}
+	l := map[string]string{LabelHostname: name, LabelArch: architecture(g.Template.InstanceTypes), LabelOS: "linux"}
+	if it != "" {
+		l[LabelInstanceType], l[LabelInstanceTypeBeta] = it, it
+	}
 	if len(g.Template.Zones) > 0 {
 		l[LabelZone], l[LabelZoneBeta] = g.Template.Zones[0], g.Template.Zones[0]
 	}
@@ -90,9 +97,20 @@ func architecture(types []cloudprovider.InstanceType) string {
 	return "amd64"
 }
 
+// keptTaints copies the template's explicit taints without ignored keys.
+func keptTaints(ts []corev1.Taint, ignore IgnoreTaint) []corev1.Taint {
+	var out []corev1.Taint
+	for _, t := range ts {
+		if ignore == nil || !ignore(t.Key) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // applyTags applies the node-template tag convention: label/<key>=value,
-// taint/<key>=value:Effect, resources/<name>=quantity (capacity and
-// allocatable both).
+// taint/<key>=value:Effect (replacing an explicit taint of the same key and
+// effect), resources/<name>=quantity (capacity and allocatable both).
 func applyTags(n *corev1.Node, tags map[string]string, ignore IgnoreTaint) error {
 	for k, v := range tags {
 		switch {
@@ -105,7 +123,9 @@ func applyTags(n *corev1.Node, tags map[string]string, ignore IgnoreTaint) error
 				return fmt.Errorf("taint tag %q: want value:Effect, got %q", k, v)
 			}
 			if ignore == nil || !ignore(key) {
-				n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: key, Value: val, Effect: corev1.TaintEffect(effect)})
+				tt := corev1.Taint{Key: key, Value: val, Effect: corev1.TaintEffect(effect)}
+				n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(o corev1.Taint) bool { return o.MatchTaint(&tt) })
+				n.Spec.Taints = append(n.Spec.Taints, tt)
 			}
 		case strings.HasPrefix(k, cloudprovider.TagResourcePrefix):
 			q, err := resource.ParseQuantity(v)
@@ -120,12 +140,14 @@ func applyTags(n *corev1.Node, tags map[string]string, ignore IgnoreTaint) error
 	return nil
 }
 
+// sortTaints orders taints by key, then effect, keeping equal ones stable.
 func sortTaints(ts []corev1.Taint) {
-	for i := 1; i < len(ts); i++ {
-		for j := i; j > 0 && ts[j].Key < ts[j-1].Key; j-- {
-			ts[j], ts[j-1] = ts[j-1], ts[j]
+	slices.SortStableFunc(ts, func(a, b corev1.Taint) int {
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
 		}
-	}
+		return strings.Compare(string(a.Effect), string(b.Effect))
+	})
 }
 
 // FromLiveNode is the upstream mode: a sanitized copy of a live node of the

@@ -88,3 +88,41 @@ func TestFromProviderArchitecture(t *testing.T) {
 		})
 	}
 }
+
+func TestFromProviderExplicitTaintsAndUnknownType(t *testing.T) {
+	g := cloudprovider.NodeGroup{ID: "MachineDeployment/ns/md", Template: cloudprovider.Template{
+		InstanceTypes: []cloudprovider.InstanceType{{Capacity: rl("cpu", "2", "memory", "4Gi")}},
+		Taints: []corev1.Taint{
+			{Key: "gpu", Value: "a", Effect: corev1.TaintEffectNoSchedule},
+			{Key: "gpu", Value: "a", Effect: corev1.TaintEffectNoExecute},
+			{Key: "startup", Effect: corev1.TaintEffectNoSchedule},
+		},
+		Tags: map[string]string{cloudprovider.TagTaintPrefix + "gpu": "b:NoExecute"},
+	}}
+	n, err := FromProvider(g, NewEstimator(), func(k string) bool { return k == "startup" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []corev1.Taint{
+		{Key: "gpu", Value: "b", Effect: corev1.TaintEffectNoExecute},
+		{Key: "gpu", Value: "a", Effect: corev1.TaintEffectNoSchedule},
+	}
+	if len(n.Spec.Taints) != len(want) {
+		t.Fatalf("taints %v, want %v", n.Spec.Taints, want)
+	}
+	for i := range want {
+		if n.Spec.Taints[i] != want[i] {
+			t.Fatalf("taints %v, want %v", n.Spec.Taints, want)
+		}
+	}
+	if _, ok := n.Labels[LabelInstanceType]; ok {
+		t.Fatalf("an unnamed instance type must leave out %s: %v", LabelInstanceType, n.Labels)
+	}
+	if _, ok := n.Labels[LabelInstanceTypeBeta]; ok {
+		t.Fatalf("an unnamed instance type must leave out %s: %v", LabelInstanceTypeBeta, n.Labels)
+	}
+	g.Template = cloudprovider.Template{UnavailableReason: "no capacity annotations"}
+	if _, err := FromProvider(g, NewEstimator(), nil); err == nil || !strings.Contains(err.Error(), "no capacity annotations") {
+		t.Fatalf("unavailable template: %v", err)
+	}
+}

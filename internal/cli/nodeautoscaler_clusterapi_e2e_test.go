@@ -1,0 +1,269 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
+	"github.com/kscale/kscale/internal/cloudprovider/clusterapi/clusterapitest"
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/testenv"
+	"github.com/kscale/kscale/internal/testenv/machinesim"
+)
+
+// capiNamespace holds the Cluster API objects in the management cluster.
+const capiNamespace = "clusters"
+
+// capiMDLabel names a node's MachineDeployment (set by the stand-in).
+const capiMDLabel = "kscale.test/md"
+
+// capiWorld is a workload cluster (real kube-scheduler, deployment and
+// replicaset controllers) and a separate management cluster with the real
+// Cluster API CRDs, joined by the stand-in machine controller.
+type capiWorld struct {
+	workload, management *testenv.Env
+	dyn                  dynamic.Interface
+	sim                  *machinesim.Simulator
+}
+
+// capiSetup starts both clusters, applies the clusterapi overlay's RBAC
+// (workload rules in the workload cluster, management rules in the
+// management cluster) and returns the kubeconfigs of the two
+// ServiceAccounts the command runs as.
+func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
+	t.Helper()
+	const overlay = "../../deploy/node-autoscaler-clusterapi"
+	w = &capiWorld{
+		// No node lifecycle controller: the stand-in's nodes renew no Leases.
+		workload:   testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"}}),
+		management: testenv.Start(t, testenv.Options{}),
+	}
+	ctx := t.Context()
+	if err := clusterapitest.Install(ctx, w.management); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.management.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
+		Data: map[string]string{live.PriorityConfigMapKey: "50: ['.*preferred.*']\n10: ['.*']\n"}}
+	if _, err := w.workload.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	applyManifests(t, vpaTestClient(t, w.workload), overlay, "serviceaccount.yaml", "rbac.yaml")
+	applyManifests(t, vpaTestClient(t, w.management), overlay, "serviceaccount.yaml", "rbac-management.yaml")
+	w.dyn = dynamic.NewForConfigOrDie(w.management.Config)
+	shape := func(md, pool, cpu, mem string) machinesim.Shape {
+		return machinesim.Shape{Labels: map[string]string{capiMDLabel: md, "pool": pool, corev1.LabelInstanceTypeStable: "sim-" + cpu + "cpu"},
+			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
+	}
+	sim, err := machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.workload.Client, Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
+		Shapes: map[string]machinesim.Shape{
+			capiNamespace + "/md-small":     shape("md-small", "small", "2", "8Gi"),
+			capiNamespace + "/md-big":       shape("md-big", "big", "8", "32Gi"),
+			capiNamespace + "/md-preferred": shape("md-preferred", "spill", "4", "16Gi"),
+			capiNamespace + "/md-fallback":  shape("md-fallback", "spill", "4", "16Gi"),
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.sim = sim
+	// The kwok stand-in kubelet runs the pods bound to the stand-in's nodes
+	// and confirms their deletion.
+	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: w.workload.Client, ProviderIDPrefix: "sim:///"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	simCtx, stop := context.WithCancel(ctx)
+	done := make(chan struct{}, 2)
+	go func() { _ = sim.Run(simCtx); done <- struct{}{} }()
+	go func() { _ = kubelet.Run(simCtx); done <- struct{}{} }()
+	t.Cleanup(func() {
+		stop()
+		<-done
+		<-done
+		if errs := sim.Errors(); len(errs) > 0 {
+			t.Errorf("machine simulator errors: %v", errors.Join(errs...))
+		}
+	})
+	w.createMDs(t)
+	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfig(t, w.management, "kscale-node-autoscaler")
+}
+
+// createMDs creates the node groups: md-small (one node, no capacity
+// annotations: it grows from its live node), md-big (at zero, capacity
+// annotations), md-none (at zero, nothing to build a template from), and
+// md-preferred/md-fallback for pool "spill".
+func (w *capiWorld) createMDs(t *testing.T) {
+	t.Helper()
+	capacity := func(cpu, mem, pool string) map[string]string {
+		a := clusterapitest.CapacityAnnotations(cpu, mem)
+		a[clusterapi.LabelsAnnotation] = "pool=" + pool
+		return a
+	}
+	mds := []clusterapitest.Scalable{
+		{Name: "md-small", Replicas: 1, Min: 1, Max: 4},
+		{Name: "md-big", Max: 3, Annotations: capacity("8", "32Gi", "big")},
+		{Name: "md-none", Max: 3},
+		{Name: "md-preferred", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
+		{Name: "md-fallback", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
+		// Another cluster's group: the discovery spec leaves it alone.
+		{Name: "md-other-cluster", Cluster: "other", Max: 3, Annotations: capacity("8", "32Gi", "big")},
+	}
+	for _, s := range mds {
+		s.Namespace = capiNamespace
+		obj := s.Object()
+		if _, err := w.dyn.Resource(clusterapitest.MachineDeployments).Namespace(capiNamespace).Create(t.Context(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s: %v", s.Name, err)
+		}
+	}
+}
+
+// nodesOf counts the workload nodes per MachineDeployment.
+func (w *capiWorld) nodesOf(t *testing.T) map[string]int {
+	t.Helper()
+	list, err := w.workload.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, n := range list.Items {
+		got[n.Labels[capiMDLabel]]++
+	}
+	return got
+}
+
+// replicas reads a MachineDeployment's spec.replicas.
+func (w *capiWorld) replicas(ctx context.Context, md string) (int64, error) {
+	obj, err := w.dyn.Resource(clusterapitest.MachineDeployments).Namespace(capiNamespace).Get(ctx, md, metav1.GetOptions{})
+	if err != nil {
+		return 0, err
+	}
+	n, _, err := unstructured.NestedInt64(obj.Object, "spec", "replicas")
+	return n, err
+}
+
+// TestNodeAutoscalerClusterAPI runs `kscale node-autoscaler
+// --cloud-provider=clusterapi` under the overlay's RBAC against a workload
+// and a separate management cluster.
+func TestNodeAutoscalerClusterAPI(t *testing.T) {
+	w, workloadKubeconfig, managementKubeconfig := capiSetup(t)
+	env := w.workload
+	runCtx, stop := context.WithCancel(t.Context())
+	cmd := newNodeAutoscalerCommand()
+	cmd.SetArgs([]string{"--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
+		"--node-group-auto-discovery=clusterapi:namespace=" + capiNamespace + ",clusterName=workload",
+		"--address", naFreeAddress(t), "--scan-interval=1s", "--expander=priority",
+		"--scale-down-unneeded-time=2s", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
+		"--initial-node-group-backoff-duration=5m"})
+	cmd.SetContext(runCtx)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("node-autoscaler: %v", err)
+		}
+	})
+
+	t.Run("pending pods grow the right MachineDeployment from its live node", func(t *testing.T) {
+		naDeploy(t, env, "small", 3, "small", "1500m")
+		naExpectRunning(t, env, "small", 3)
+		if got := w.nodesOf(t); got["md-small"] != 3 || got["md-big"] != 0 {
+			t.Errorf("nodes per MachineDeployment %v, want md-small 3", got)
+		}
+	})
+	t.Run("a MachineDeployment at zero with capacity annotations scales from zero", func(t *testing.T) {
+		naDeploy(t, env, "big", 4, "big", "3")
+		naExpectRunning(t, env, "big", 4)
+		if got := w.nodesOf(t); got["md-big"] != 2 || got[""] != 0 {
+			t.Errorf("nodes per MachineDeployment %v, want md-big 2", got)
+		}
+		if n, err := w.replicas(t.Context(), "md-other-cluster"); err != nil || n != 0 {
+			t.Errorf("md-other-cluster replicas %d (%v): another cluster's group must not scale", n, err)
+		}
+	})
+	t.Run("a group without a template says why in the status ConfigMap", func(t *testing.T) {
+		naPoll(t, "md-none's reason in the status ConfigMap", func(ctx context.Context) (bool, error) {
+			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			s := cm.Data[live.StatusConfigMapKey]
+			i := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-none")
+			return i >= 0 && strings.Contains(s[i:], "cannot scale from zero"), nil
+		})
+	})
+	t.Run("a group whose machines fail backs off and the next takes over", func(t *testing.T) {
+		w.sim.Fail(capiNamespace+"/md-preferred", &machinesim.Failure{Reason: "InsufficientResources", Message: "no sim-4cpu capacity left"})
+		naDeploy(t, env, "spill", 1, "spill", "3")
+		naExpectRunning(t, env, "spill", 1)
+		got := w.nodesOf(t)
+		if got["md-fallback"] != 1 || got["md-preferred"] != 0 {
+			t.Errorf("nodes per MachineDeployment %v, want md-fallback 1, md-preferred 0", got)
+		}
+		naPoll(t, "md-preferred back at zero replicas", func(ctx context.Context) (bool, error) {
+			n, err := w.replicas(ctx, "md-preferred")
+			return err == nil && n == 0, err
+		})
+		if !slices.ContainsFunc(w.sim.Deleted(), func(m string) bool { return strings.HasPrefix(m, capiNamespace+"/md-preferred-") }) {
+			t.Errorf("no failed md-preferred machine was removed: %v", w.sim.Deleted())
+		}
+		naPoll(t, "md-preferred backed off for InsufficientResources in the status ConfigMap", func(ctx context.Context) (bool, error) {
+			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			s := cm.Data[live.StatusConfigMapKey]
+			i := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-preferred")
+			j := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-small")
+			return i >= 0 && j > i && strings.Contains(s[i:j], "status: Backoff") && strings.Contains(s[i:j], "errorCode: InsufficientResources"), nil
+		})
+	})
+	t.Run("scale-down removes exactly the chosen machines", func(t *testing.T) {
+		nodes, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{LabelSelector: capiMDLabel + "=md-small"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Keep the newest md-small node: without the delete-machine
+		// annotation, the MachineSet would remove the newest first.
+		items := nodes.Items
+		slices.SortFunc(items, func(a, b corev1.Node) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
+		keep := items[len(items)-1].Name
+		var want []string
+		for _, n := range items[:len(items)-1] {
+			want = append(want, capiNamespace+"/"+n.Name)
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"true"}}}`, "cluster-autoscaler.kubernetes.io/scale-down-disabled")
+		if _, err := env.Client.CoreV1().Nodes().Patch(t.Context(), keep, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		deletedBefore := len(w.sim.Deleted())
+		naScale(t, env, "small", 0)
+		naPoll(t, "md-small down to its kept node", func(ctx context.Context) (bool, error) {
+			n, err := w.replicas(ctx, "md-small")
+			return err == nil && n == 1 && w.nodesOf(t)["md-small"] == 1, err
+		})
+		gone := w.sim.Deleted()[deletedBefore:]
+		slices.Sort(gone)
+		slices.Sort(want)
+		if !slices.Equal(gone, want) {
+			t.Errorf("machines removed %v, want %v (kept %s)", gone, want, keep)
+		}
+		if _, err := env.Client.CoreV1().Nodes().Get(t.Context(), keep, metav1.GetOptions{}); err != nil {
+			t.Errorf("kept node %s: %v", keep, err)
+		}
+	})
+}

@@ -1,0 +1,91 @@
+package clusterapi
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+)
+
+// Error codes of failed Machines without a failure reason.
+const (
+	CodeProvisioningFailed = "ProvisioningFailed"
+	// insufficientResources is Cluster API's failure reason for a cloud
+	// without capacity (deprecated errors.InsufficientResourcesMachineError).
+	insufficientResources = "InsufficientResources"
+)
+
+// SyntheticPrefix starts the provider id of a Machine that has none yet,
+// and of a placeholder; no node ever carries such an id.
+const SyntheticPrefix = "clusterapi:///"
+
+// machineProviderID is the id a Machine's node carries: spec.providerID
+// as soon as it is set (Cluster API matches nodes by that exact string),
+// else the provider id of the node in status.nodeRef, else a synthetic
+// id that stays the same until one of those appears.
+func (p *Provider) machineProviderID(m *machine) string {
+	if m.providerID != "" {
+		return m.providerID
+	}
+	if m.nodeName != "" {
+		if n, err := p.cfg.Nodes.Get(m.nodeName); err == nil && n.Spec.ProviderID != "" {
+			return n.Spec.ProviderID
+		}
+	}
+	return SyntheticPrefix + "machine/" + m.namespace + "/" + m.name
+}
+
+// machineInstance maps a Machine to an instance: deleting once it has a
+// deletion timestamp, creating (with an error when it failed) until its
+// nodeRef is set, running after.
+func (p *Provider) machineInstance(m *machine) cloudprovider.Instance {
+	inst := cloudprovider.Instance{ID: m.id(), ProviderID: p.machineProviderID(m), State: cloudprovider.InstanceCreating}
+	switch {
+	case m.deleting:
+		inst.State = cloudprovider.InstanceDeleting
+	case m.nodeName != "":
+		inst.State = cloudprovider.InstanceRunning
+	case m.failed():
+		inst.Error = machineError(m)
+	}
+	return inst
+}
+
+// machineError classifies a failed Machine: InsufficientResources is a
+// stock-out, anything else another error.
+func machineError(m *machine) *cloudprovider.ErrorInfo {
+	e := &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: m.failureReason, Message: m.failureMessage}
+	if e.Code == "" {
+		e.Code = CodeProvisioningFailed
+	}
+	if e.Message == "" {
+		e.Message = fmt.Sprintf("Machine %s provisioning failed (phase %q)", m.id(), m.phase)
+	}
+	if m.failureReason == insufficientResources {
+		e.Class = cloudprovider.ErrorOutOfResources
+	}
+	return e
+}
+
+// placeholderID is the id (and provider id) of a group's i-th placeholder.
+func placeholderID(groupID string, i int) string {
+	return fmt.Sprintf("%splaceholder/%s/%d", SyntheticPrefix, groupID, i)
+}
+
+// placeholders returns one placeholder per replica without a Machine
+// that is not being deleted (creation may stall, for example on a
+// MachineSet pre-flight check).
+func placeholders(groupID string, replicas, live int) []cloudprovider.Instance {
+	var out []cloudprovider.Instance
+	for i := live; i < replicas; i++ {
+		id := placeholderID(groupID, i)
+		out = append(out, cloudprovider.Instance{ID: id, ProviderID: id, State: cloudprovider.InstanceCreating, Placeholder: true})
+	}
+	return out
+}
+
+// fromUnstructured converts an unstructured map into a typed value.
+func fromUnstructured(raw map[string]any, into any) error {
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(raw, into)
+}

@@ -1,0 +1,56 @@
+package machinesim
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Flavor is one machine API: where its objects live and how their fields
+// are spelled. Objects passed in are copies the Flavor may change.
+type Flavor interface {
+	// Resources returns the deployment, set and machine resources.
+	Resources() (deployments, sets, machines schema.GroupVersionResource)
+	// NewSet returns the set of a deployment, without name, namespace or
+	// owner (the simulator sets those) and with the deployment's replicas.
+	NewSet(deployment *unstructured.Unstructured) *unstructured.Unstructured
+	// NewMachine returns a machine of a set, without name, namespace or
+	// owner.
+	NewMachine(set *unstructured.Unstructured) *unstructured.Unstructured
+	// Deployment names the deployment a machine belongs to.
+	Deployment(machine *unstructured.Unstructured) string
+	// ProviderID reads the machine's provider id; SetProviderID writes it.
+	ProviderID(machine *unstructured.Unstructured) string
+	// SetProviderID writes the machine's provider id into its spec.
+	SetProviderID(machine *unstructured.Unstructured, id string)
+	// Failed reports whether the machine is marked failed.
+	Failed(machine *unstructured.Unstructured) bool
+	// MarkFailed writes a terminal failure into the machine's status.
+	MarkFailed(machine *unstructured.Unstructured, f Failure)
+	// MarkRunning writes the node reference into the machine's status.
+	MarkRunning(machine *unstructured.Unstructured, node string)
+	// NodeMeta returns the labels and annotations the machine's Node gets
+	// from the machine API.
+	NodeMeta(machine *unstructured.Unstructured) (labels, annotations map[string]string)
+	// DeletePriority ranks a set's machines for scale-down; higher goes
+	// first.
+	DeletePriority(machine *unstructured.Unstructured) int
+}
+
+// Failure is how a failing deployment's machines fail.
+type Failure struct {
+	// Reason is the machine API's failure reason or code.
+	Reason string
+	// Message is the human-readable message.
+	Message string
+}
+
+// Shape is what a deployment's Nodes look like.
+type Shape struct {
+	// Capacity is the node's capacity (and allocatable).
+	Capacity corev1.ResourceList
+	// Labels are added to the node's labels.
+	Labels map[string]string
+	// Taints are the node's taints.
+	Taints []corev1.Taint
+}
