@@ -21,6 +21,11 @@ const (
 	FilterPodSpec = "PodSpec"
 	// FilterNodeNotFound is reported when the named node is not in the snapshot.
 	FilterNodeNotFound = "NodeNotFound"
+	// FilterNotSimulated is reported for a pod that uses a feature the
+	// simulator deliberately does not model (see docs/simulator.md): it
+	// fits no node, so the autoscaler neither scales up for it nor removes
+	// a node it runs on. Reason names the feature.
+	FilterNotSimulated = "NotSimulated"
 )
 
 // FitError says why a pod does not fit on a node: the failing filter
