@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"k8s.io/component-base/version"
@@ -106,6 +107,12 @@ func run(ctx context.Context, in io.Reader, out io.Writer, workers int) error {
 // answer evaluates one request.
 func (o *oracle) answer(ctx context.Context, req *Request) *Response {
 	resp := &Response{ID: req.ID}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if req.Placements != nil && len(req.Placements) != len(req.Pending) {
+		resp.Error = fmt.Sprintf("%d placements for %d pending pods", len(req.Placements), len(req.Pending))
+		return resp
+	}
 	c, err := o.build(ctx, req)
 	if err != nil {
 		resp.Error = err.Error()
@@ -113,7 +120,21 @@ func (o *oracle) answer(ctx context.Context, req *Request) *Response {
 	}
 	resp.Results = make([]PodResult, len(req.Pending))
 	for i := range req.Pending {
-		resp.Results[i] = c.evaluate(ctx, &req.Pending[i])
+		pod := &req.Pending[i]
+		res, state := c.evaluate(ctx, pod)
+		resp.Results[i] = res
+		if req.Placements == nil || req.Placements[i] == "" {
+			continue
+		}
+		node := slices.Index(c.names, req.Placements[i])
+		if node < 0 {
+			resp.Error = fmt.Sprintf("pending pod %d placed on unknown node %q", i, req.Placements[i])
+			return resp
+		}
+		if err := c.bind(pod, req.Placements[i], state, res.Plugins[node] == ""); err != nil {
+			resp.Error = err.Error()
+			return resp
+		}
 	}
 	return resp
 }

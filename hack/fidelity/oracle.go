@@ -52,38 +52,51 @@ func newOracle() (*oracle, error) {
 	return &oracle{profile: cfg.Profiles[0], registry: frameworkplugins.NewInTreeRegistry()}, nil
 }
 
-// cluster is one request's framework and node infos.
+// cluster is one request's framework, scheduler cache and snapshot.
 type cluster struct {
-	fw    framework.Framework
-	nodes []fwk.NodeInfo
+	ctx      context.Context
+	fw       framework.Framework
+	cache    internalcache.Cache
+	snapshot *internalcache.Snapshot
+	pods     interface{ Add(obj any) error }
+	names    []string
+	nodes    []fwk.NodeInfo
 }
 
 // build creates informers holding the request's objects (filled directly,
-// never started, as nothing here watches), a snapshot of the nodes and
-// bound pods, and a framework over them.
+// never started, as nothing here watches), a scheduler cache with the
+// nodes and bound pods and its snapshot, and a framework over them. The
+// context must be cancelled when the cluster is no longer used (it stops
+// the cache's goroutine).
 func (o *oracle) build(ctx context.Context, req *Request) (*cluster, error) {
 	client := fake.NewClientset()
 	factory := informers.NewSharedInformerFactory(client, 0)
 	if err := fill(factory, req); err != nil {
 		return nil, err
 	}
-	nodes := make([]*corev1.Node, len(req.Nodes))
+	logger := klog.FromContext(ctx)
+	c := &cluster{ctx: ctx, cache: internalcache.New(ctx, nil, false), snapshot: internalcache.NewEmptySnapshot(),
+		pods: factory.Core().V1().Pods().Informer().GetIndexer()}
 	for i := range req.Nodes {
-		nodes[i] = &req.Nodes[i]
+		c.cache.AddNode(logger, &req.Nodes[i])
+		c.names = append(c.names, req.Nodes[i].Name)
 	}
-	pods := make([]*corev1.Pod, len(req.Pods))
 	for i := range req.Pods {
-		pods[i] = &req.Pods[i]
+		if err := c.cache.AddPod(logger, &req.Pods[i]); err != nil {
+			return nil, fmt.Errorf("adding pod %s/%s: %w", req.Pods[i].Namespace, req.Pods[i].Name, err)
+		}
 	}
-	snapshot := internalcache.NewSnapshot(pods, nodes)
+	if err := c.refresh(); err != nil {
+		return nil, err
+	}
 	dra, err := draManager(ctx, client, factory)
 	if err != nil {
 		return nil, err
 	}
-	fw, err := frameworkruntime.NewFramework(ctx, o.registry, &o.profile,
+	c.fw, err = frameworkruntime.NewFramework(ctx, o.registry, &o.profile,
 		frameworkruntime.WithClientSet(client),
 		frameworkruntime.WithInformerFactory(factory),
-		frameworkruntime.WithSnapshotSharedLister(snapshot),
+		frameworkruntime.WithSnapshotSharedLister(c.snapshot),
 		frameworkruntime.WithSharedDRAManager(dra),
 		frameworkruntime.WithSharedCSIManager(nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())),
 		frameworkruntime.WithParallelism(1),
@@ -91,13 +104,44 @@ func (o *oracle) build(ctx context.Context, req *Request) (*cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the framework: %w", err)
 	}
-	c := &cluster{fw: fw, nodes: make([]fwk.NodeInfo, len(nodes))}
-	for i, n := range nodes {
-		if c.nodes[i], err = snapshot.NodeInfos().Get(n.Name); err != nil {
-			return nil, fmt.Errorf("node %q: %w", n.Name, err)
+	return c, nil
+}
+
+// refresh updates the snapshot from the cache, as every scheduling cycle
+// starts, and looks the nodes up again.
+func (c *cluster) refresh() error {
+	if err := c.cache.UpdateSnapshot(klog.FromContext(c.ctx), c.snapshot); err != nil {
+		return fmt.Errorf("updating the snapshot: %w", err)
+	}
+	c.nodes = make([]fwk.NodeInfo, len(c.names))
+	for i, name := range c.names {
+		ni, err := c.snapshot.NodeInfos().Get(name)
+		if err != nil {
+			return fmt.Errorf("node %q: %w", name, err)
+		}
+		c.nodes[i] = ni
+	}
+	return nil
+}
+
+// bind reserves the pod on the node (when it is feasible there, as the
+// scheduler only reserves feasible nodes) and adds it, bound, to the cache
+// and the pod informer.
+func (c *cluster) bind(pod *corev1.Pod, node string, state fwk.CycleState, feasible bool) error {
+	if feasible {
+		if st := c.fw.RunReservePluginsReserve(c.ctx, state, pod, node); !st.IsSuccess() {
+			return fmt.Errorf("reserving pod %s/%s on %s: %s", pod.Namespace, pod.Name, node, st.Message())
 		}
 	}
-	return c, nil
+	bound := pod.DeepCopy()
+	bound.Spec.NodeName = node
+	if err := c.cache.AddPod(klog.FromContext(c.ctx), bound); err != nil {
+		return fmt.Errorf("binding pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	if err := c.pods.Add(bound); err != nil {
+		return fmt.Errorf("binding pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	return c.refresh()
 }
 
 // draManager builds the DRA manager as scheduler.New does when the
@@ -173,8 +217,9 @@ func fill(f informers.SharedInformerFactory, req *Request) error {
 }
 
 // evaluate runs PreFilter once and Filter on every node for one pod, as
-// the scheduler's findNodesThatFitPod does (without nominated pods).
-func (c *cluster) evaluate(ctx context.Context, pod *corev1.Pod) PodResult {
+// the scheduler's findNodesThatFitPod does (without nominated pods). It
+// returns the cycle state for Reserve.
+func (c *cluster) evaluate(ctx context.Context, pod *corev1.Pod) (PodResult, fwk.CycleState) {
 	n := len(c.nodes)
 	res := PodResult{Plugins: make([]string, n), Reasons: make([]string, n)}
 	setErr := func(i int) {
@@ -196,7 +241,7 @@ func (c *cluster) evaluate(ctx context.Context, pod *corev1.Pod) PodResult {
 				setErr(i)
 			}
 		}
-		return res
+		return res, state
 	}
 	for i, ni := range c.nodes {
 		if !preRes.AllNodes() && !preRes.NodeNames.Has(ni.Node().Name) {
@@ -211,7 +256,7 @@ func (c *cluster) evaluate(ctx context.Context, pod *corev1.Pod) PodResult {
 			}
 		}
 	}
-	return res
+	return res, state
 }
 
 func joinPlugins(s sets.Set[string]) string {
@@ -222,6 +267,8 @@ func joinPlugins(s sets.Set[string]) string {
 
 // pluginNames lists the framework's plugins at PreFilter and Filter.
 func (o *oracle) pluginNames(ctx context.Context) (pre, filter []string, err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	c, err := o.build(ctx, &Request{})
 	if err != nil {
 		return nil, nil, err

@@ -40,8 +40,14 @@ type Request struct {
 	Services    []corev1.Service    `json:"services,omitempty"`
 	ReplicaSets []appsv1.ReplicaSet `json:"replicaSets,omitempty"`
 	// Pending are evaluated one by one against the cluster as it is; none
-	// of them sees another.
+	// of them sees another, unless Placements is set.
 	Pending []corev1.Pod `json:"pending,omitempty"`
+	// Placements, when set, has one node name per pending pod: the pods
+	// are then scheduled in order, each evaluated against the cluster with
+	// the earlier ones in place, and then reserved (the Reserve plugins:
+	// volumes are assumed bound) and bound on its node ("" leaves it
+	// pending), as the scheduler's cache sees them.
+	Placements []string `json:"placements,omitempty"`
 }
 
 // Response answers one Request.

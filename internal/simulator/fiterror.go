@@ -7,15 +7,19 @@ import (
 
 // Filter names, as kube-scheduler's plugins are named.
 const (
-	FilterNodeName          = "NodeName"
-	FilterNodeUnschedulable = "NodeUnschedulable"
-	FilterTaintToleration   = "TaintToleration"
-	FilterNodeAffinity      = "NodeAffinity"
-	FilterNodePorts         = "NodePorts"
-	FilterNodeResourcesFit  = "NodeResourcesFit"
-	FilterVolumeBinding     = "VolumeBinding"
-	FilterPodTopologySpread = "PodTopologySpread"
-	FilterInterPodAffinity  = "InterPodAffinity"
+	FilterNodeName             = "NodeName"
+	FilterNodeUnschedulable    = "NodeUnschedulable"
+	FilterTaintToleration      = "TaintToleration"
+	FilterNodeAffinity         = "NodeAffinity"
+	FilterNodePorts            = "NodePorts"
+	FilterNodeResourcesFit     = "NodeResourcesFit"
+	FilterVolumeRestrictions   = "VolumeRestrictions"
+	FilterNodeVolumeLimits     = "NodeVolumeLimits"
+	FilterVolumeBinding        = "VolumeBinding"
+	FilterVolumeZone           = "VolumeZone"
+	FilterPodTopologySpread    = "PodTopologySpread"
+	FilterInterPodAffinity     = "InterPodAffinity"
+	FilterNodeDeclaredFeatures = "NodeDeclaredFeatures"
 	// FilterPodSpec is reported for a pod whose scheduling fields do not
 	// parse (for example an invalid label selector).
 	FilterPodSpec = "PodSpec"

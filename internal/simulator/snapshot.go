@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/scheduling"
@@ -24,6 +25,8 @@ type Snapshot struct {
 	namespaces map[string]*corev1.Namespace
 	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
 	pvs        map[string]*corev1.PersistentVolume
+	classes    map[string]*storagev1.StorageClass
+	csiNodes   map[string]*storagev1.CSINode
 	podCount   int
 	// podIndex maps namespace/name to a pod; built on first lookup. Pods
 	// added by AddPod enter it at once; pods placed by a simulation run
@@ -67,6 +70,8 @@ func NewSnapshot() *Snapshot {
 		namespaces: map[string]*corev1.Namespace{},
 		pvcs:       map[types.NamespacedName]*corev1.PersistentVolumeClaim{},
 		pvs:        map[string]*corev1.PersistentVolume{},
+		classes:    map[string]*storagev1.StorageClass{},
+		csiNodes:   map[string]*storagev1.CSINode{},
 	}
 }
 

@@ -63,6 +63,12 @@ func (c *Cluster) Snapshot() (*simulator.Snapshot, error) {
 	for _, pvc := range c.PersistentVolumeClaims {
 		s.AddPersistentVolumeClaim(pvc)
 	}
+	for _, sc := range c.StorageClasses {
+		s.AddStorageClass(sc)
+	}
+	for _, n := range c.CSINodes {
+		s.AddCSINode(n)
+	}
 	for _, n := range c.Nodes {
 		if err := s.AddNode(n); err != nil {
 			return nil, err

@@ -137,7 +137,7 @@ func Compare(c *Cluster, resp *Response, sim [][]*simulator.FitError, t *Tally) 
 			}
 			t.filter(o.Filter).Oracle++
 			t.filter(s.Filter).Simulator++
-			if o.Filter == s.Filter && !o.Error {
+			if o.Filter == s.Filter {
 				t.filter(o.Filter).Agreed++
 				continue
 			}

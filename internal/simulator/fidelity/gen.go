@@ -47,9 +47,33 @@ var (
 	}
 )
 
+// profile sets how likely each feature is. "mixed" clusters have many
+// taints, small nodes and selective pods, so the early filters decide most
+// pairs; "open" clusters have big, mostly untainted nodes and pods that
+// pass those, so topology spread, inter-pod affinity, ports and volumes
+// decide more.
+type profile struct {
+	taint, unschedulable      float64
+	cpu, memMi, pods          []int64
+	boundPerNode              int
+	tolerations, nodeSelector float64
+	nodeAffinity, affinity    float64
+	anti, spread, ports, vols float64
+}
+
+var profiles = []profile{
+	{taint: 0.45, unschedulable: 0.1, cpu: []int64{1000, 2000, 3500, 4000, 8000}, memMi: []int64{2048, 4096, 8192, 16384},
+		pods: []int64{3, 5, 10, 110}, boundPerNode: 7, tolerations: 0.4, nodeSelector: 0.2, nodeAffinity: 0.3,
+		affinity: 0.2, anti: 0.2, spread: 0.35, ports: 0.12, vols: 0.25},
+	{taint: 0.12, unschedulable: 0.03, cpu: []int64{8000, 16000, 32000}, memMi: []int64{16384, 32768, 65536},
+		pods: []int64{16, 110}, boundPerNode: 11, tolerations: 0.5, nodeSelector: 0.08, nodeAffinity: 0.12,
+		affinity: 0.35, anti: 0.35, spread: 0.55, ports: 0.25, vols: 0.35},
+}
+
 // gen holds one generation's random source and the cluster built so far.
 type gen struct {
 	r *rand.Rand
+	p profile
 	c *Cluster
 	// features collects the features of the pending pod being generated.
 	features map[string]bool
@@ -61,6 +85,7 @@ type gen struct {
 // node, 12 to 36 pending pods.
 func Generate(seed int64) *Cluster {
 	g := &gen{r: rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)), c: &Cluster{Seed: seed, Features: map[string]int64{}}}
+	g.p = pick(g, profiles)
 	g.namespaces()
 	g.storageClasses()
 	nodes := 3 + g.r.IntN(12)
@@ -70,7 +95,7 @@ func Generate(seed int64) *Cluster {
 	g.csiNodes()
 	g.volumes()
 	for _, n := range g.c.Nodes {
-		for range g.r.IntN(7) {
+		for range g.r.IntN(g.p.boundPerNode) {
 			g.c.Pods = append(g.c.Pods, g.boundPod(n))
 		}
 	}

@@ -48,9 +48,9 @@ func (g *gen) node(i int) *corev1.Node {
 		labels[keyCores] = pick(g, cores)
 	}
 	alloc := corev1.ResourceList{
-		corev1.ResourceCPU:    milli(pick(g, []int64{1000, 2000, 3500, 4000, 8000})),
-		corev1.ResourceMemory: mebi(pick(g, []int64{2048, 4096, 8192, 16384})),
-		corev1.ResourcePods:   count(pick(g, []int64{3, 5, 10, 110})),
+		corev1.ResourceCPU:    milli(pick(g, g.p.cpu)),
+		corev1.ResourceMemory: mebi(pick(g, g.p.memMi)),
+		corev1.ResourcePods:   count(pick(g, g.p.pods)),
 	}
 	if g.chance(0.7) {
 		alloc[corev1.ResourceEphemeralStorage] = mebi(pick(g, []int64{10240, 51200}))
@@ -66,12 +66,12 @@ func (g *gen) node(i int) *corev1.Node {
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, UID: g.newUID("node")},
 		Status:     corev1.NodeStatus{Allocatable: alloc, Capacity: alloc},
 	}
-	if g.chance(0.45) {
+	if g.chance(g.p.taint) {
 		for _, t := range some(g, taintVocabulary, 2) {
 			n.Spec.Taints = append(n.Spec.Taints, t)
 		}
 	}
-	n.Spec.Unschedulable = g.chance(0.1)
+	n.Spec.Unschedulable = g.chance(g.p.unschedulable)
 	if g.chance(0.3) {
 		n.Status.DeclaredFeatures = some(g, declaredFeatures, 2)
 	}

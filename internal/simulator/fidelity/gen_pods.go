@@ -76,6 +76,9 @@ func (g *gen) boundPod(n *corev1.Node) *corev1.Pod {
 	}
 	if g.chance(0.05) {
 		p.DeletionTimestamp = &metav1.Time{Time: time.Unix(1_700_000_100, 0)}
+		if g.chance(0.3) {
+			p.Namespace = "ns-gone" // its namespace was deleted: not registered
+		}
 	}
 	if g.chance(0.15) {
 		g.podVolumes(p)
@@ -117,28 +120,28 @@ func (g *gen) pendingPod(i int) *corev1.Pod {
 		p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: milli(pick(g, []int64{500, 3000})), corev1.ResourceMemory: mebi(pick(g, []int64{512, 8192}))}}
 	}
-	if g.chance(0.12) {
+	if g.chance(g.p.ports) {
 		g.hostPorts(p)
 	}
-	if g.chance(0.4) {
+	if g.chance(g.p.tolerations) {
 		g.tolerations(p)
 	}
-	if g.chance(0.2) {
+	if g.chance(g.p.nodeSelector) {
 		g.nodeSelector(p)
 	}
-	if g.chance(0.3) {
+	if g.chance(g.p.nodeAffinity) {
 		g.nodeAffinity(p)
 	}
-	if g.chance(0.2) {
+	if g.chance(g.p.affinity) {
 		g.podAffinity(p, false)
 	}
-	if g.chance(0.2) {
+	if g.chance(g.p.anti) {
 		g.podAffinity(p, true)
 	}
-	if g.chance(0.35) {
+	if g.chance(g.p.spread) {
 		g.spread(p)
 	}
-	if g.chance(0.25) {
+	if g.chance(g.p.vols) {
 		g.podVolumes(p)
 	}
 	g.pendingExtras(p)

@@ -152,12 +152,33 @@ func (g *gen) podVolumes(p *corev1.Pod) {
 		case x < 15 && p.Spec.NodeName == "":
 			g.ephemeral(p, &v)
 		case x < 18:
-			g.feature("volumes/inline GCE disk")
-			v.GCEPersistentDisk = &corev1.GCEPersistentDiskVolumeSource{PDName: pick(g, []string{"disk-1", "disk-2"}), ReadOnly: g.chance(0.4)}
+			g.inlineDisk(&v)
 		default:
 			v.EmptyDir = &corev1.EmptyDirVolumeSource{}
 		}
 		p.Spec.Volumes = append(p.Spec.Volumes, v)
+	}
+}
+
+// inlineDisk makes v an inline iSCSI or RBD disk from a small set, so
+// they conflict, or (rarely) an in-tree cloud disk, which the simulator
+// answers as not simulated.
+func (g *gen) inlineDisk(v *corev1.Volume) {
+	switch g.r.IntN(10) {
+	case 0:
+		g.feature("volumes/inline GCE disk (not simulated)")
+		v.GCEPersistentDisk = &corev1.GCEPersistentDiskVolumeSource{PDName: pick(g, []string{"disk-1", "disk-2"}), ReadOnly: g.chance(0.4)}
+	case 1:
+		g.feature("volumes/inline AWS EBS (not simulated)")
+		v.AWSElasticBlockStore = &corev1.AWSElasticBlockStoreVolumeSource{VolumeID: pick(g, []string{"vol-1", "vol-2"})}
+	case 2, 3, 4, 5:
+		g.feature("volumes/inline iSCSI")
+		v.ISCSI = &corev1.ISCSIVolumeSource{TargetPortal: "10.0.0.9:3260", IQN: pick(g, []string{"iqn.2024-01.com.example:a", "iqn.2024-01.com.example:b"}),
+			Lun: 0, ReadOnly: g.chance(0.4)}
+	default:
+		g.feature("volumes/inline RBD")
+		v.RBD = &corev1.RBDVolumeSource{CephMonitors: some(g, []string{"m1", "m2", "m3"}, 2), RBDPool: "rbd",
+			RBDImage: pick(g, []string{"img-1", "img-2"}), ReadOnly: g.chance(0.4)}
 	}
 }
 

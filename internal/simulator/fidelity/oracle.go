@@ -17,7 +17,9 @@ type Oracle struct {
 	// Hello is what the oracle announced.
 	Hello Hello
 
+	// mu guards nextID, waiting and err; wmu the writer.
 	mu      sync.Mutex
+	wmu     sync.Mutex
 	w       *bufio.Writer
 	enc     *json.Encoder
 	nextID  int64
@@ -78,26 +80,38 @@ func (o *Oracle) read(dec *json.Decoder) {
 
 // Submit sends the request (its ID is assigned here) and returns a channel
 // that receives the response, or is closed when the oracle failed (Err then
-// says why).
+// says why). Writing holds only the write lock, never the one the reader
+// needs to hand out responses: the oracle stops reading requests while its
+// answers are not read.
 func (o *Oracle) Submit(req *Request) <-chan *Response {
 	ch := make(chan *Response, 1)
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.err != nil {
+		o.mu.Unlock()
 		close(ch)
 		return ch
 	}
 	o.nextID++
 	req.ID = o.nextID
 	o.waiting[req.ID] = ch
+	o.mu.Unlock()
+
+	o.wmu.Lock()
 	err := o.enc.Encode(req)
 	if err == nil {
 		err = o.w.Flush()
 	}
+	o.wmu.Unlock()
 	if err != nil {
-		o.err = fmt.Errorf("writing to the oracle: %w", err)
-		delete(o.waiting, req.ID)
-		close(ch)
+		o.mu.Lock()
+		if o.err == nil {
+			o.err = fmt.Errorf("writing to the oracle: %w", err)
+		}
+		if _, ok := o.waiting[req.ID]; ok {
+			delete(o.waiting, req.ID)
+			close(ch)
+		}
+		o.mu.Unlock()
 	}
 	return ch
 }

@@ -38,8 +38,13 @@ type Request struct {
 	// Services and ReplicaSets feed the cluster-default spread constraints.
 	Services    []corev1.Service    `json:"services,omitempty"`
 	ReplicaSets []appsv1.ReplicaSet `json:"replicaSets,omitempty"`
-	// Pending are evaluated one by one against the cluster as it is.
+	// Pending are evaluated one by one against the cluster as it is,
+	// unless Placements is set.
 	Pending []corev1.Pod `json:"pending,omitempty"`
+	// Placements, when set, has one node name per pending pod: the pods are
+	// then scheduled in order, each evaluated with the earlier ones placed,
+	// reserved (volumes assumed bound) and bound ("" leaves it pending).
+	Placements []string `json:"placements,omitempty"`
 }
 
 // Response answers one Request.
