@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -23,15 +24,17 @@ const (
 )
 
 // volumeState is what the volume plugins' PreFilters prepare for a group:
-// whether a ReadWriteOncePod claim is already in use, the volumes of fully
+// its ReadWriteOncePod claims, the volumes of fully
 // bound claims, the late-binding claims still to bind, the volumes' zone
 // labels and the attachable CSI volumes.
 type volumeState struct {
-	rwopInUse bool
-	bound     []*corev1.PersistentVolume
-	delayed   []*corev1.PersistentVolumeClaim
-	zones     scheduling.ZoneTopologies
-	csi       map[string]string
+	// rwop are the pod's ReadWriteOncePod claims; one a bound pod uses
+	// rejects every node.
+	rwop    []types.NamespacedName
+	bound   []*corev1.PersistentVolume
+	delayed []*corev1.PersistentVolumeClaim
+	zones   scheduling.ZoneTopologies
+	csi     map[string]string
 }
 
 // podClaim is one claim a pod mounts: through a claim volume, or a
@@ -86,8 +89,7 @@ func (r *run) prepareVolumes(g *groupState) *FitError {
 }
 
 // restrictionsPreFilter looks up every claim volume (a missing claim
-// rejects the pod) and notes a ReadWriteOncePod claim that a bound pod
-// already uses.
+// rejects the pod) and notes the ReadWriteOncePod ones.
 func (r *run) restrictionsPreFilter(pod *corev1.Pod, st *volumeState) *FitError {
 	for i := range pod.Spec.Volumes {
 		v := &pod.Spec.Volumes[i]
@@ -98,30 +100,88 @@ func (r *run) restrictionsPreFilter(pod *corev1.Pod, st *volumeState) *FitError 
 		if !ok {
 			return &FitError{Filter: FilterVolumeRestrictions, Reason: fmt.Sprintf("persistentvolumeclaim %q not found", v.PersistentVolumeClaim.ClaimName)}
 		}
-		for _, m := range pvc.Spec.AccessModes {
-			if m == corev1.ReadWriteOncePod && r.s.claimInUse(pod.Namespace, pvc.Name) {
-				st.rwopInUse = true
-			}
+		if slices.Contains(pvc.Spec.AccessModes, corev1.ReadWriteOncePod) {
+			st.rwop = append(st.rwop, types.NamespacedName{Namespace: pod.Namespace, Name: pvc.Name})
 		}
 	}
 	return nil
 }
 
-// claimInUse reports whether a bound pod mounts the claim.
-func (s *Snapshot) claimInUse(ns, name string) bool {
-	for _, n := range s.nodes {
-		for _, e := range n.pods {
-			if e.pod.Namespace != ns {
-				continue
-			}
-			for i := range e.pod.Spec.Volumes {
-				if c := e.pod.Spec.Volumes[i].PersistentVolumeClaim; c != nil && c.ClaimName == name {
-					return true
-				}
-			}
+// claimKey names a claim.
+type claimKey = types.NamespacedName
+
+// assumedClaim is how a placement bound a late-binding claim, as the
+// scheduler's Reserve assumes it until the volume controller binds it: to
+// an available volume, or to be provisioned for the node.
+type assumedClaim struct {
+	node string
+	pv   string
+}
+
+// useClaims counts the pod's claim volumes as used (delta 1) or no longer
+// used (-1) by a bound pod, for ReadWriteOncePod; on use it also assumes
+// the pod's unbound late-binding claims bound on the node, as Reserve does.
+func (s *Snapshot) useClaims(e *podEntry, n *nodeInfo, delta int) {
+	pod := e.pod
+	for i := range pod.Spec.Volumes {
+		c := pod.Spec.Volumes[i].PersistentVolumeClaim
+		if c == nil {
+			continue
+		}
+		if s.claimUsers == nil {
+			s.claimUsers = map[claimKey]int{}
+		}
+		key := claimKey{Namespace: pod.Namespace, Name: c.ClaimName}
+		if s.claimUsers[key] += delta; s.claimUsers[key] <= 0 {
+			delete(s.claimUsers, key)
 		}
 	}
-	return false
+	if delta > 0 {
+		s.assumeClaims(pod, n.node)
+	}
+}
+
+// assumeClaims binds the pod's unbound late-binding claims on the node
+// (those not assumed yet and without a selected node): each to the
+// smallest available matching volume, in order of size, or else to be
+// provisioned for the node.
+func (s *Snapshot) assumeClaims(pod *corev1.Pod, node *corev1.Node) {
+	var match []*corev1.PersistentVolumeClaim
+	for _, c := range podClaims(pod) {
+		pvc, ok := s.claim(pod.Namespace, c.name)
+		if !ok || pvc.Spec.VolumeName != "" {
+			continue
+		}
+		if _, done := s.assumed[claimKey{Namespace: pvc.Namespace, Name: pvc.Name}]; done {
+			continue
+		}
+		if _, selected := pvc.Annotations[annSelectedNode]; selected {
+			continue
+		}
+		if delay, err := s.delayBinding(pvc); err == nil && delay {
+			match = append(match, pvc)
+		}
+	}
+	sort.Sort(bySize(match))
+	chosen := map[string]*corev1.PersistentVolume{}
+	for _, c := range match {
+		a := assumedClaim{node: node.Name}
+		pv, err := volume.FindMatchingVolume(c, s.volumesOfClass(volume.GetPersistentVolumeClaimClass(c)), node, chosen, true, true)
+		if err == nil && pv != nil {
+			chosen[pv.Name] = pv
+			a = assumedClaim{pv: pv.Name}
+		}
+		s.assume(claimKey{Namespace: c.Namespace, Name: c.Name}, a)
+	}
+}
+
+func (s *Snapshot) assume(key claimKey, a assumedClaim) {
+	if s.assumed == nil {
+		s.assumed = map[claimKey]assumedClaim{}
+	}
+	old, had := s.assumed[key]
+	s.assumed[key] = a
+	s.recordFunc(func() { restore(s.assumed, key, old, had) })
 }
 
 // bindingPreFilter checks every claim exists and can be used (not lost,
@@ -256,8 +316,10 @@ func (g *groupState) volumeFailure(s *Snapshot, n *nodeInfo) (string, string) {
 	if st == nil {
 		return "", ""
 	}
-	if st.rwopInUse {
-		return FilterVolumeRestrictions, scheduling.ReasonReadWriteOncePod
+	for _, key := range st.rwop {
+		if s.claimUsers[key] > 0 {
+			return FilterVolumeRestrictions, scheduling.ReasonReadWriteOncePod
+		}
 	}
 	if len(st.csi) > 0 && s.exceedsVolumeLimits(st.csi, n) {
 		return FilterNodeVolumeLimits, scheduling.ReasonMaxVolumeCount
@@ -321,7 +383,11 @@ func (s *Snapshot) exceedsVolumeLimits(newVolumes map[string]string, n *nodeInfo
 func (s *Snapshot) canBind(claims []*corev1.PersistentVolumeClaim, node *corev1.Node) bool {
 	var match, provision []*corev1.PersistentVolumeClaim
 	for _, c := range claims {
-		if selected, ok := c.Annotations[annSelectedNode]; ok {
+		selected, ok := c.Annotations[annSelectedNode]
+		if a, assumed := s.assumed[claimKey{Namespace: c.Namespace, Name: c.Name}]; assumed && a.pv == "" {
+			selected, ok = a.node, true
+		}
+		if ok {
 			if selected != node.Name {
 				return false
 			}
@@ -363,12 +429,28 @@ func (a bySize) Less(i, j int) bool {
 	return qi.Cmp(qj) < 0
 }
 
+// volumesOfClass lists the class's volumes; a volume assumed bound to a
+// claim carries that claim's reference, as in the scheduler's cache.
 func (s *Snapshot) volumesOfClass(class string) []*corev1.PersistentVolume {
 	var out []*corev1.PersistentVolume
 	for _, pv := range s.pvs {
 		if volume.GetPersistentVolumeClass(pv) == class {
 			out = append(out, pv)
 		}
+	}
+	for key, a := range s.assumed {
+		if a.pv == "" {
+			continue
+		}
+		i := slices.IndexFunc(out, func(pv *corev1.PersistentVolume) bool { return pv.Name == a.pv })
+		pvc, ok := s.pvcs[key]
+		if i < 0 || !ok {
+			continue
+		}
+		bound := out[i].DeepCopy()
+		bound.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1",
+			Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID}
+		out[i] = bound
 	}
 	return out
 }

@@ -40,6 +40,9 @@ type Disagreement struct {
 	Pod, Node int
 	Oracle    Verdict
 	Simulator Verdict
+	// Sequence is set for a disagreement of a placement case: the pods
+	// were scheduled in order, each with the earlier placements bound.
+	Sequence *Sequence
 }
 
 func (d *Disagreement) String() string {
@@ -68,6 +71,9 @@ type Tally struct {
 	NotSimulated int64
 	// Disagreements counts pairs on which the two differ.
 	Disagreements int64
+	// Placements counts FilterSchedulable's decisions checked in placement
+	// cases, PlacementDisagreements those kube-scheduler contradicts.
+	Placements, PlacementDisagreements int64
 	// Filters is keyed by filter name (Feasible for fitting pairs).
 	Filters map[string]*FilterTally
 	// Features counts the generated pending pods per feature they use.
@@ -97,6 +103,8 @@ func (t *Tally) Add(o *Tally) {
 	t.Clusters += o.Clusters
 	t.NotSimulated += o.NotSimulated
 	t.Disagreements += o.Disagreements
+	t.Placements += o.Placements
+	t.PlacementDisagreements += o.PlacementDisagreements
 	for k, v := range o.Filters {
 		f := t.filter(k)
 		f.Oracle += v.Oracle
@@ -154,6 +162,7 @@ func (t *Tally) Report() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "clusters: %d, pod-node pairs compared: %d, disagreements: %d, not simulated: %d\n",
 		t.Clusters, t.Pairs, t.Disagreements, t.NotSimulated)
+	fmt.Fprintf(&b, "FilterSchedulable decisions checked in sequence: %d, contradicted: %d\n", t.Placements, t.PlacementDisagreements)
 	fmt.Fprintf(&b, "%-22s %12s %12s %12s %12s\n", "filter", "oracle", "simulator", "agreed", "not-simul.")
 	for _, name := range slices.Sorted(maps.Keys(t.Filters)) {
 		f := t.Filters[name]

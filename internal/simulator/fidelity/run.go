@@ -18,13 +18,18 @@ type RunConfig struct {
 }
 
 type inFlight struct {
-	c    *Cluster
-	resp <-chan *Response
+	c       *Cluster
+	resp    <-chan *Response
+	seq     *Sequence
+	seqResp <-chan *Response
+	err     error
 }
 
 // Run generates clusters from cfg.FirstSeed on, sends each to the oracle
-// while the simulator answers the previous ones, and compares. It returns
-// the tally and every disagreement found.
+// while the simulator answers the previous ones, and compares. Each seed
+// gives two cases: the generated cluster, whose pending pods are checked
+// one by one, and its ReplicaCase, scheduled in sequence. It returns the
+// tally and every disagreement found.
 func Run(o *Oracle, cfg RunConfig) (*Tally, []Disagreement, error) {
 	if cfg.InFlight <= 0 {
 		cfg.InFlight = 8
@@ -35,8 +40,12 @@ func Run(o *Oracle, cfg RunConfig) (*Tally, []Disagreement, error) {
 		defer close(queue)
 		for seed := cfg.FirstSeed; ; seed++ {
 			c := Generate(seed)
+			item := inFlight{c: c, resp: o.Submit(c.Request())}
+			if item.seq, item.err = SimulateSequence(ReplicaCase(c)); item.err == nil {
+				item.seqResp = o.Submit(item.seq.Request())
+			}
 			select {
-			case queue <- inFlight{c: c, resp: o.Submit(c.Request())}:
+			case queue <- item:
 			case <-stop:
 				return
 			}
@@ -50,6 +59,9 @@ func Run(o *Oracle, cfg RunConfig) (*Tally, []Disagreement, error) {
 	t := NewTally()
 	var all []Disagreement
 	for item := range queue {
+		if item.err != nil {
+			return t, all, fmt.Errorf("seed %d: placement case: %w", item.c.Seed, item.err)
+		}
 		sim, err := item.c.Simulate()
 		if err != nil {
 			return t, all, fmt.Errorf("seed %d: simulator: %w", item.c.Seed, err)
@@ -65,6 +77,18 @@ func Run(o *Oracle, cfg RunConfig) (*Tally, []Disagreement, error) {
 		if err != nil {
 			return t, all, fmt.Errorf("seed %d: %w", item.c.Seed, err)
 		}
+		seqResp, ok := <-item.seqResp
+		if !ok {
+			return t, all, fmt.Errorf("seed %d: %w", item.c.Seed, o.Err())
+		}
+		if seqResp.Error != "" {
+			return t, all, fmt.Errorf("seed %d: oracle, placement case: %s", item.c.Seed, seqResp.Error)
+		}
+		seqDs, err := item.seq.Compare(seqResp, t)
+		if err != nil {
+			return t, all, fmt.Errorf("seed %d: placement case: %w", item.c.Seed, err)
+		}
+		ds = append(ds, seqDs...)
 		for f, n := range item.c.Features {
 			t.Features[f] += n
 		}

@@ -21,6 +21,10 @@ type Scenario struct {
 	KubeScheduler ScenarioVerdict `json:"kubeScheduler"`
 	// Simulator is the simulator's verdict when the case was found.
 	Simulator ScenarioVerdict `json:"simulator"`
+	// Sequential is true for a placement case: the pending pods are
+	// scheduled in order (FilterSchedulable's), each with the earlier
+	// placements bound; otherwise the only pending pod is checked alone.
+	Sequential bool `json:"sequential,omitempty"`
 	// Cluster is the case.
 	Cluster *Cluster `json:"cluster"`
 }
@@ -36,10 +40,11 @@ type ScenarioVerdict struct {
 // NewScenario describes a (shrunk) disagreement.
 func NewScenario(d Disagreement) *Scenario {
 	return &Scenario{
-		Name: fmt.Sprintf("%s vs %s", orFits(d.Oracle.Filter), orFits(d.Simulator.Filter)),
+		Name: fmt.Sprintf("%s vs %s", orFits(d.Oracle.Filter), orFits(d.Simulator.Filter+d.Simulator.Reason)),
 		Pod:  d.Cluster.Pending[d.Pod].Name, Node: d.Cluster.Nodes[d.Node].Name,
 		KubeScheduler: ScenarioVerdict{Filter: d.Oracle.Filter, Reason: d.Oracle.Reason},
 		Simulator:     ScenarioVerdict{Filter: d.Simulator.Filter, Reason: d.Simulator.Reason},
+		Sequential:    d.Sequence != nil,
 		Cluster:       d.Cluster,
 	}
 }
@@ -113,8 +118,8 @@ func LoadScenario(path string) (*Scenario, error) {
 	if err := yaml.UnmarshalStrict(data, s); err != nil {
 		return nil, fmt.Errorf("parsing scenario %s: %w", path, err)
 	}
-	if s.Cluster == nil || len(s.Cluster.Pending) != 1 {
-		return nil, fmt.Errorf("scenario %s: want a cluster with exactly one pending pod", path)
+	if s.Cluster == nil || len(s.Cluster.Pending) == 0 || !s.Sequential && len(s.Cluster.Pending) != 1 {
+		return nil, fmt.Errorf("scenario %s: want a cluster with one pending pod (several when sequential)", path)
 	}
 	return s, nil
 }

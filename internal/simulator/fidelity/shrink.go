@@ -6,46 +6,44 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Shrink reduces a disagreement to a small case that still shows it: one
-// pending pod, and as few nodes, bound pods, objects, fields and labels as
-// keep both verdicts on the node the same. It asks the oracle once per
-// attempt; attempts that break the case are dropped.
+// Shrink reduces a disagreement to a small case that still shows it: as
+// few pending pods (one, for a pair checked on its own), nodes, bound pods,
+// objects, fields and labels as keep both verdicts on the pod and node the
+// same. It asks the oracle once per attempt; attempts that break the case
+// are dropped.
 func Shrink(o *Oracle, d Disagreement) Disagreement {
 	c := d.Cluster.Clone()
 	c.Seed = 0
-	c.Pending = []*corev1.Pod{c.Pending[d.Pod]}
-	target := c.Nodes[d.Node].Name
-	best := Disagreement{Cluster: c, Node: d.Node, Oracle: d.Oracle, Simulator: d.Simulator}
+	pod, target := c.Pending[d.Pod].Name, c.Nodes[d.Node].Name
+	sequential := d.Sequence != nil
+	if !sequential {
+		c.Pending = []*corev1.Pod{c.Pending[d.Pod]}
+	}
+	best := d
+	best.Cluster = c
 	same := func(cand *Cluster) (Disagreement, bool) {
-		node := slices.IndexFunc(cand.Nodes, func(n *corev1.Node) bool { return n.Name == target })
-		if node < 0 {
-			return Disagreement{}, false
-		}
-		resp, err := o.Evaluate(cand.Request())
-		if err != nil {
-			return Disagreement{}, false
-		}
-		sim, err := cand.Simulate()
-		if err != nil {
-			return Disagreement{}, false
-		}
-		ds, err := Compare(cand, resp, sim, NewTally())
+		ds, err := check(o, cand, sequential)
 		if err != nil {
 			return Disagreement{}, false
 		}
 		for _, got := range ds {
-			if got.Node == node && got.Oracle.Filter == d.Oracle.Filter && got.Simulator.Filter == d.Simulator.Filter {
+			if got.Cluster.Pending[got.Pod].Name == pod && got.Cluster.Nodes[got.Node].Name == target &&
+				got.Oracle.Filter == d.Oracle.Filter && got.Simulator.Filter == d.Simulator.Filter &&
+				(got.Simulator.Reason == PlacedHere) == (d.Simulator.Reason == PlacedHere) {
 				return got, true
 			}
 		}
 		return Disagreement{}, false
+	}
+	if got, ok := same(c); ok {
+		best = got
 	}
 	for progress := true; progress; {
 		progress = false
 		for _, step := range shrinkSteps {
 			for i := 0; ; {
 				cand := best.Cluster.Clone()
-				applied, ok := step(cand, i, target)
+				applied, ok := step(cand, i, target, pod)
 				if !ok {
 					break
 				}
@@ -64,16 +62,54 @@ func Shrink(o *Oracle, d Disagreement) Disagreement {
 	return best
 }
 
+// check compares the simulator and the oracle on a case: each pending pod
+// on its own, or (sequential) scheduled in order as FilterSchedulable
+// places them.
+func check(o *Oracle, c *Cluster, sequential bool) ([]Disagreement, error) {
+	if sequential {
+		seq, err := SimulateSequence(c)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := o.Evaluate(seq.Request())
+		if err != nil {
+			return nil, err
+		}
+		return seq.Compare(resp, NewTally())
+	}
+	resp, err := o.Evaluate(c.Request())
+	if err != nil {
+		return nil, err
+	}
+	sim, err := c.Simulate()
+	if err != nil {
+		return nil, err
+	}
+	return Compare(c, resp, sim, NewTally())
+}
+
 // A shrinkStep applies its i-th simplification to c. ok is false when
 // there is no i-th one; applied is false when it does not apply to c (the
 // search moves on to i+1).
-type shrinkStep func(c *Cluster, i int, target string) (applied, ok bool)
+type shrinkStep func(c *Cluster, i int, target, pod string) (applied, ok bool)
 
 var shrinkSteps = []shrinkStep{
-	dropNode, dropBound, dropObject, simplifyPending, simplifyBound, simplifyNode,
+	dropPending, dropNode, dropBound, dropObject, simplifyPending, simplifyBound, simplifyNode,
 }
 
-func dropNode(c *Cluster, i int, target string) (bool, bool) {
+// dropPending removes a pending pod other than the disagreement's.
+func dropPending(c *Cluster, i int, _, pod string) (bool, bool) {
+	if i >= len(c.Pending) {
+		return false, false
+	}
+	if c.Pending[i].Name == pod {
+		return false, true
+	}
+	c.Pending = slices.Delete(c.Pending, i, i+1)
+	return true, true
+}
+
+func dropNode(c *Cluster, i int, target, _ string) (bool, bool) {
 	if i >= len(c.Nodes) {
 		return false, false
 	}
@@ -86,7 +122,7 @@ func dropNode(c *Cluster, i int, target string) (bool, bool) {
 	return true, true
 }
 
-func dropBound(c *Cluster, i int, _ string) (bool, bool) {
+func dropBound(c *Cluster, i int, _, _ string) (bool, bool) {
 	if i >= len(c.Pods) {
 		return false, false
 	}
@@ -97,7 +133,7 @@ func dropBound(c *Cluster, i int, _ string) (bool, bool) {
 // dropObject removes the i-th of the cluster's other objects, in the
 // order namespaces, volumes, claims, classes, CSI nodes, services,
 // ReplicaSets.
-func dropObject(c *Cluster, i int, _ string) (bool, bool) {
+func dropObject(c *Cluster, i int, _, _ string) (bool, bool) {
 	lists := []func(int) bool{
 		deleter(&c.Namespaces), deleter(&c.PersistentVolumes), deleter(&c.PersistentVolumeClaims),
 		deleter(&c.StorageClasses), deleter(&c.CSINodes), deleter(&c.Services), deleter(&c.ReplicaSets),
@@ -120,11 +156,18 @@ func deleter[T any](s *[]T) func(int) bool {
 	}
 }
 
-func simplifyPending(c *Cluster, i int, _ string) (bool, bool) {
-	return simplifyPod(c.Pending[0], i)
+func simplifyPending(c *Cluster, i int, _, _ string) (bool, bool) {
+	for _, p := range c.Pending {
+		n := len(podSimplifications(p))
+		if i < n {
+			return simplifyPod(p, i)
+		}
+		i -= n
+	}
+	return false, false
 }
 
-func simplifyBound(c *Cluster, i int, _ string) (bool, bool) {
+func simplifyBound(c *Cluster, i int, _, _ string) (bool, bool) {
 	for _, p := range c.Pods {
 		n := len(podSimplifications(p))
 		if i < n {
@@ -135,7 +178,7 @@ func simplifyBound(c *Cluster, i int, _ string) (bool, bool) {
 	return false, false
 }
 
-func simplifyNode(c *Cluster, i int, _ string) (bool, bool) {
+func simplifyNode(c *Cluster, i int, _, _ string) (bool, bool) {
 	for _, n := range c.Nodes {
 		s := nodeSimplifications(n)
 		if i < len(s) {
