@@ -119,6 +119,9 @@ func (g *gen) pendingPod(i int) *corev1.Pod {
 		g.feature("resources/pod-level")
 		p.Spec.Resources = &corev1.ResourceRequirements{Requests: corev1.ResourceList{
 			corev1.ResourceCPU: milli(pick(g, []int64{500, 3000})), corev1.ResourceMemory: mebi(pick(g, []int64{512, 8192}))}}
+		if g.chance(0.2) {
+			p.Spec.Resources.Requests[resHugePages] = mebi(256)
+		}
 	}
 	if g.chance(g.p.ports) {
 		g.hostPorts(p)

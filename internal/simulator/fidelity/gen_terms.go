@@ -165,12 +165,17 @@ func (g *gen) affinityTerms() []corev1.PodAffinityTerm {
 
 func (g *gen) podAffinity(p *corev1.Pod, anti bool) {
 	a := affinityOf(p)
+	terms := g.affinityTerms()
+	if app := p.Labels["app"]; app != "" && g.chance(0.35) {
+		g.feature("pod-affinity/selects its own pods")
+		terms[0].LabelSelector = &metav1.LabelSelector{MatchLabels: map[string]string{"app": app}}
+	}
 	if anti {
 		g.feature("pod-anti-affinity")
-		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.affinityTerms()}
+		a.PodAntiAffinity = &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}
 	} else {
 		g.feature("pod-affinity")
-		a.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: g.affinityTerms()}
+		a.PodAffinity = &corev1.PodAffinity{RequiredDuringSchedulingIgnoredDuringExecution: terms}
 	}
 	p.Spec.Affinity = a
 }

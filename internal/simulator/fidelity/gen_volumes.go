@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -56,9 +57,17 @@ func (g *gen) volumes() {
 		case x < 16:
 			pvc.Spec.StorageClassName = pick(g, []*string{ptr.To("immediate"), ptr.To(""), nil})
 		default:
-			pvc.Spec.StorageClassName = ptr.To("local")
+			pvc.Spec.StorageClassName = ptr.To(pick(g, []string{"local", "local", "standard"}))
 			for range g.r.IntN(3) {
-				g.localVolume()
+				g.staticVolume(*pvc.Spec.StorageClassName, pvc)
+			}
+		}
+		if g.chance(0.1) {
+			g.feature("volumes/claim selector or block mode")
+			if g.chance(0.5) {
+				pvc.Spec.Selector = &metav1.LabelSelector{MatchLabels: map[string]string{"tier": pick(g, []string{"fast", "slow"})}}
+			} else {
+				pvc.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
 			}
 		}
 		g.c.PersistentVolumeClaims = append(g.c.PersistentVolumeClaims, pvc)
@@ -111,20 +120,41 @@ func nodeAffinityOn(key string, values []string) *corev1.VolumeNodeAffinity {
 		MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values}}}}}}
 }
 
-// localVolume adds an available local volume on a random node.
-func (g *gen) localVolume() {
+// staticVolume adds a volume of the class on a random node (by hostname,
+// sometimes by matchFields, which volume node affinity never matches):
+// usually available, sometimes released, being deleted, pre-bound to the
+// claim or to another, labelled for claim selectors, or of block mode.
+func (g *gen) staticVolume(class string, claim *corev1.PersistentVolumeClaim) {
 	n := pick(g, g.c.Nodes)
-	g.c.PersistentVolumes = append(g.c.PersistentVolumes, &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("local-%d", len(g.c.PersistentVolumes))},
+	pv := &corev1.PersistentVolume{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("static-%d", len(g.c.PersistentVolumes)),
+			Labels: map[string]string{"tier": pick(g, []string{"fast", "slow"})}},
 		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: mebi(pick(g, []int64{10240, 102400}))},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName:       "local",
+			Capacity:               corev1.ResourceList{corev1.ResourceStorage: mebi(pick(g, []int64{512, 10240, 102400}))},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{pick(g, []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce, corev1.ReadWriteOnce, corev1.ReadWriteMany})},
+			StorageClassName:       class,
 			PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/disk"}},
 			NodeAffinity:           nodeAffinityOn(keyHost, []string{n.Labels[keyHost]}),
 		},
 		Status: corev1.PersistentVolumeStatus{Phase: corev1.VolumeAvailable},
-	})
+	}
+	switch g.r.IntN(14) {
+	case 0:
+		pv.Status.Phase = corev1.VolumeReleased
+	case 1:
+		pv.DeletionTimestamp = &metav1.Time{Time: time.Unix(1_700_000_100, 0)}
+	case 2:
+		pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: claim.Namespace, Name: claim.Name}
+	case 3:
+		pv.Spec.ClaimRef = &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: claim.Namespace, Name: "other"}
+	case 4:
+		pv.Spec.VolumeMode = ptr.To(corev1.PersistentVolumeBlock)
+	case 5:
+		pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchExpressions = nil
+		pv.Spec.NodeAffinity.Required.NodeSelectorTerms[0].MatchFields = []corev1.NodeSelectorRequirement{
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{n.Name}}}
+	}
+	g.c.PersistentVolumes = append(g.c.PersistentVolumes, pv)
 }
 
 // podVolumes mounts one or two volumes: claims of the pod's namespace (a
