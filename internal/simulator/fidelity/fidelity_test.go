@@ -40,14 +40,14 @@ func TestFidelity(t *testing.T) {
 	}
 	kinds := map[[2]string]int{}
 	for _, d := range ds {
-		kinds[[2]string{orFits(d.Oracle.Filter), orFits(d.Simulator.Filter)}]++
+		kinds[[2]string{orFits(d.Oracle.Filter), simulatorKind(d.Simulator)}]++
 	}
 	for k, n := range kinds {
 		fmt.Printf("disagreements: kube-scheduler %s, simulator %s: %d\n", k[0], k[1], n)
 	}
 	shown := map[[2]string]bool{}
 	for _, d := range ds {
-		kind := [2]string{d.Oracle.Filter, d.Simulator.Filter}
+		kind := [2]string{d.Oracle.Filter, simulatorKind(d.Simulator)}
 		if shown[kind] || len(shown) >= *flagShow {
 			continue
 		}

@@ -40,13 +40,22 @@ type ScenarioVerdict struct {
 // NewScenario describes a (shrunk) disagreement.
 func NewScenario(d Disagreement) *Scenario {
 	return &Scenario{
-		Name: fmt.Sprintf("%s vs %s", orFits(d.Oracle.Filter), orFits(d.Simulator.Filter+d.Simulator.Reason)),
+		Name: fmt.Sprintf("kube-scheduler %s, simulator %s", orFits(d.Oracle.Filter), simulatorKind(d.Simulator)),
 		Pod:  d.Cluster.Pending[d.Pod].Name, Node: d.Cluster.Nodes[d.Node].Name,
 		KubeScheduler: ScenarioVerdict{Filter: d.Oracle.Filter, Reason: d.Oracle.Reason},
 		Simulator:     ScenarioVerdict{Filter: d.Simulator.Filter, Reason: d.Simulator.Reason},
 		Sequential:    d.Sequence != nil,
 		Cluster:       d.Cluster,
 	}
+}
+
+// simulatorKind names the simulator's verdict: a filter, "fits", or
+// FilterSchedulable's placement.
+func simulatorKind(v Verdict) string {
+	if v.Reason == PlacedHere {
+		return PlacedHere
+	}
+	return orFits(v.Filter)
 }
 
 func orFits(f string) string {

@@ -137,6 +137,7 @@ func nodeSimplifications(n *corev1.Node) []func() bool {
 		out = append(out, func() bool { n.Spec.Taints = slices.Delete(n.Spec.Taints, i, i+1); return true })
 	}
 	out = append(out,
+		func() bool { ok := n.Status.Capacity != nil; n.Status.Capacity = nil; return ok },
 		func() bool { ok := n.Spec.Unschedulable; n.Spec.Unschedulable = false; return ok },
 		func() bool { ok := n.Status.DeclaredFeatures != nil; n.Status.DeclaredFeatures = nil; return ok })
 	return out
