@@ -192,8 +192,19 @@ func overlap(a, b []string) bool {
 }
 
 // InTreeCloudDisk reports whether the volume is an inline volume of an
-// in-tree cloud disk plugin that kube-scheduler translates to CSI (and
-// counts towards CSI attach limits): the simulator does not model that.
+// in-tree plugin that kube-scheduler translates to CSI (CSI migration) and
+// then counts towards CSI attach limits: the simulator does not model that.
 func InTreeCloudDisk(v *corev1.Volume) bool {
-	return v.GCEPersistentDisk != nil || v.AWSElasticBlockStore != nil || v.AzureDisk != nil || v.Cinder != nil || v.PortworxVolume != nil
+	return v.GCEPersistentDisk != nil || v.AWSElasticBlockStore != nil || v.AzureDisk != nil || v.AzureFile != nil ||
+		v.Cinder != nil || v.PortworxVolume != nil || v.VsphereVolume != nil
+}
+
+// InTreeMigratedPV reports whether the PersistentVolume uses an in-tree
+// plugin that kube-scheduler translates to CSI (its node affinity and
+// attach limits then depend on the node's CSINode): the simulator does not
+// model that.
+func InTreeMigratedPV(pv *corev1.PersistentVolume) bool {
+	s := &pv.Spec.PersistentVolumeSource
+	return s.GCEPersistentDisk != nil || s.AWSElasticBlockStore != nil || s.AzureDisk != nil || s.AzureFile != nil ||
+		s.Cinder != nil || s.PortworxVolume != nil || s.VsphereVolume != nil
 }

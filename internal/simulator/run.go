@@ -79,6 +79,10 @@ func (r *run) prepare(spec *podSpec) *groupState {
 		g.preFilter = &FitError{Filter: FilterPodSpec, Reason: spec.parseErr.Error()}
 		return g
 	}
+	if reason := r.s.inTreeVolume(spec.pod); reason != "" {
+		g.preFilter = &FitError{Filter: FilterNotSimulated, Reason: reason}
+		return g
+	}
 	if _, conflict := spec.nodeMatcher.NamedNodes(); conflict {
 		g.preFilter = &FitError{Filter: FilterNodeAffinity, Reason: scheduling.ReasonNodeAffinityConflict}
 		return g

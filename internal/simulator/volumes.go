@@ -63,6 +63,24 @@ func (s *Snapshot) claim(ns, name string) (*corev1.PersistentVolumeClaim, bool) 
 	return pvc, ok
 }
 
+// inTreeVolume names a claim of the pod bound to a volume of an in-tree
+// plugin kube-scheduler migrates to CSI, or returns "".
+func (s *Snapshot) inTreeVolume(pod *corev1.Pod) string {
+	if len(pod.Spec.Volumes) == 0 {
+		return ""
+	}
+	for _, c := range podClaims(pod) {
+		pvc, ok := s.claim(pod.Namespace, c.name)
+		if !ok || pvc.Spec.VolumeName == "" {
+			continue
+		}
+		if pv, ok := s.pvs[pvc.Spec.VolumeName]; ok && scheduling.InTreeMigratedPV(pv) {
+			return "persistent volume " + pv.Name + " of an in-tree plugin (translated to CSI by kube-scheduler)"
+		}
+	}
+	return ""
+}
+
 // prepareVolumes runs the volume plugins' PreFilters in kube-scheduler's
 // order (VolumeRestrictions, VolumeBinding, VolumeZone) and returns the
 // first rejection, which applies to every node.

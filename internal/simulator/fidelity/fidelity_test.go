@@ -10,7 +10,7 @@ import (
 )
 
 var (
-	flagPairs   = flag.Int64("fidelity.pairs", 20_000, "compare at least this many pod-node pairs")
+	flagPairs   = flag.Int64("fidelity.pairs", 50_000, "compare at least this many pod-node pairs")
 	flagSeed    = flag.Int64("fidelity.seed", 1, "first seed (seeds are consecutive)")
 	flagRandom  = flag.Bool("fidelity.random", false, "start from a random seed (printed) instead of -fidelity.seed")
 	flagWorkers = flag.Int("fidelity.workers", 1, "oracle worker goroutines")

@@ -110,6 +110,10 @@ func (g *gen) bindClaim(pvc *corev1.PersistentVolumeClaim) {
 	if !g.chance(0.07) {
 		pvc.Annotations = map[string]string{annBindCompleted: "yes"}
 	}
+	if g.chance(0.05) {
+		pv.Spec.CSI = nil
+		pv.Spec.AWSElasticBlockStore = &corev1.AWSElasticBlockStoreVolumeSource{VolumeID: "vol-" + pvc.Name}
+	}
 	if !g.chance(0.05) {
 		g.c.PersistentVolumes = append(g.c.PersistentVolumes, pv)
 	}
@@ -213,6 +217,14 @@ func (g *gen) inlineDisk(v *corev1.Volume) {
 }
 
 func (g *gen) claimFeature(c *corev1.PersistentVolumeClaim) {
+	if c.Spec.Selector != nil || c.Spec.VolumeMode != nil {
+		g.feature("volumes/claim selector or block mode")
+	}
+	for _, pv := range g.c.PersistentVolumes {
+		if pv.Name == c.Spec.VolumeName && pv.Spec.AWSElasticBlockStore != nil {
+			g.feature("volumes/claim bound to an in-tree EBS volume (not simulated)")
+		}
+	}
 	switch {
 	case c.Spec.VolumeName != "":
 		g.feature("volumes/claim bound")
