@@ -161,7 +161,7 @@ func DiskConflict(v *corev1.Volume, existing []corev1.Volume) bool {
 		e := &existing[i]
 		switch {
 		case v.GCEPersistentDisk != nil && e.GCEPersistentDisk != nil:
-			if v.GCEPersistentDisk.PDName == e.GCEPersistentDisk.PDName && !(v.GCEPersistentDisk.ReadOnly && e.GCEPersistentDisk.ReadOnly) {
+			if v.GCEPersistentDisk.PDName == e.GCEPersistentDisk.PDName && (!v.GCEPersistentDisk.ReadOnly || !e.GCEPersistentDisk.ReadOnly) {
 				return true
 			}
 		case v.AWSElasticBlockStore != nil && e.AWSElasticBlockStore != nil:
@@ -169,12 +169,12 @@ func DiskConflict(v *corev1.Volume, existing []corev1.Volume) bool {
 				return true
 			}
 		case v.ISCSI != nil && e.ISCSI != nil:
-			if v.ISCSI.IQN == e.ISCSI.IQN && !(v.ISCSI.ReadOnly && e.ISCSI.ReadOnly) {
+			if v.ISCSI.IQN == e.ISCSI.IQN && (!v.ISCSI.ReadOnly || !e.ISCSI.ReadOnly) {
 				return true
 			}
 		case v.RBD != nil && e.RBD != nil:
 			a, b := v.RBD, e.RBD
-			if overlap(a.CephMonitors, b.CephMonitors) && a.RBDPool == b.RBDPool && a.RBDImage == b.RBDImage && !(a.ReadOnly && b.ReadOnly) {
+			if overlap(a.CephMonitors, b.CephMonitors) && a.RBDPool == b.RBDPool && a.RBDImage == b.RBDImage && (!a.ReadOnly || !b.ReadOnly) {
 				return true
 			}
 		}

@@ -67,9 +67,7 @@ func (g *gen) node(i int) *corev1.Node {
 		Status:     corev1.NodeStatus{Allocatable: alloc, Capacity: alloc},
 	}
 	if g.chance(g.p.taint) {
-		for _, t := range some(g, taintVocabulary, 2) {
-			n.Spec.Taints = append(n.Spec.Taints, t)
-		}
+		n.Spec.Taints = append(n.Spec.Taints, some(g, taintVocabulary, 2)...)
 	}
 	n.Spec.Unschedulable = g.chance(g.p.unschedulable)
 	if g.chance(0.3) {

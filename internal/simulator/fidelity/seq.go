@@ -66,7 +66,7 @@ type Sequence struct {
 	Sim        [][]*simulator.FitError
 }
 
-// Simulate runs FilterSchedulable over the cluster's pending pods and
+// SimulateSequence runs FilterSchedulable over the cluster's pending pods and
 // replays its placements with CheckFit. The cluster's pending pods must
 // be grouped by controller and created together (ReplicaCase).
 func SimulateSequence(c *Cluster) (*Sequence, error) {
