@@ -9,7 +9,7 @@ BENCHTIME ?= 1x
 BENCH ?= .
 TEST_TIMEOUT ?= 40m
 
-.PHONY: build test lint bench testbin deps fmt
+.PHONY: build test lint bench testbin deps fmt fidelity-oracle fidelity
 
 ## build: compile the kscale binary into bin/
 build:
@@ -19,12 +19,21 @@ build:
 testbin:
 	hack/testbin/build.sh
 
+## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
+fidelity-oracle:
+	hack/fidelity/build.sh
+
+## fidelity: compare the simulator with kube-scheduler's filters on FIDELITY_PAIRS random pod-node pairs
+FIDELITY_PAIRS ?= 1000000
+fidelity: fidelity-oracle
+	go test -count=1 -timeout 30m -run '^TestFidelity$$' -v ./internal/simulator/fidelity -args -fidelity.random -fidelity.pairs=$(FIDELITY_PAIRS)
+
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:
 	hack/install-test-deps.sh
 
 ## test: lint, then every unit and integration test against the real control plane
-test: testbin deps lint
+test: testbin fidelity-oracle deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh
 

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -19,6 +20,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation/memcluster"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+	"github.com/kscale/kscale/internal/scheduling"
 )
 
 // objectsCluster is a staticCluster that also offers namespaces, volumes,
@@ -28,6 +30,8 @@ type objectsCluster struct {
 	namespaces  []*corev1.Namespace
 	pvs         []*corev1.PersistentVolume
 	pvcs        []*corev1.PersistentVolumeClaim
+	classes     []*storagev1.StorageClass
+	csiNodes    []*storagev1.CSINode
 	controllers scaledown.ControllerLookup
 }
 
@@ -46,6 +50,14 @@ func (c *objectsCluster) ListPersistentVolumes(context.Context) ([]*corev1.Persi
 
 func (c *objectsCluster) ListPersistentVolumeClaims(context.Context) ([]*corev1.PersistentVolumeClaim, error) {
 	return c.pvcs, nil
+}
+
+func (c *objectsCluster) ListStorageClasses(context.Context) ([]*storagev1.StorageClass, error) {
+	return c.classes, nil
+}
+
+func (c *objectsCluster) ListCSINodes(context.Context) ([]*storagev1.CSINode, error) {
+	return c.csiNodes, nil
 }
 
 func (c *objectsCluster) PodControllers(context.Context) (scaledown.ControllerLookup, error) {
@@ -99,9 +111,25 @@ func claimPod(name, claim string, created time.Time) *corev1.Pod {
 	return p
 }
 
-func claim(name, volume string) *corev1.PersistentVolumeClaim {
-	return &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+// claim returns a claim bound to the volume (unbound when volume is ""),
+// of the storage class when class is not "".
+func claim(name, volume, class string) *corev1.PersistentVolumeClaim {
+	c := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
 		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: volume}}
+	if volume != "" {
+		c.Annotations = map[string]string{scheduling.AnnBindCompleted: "yes"}
+	}
+	if class != "" {
+		c.Spec.StorageClassName = &class
+	}
+	return c
+}
+
+// lateBinding is a WaitForFirstConsumer class whose provisioner creates
+// volumes on any node.
+func lateBinding(name string) *storagev1.StorageClass {
+	mode := storagev1.VolumeBindingWaitForFirstConsumer
+	return &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Provisioner: "csi.example.com", VolumeBindingMode: &mode}
 }
 
 func volume(name string, onlyOnHost string) *corev1.PersistentVolume {
@@ -123,15 +151,20 @@ func TestRunOnceScaleUpSeesClaimsAndVolumes(t *testing.T) {
 		objects bool
 		pvcs    []*corev1.PersistentVolumeClaim
 		pvs     []*corev1.PersistentVolume
+		classes []*storagev1.StorageClass
 		want    int
 	}{
 		{name: "cluster without objects: the claim is not found", want: 0},
 		{name: "claim not found", objects: true, want: 0},
-		{name: "unbound claim", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "")}, want: 1},
-		{name: "bound claim, volume missing", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")}, want: 0},
-		{name: "bound claim, volume anywhere", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")},
+		{name: "unbound claim without class binds immediately: the scheduler waits", objects: true,
+			pvcs: []*corev1.PersistentVolumeClaim{claim("data", "", "")}, want: 0},
+		{name: "unbound late-binding claim is provisioned on the new node", objects: true,
+			pvcs: []*corev1.PersistentVolumeClaim{claim("data", "", "wffc")}, classes: []*storagev1.StorageClass{lateBinding("wffc")}, want: 1},
+		{name: "unbound claim of an unknown class", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "", "wffc")}, want: 0},
+		{name: "bound claim, volume missing", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1", "")}, want: 0},
+		{name: "bound claim, volume anywhere", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1", "")},
 			pvs: []*corev1.PersistentVolume{volume("pv-1", "")}, want: 1},
-		{name: "bound claim, volume only on another host", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1")},
+		{name: "bound claim, volume only on another host", objects: true, pvcs: []*corev1.PersistentVolumeClaim{claim("data", "pv-1", "")},
 			pvs: []*corev1.PersistentVolume{volume("pv-1", "elsewhere")}, want: 0},
 	}
 	for _, tc := range tests {
@@ -139,7 +172,7 @@ func TestRunOnceScaleUpSeesClaimsAndVolumes(t *testing.T) {
 			static := staticCluster{pods: []*corev1.Pod{claimPod("p", "data", now)}}
 			var cl Cluster = &static
 			if tc.objects {
-				cl = &objectsCluster{staticCluster: static, pvcs: tc.pvcs, pvs: tc.pvs}
+				cl = &objectsCluster{staticCluster: static, pvcs: tc.pvcs, pvs: tc.pvs, classes: tc.classes}
 			}
 			a, cloud, rec := newObjectsLoop(t, cl, nil, now)
 			if err := a.RunOnce(t.Context(), now); err != nil {

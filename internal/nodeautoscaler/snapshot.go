@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/simulator"
@@ -168,20 +169,24 @@ func podKey(p *corev1.Pod) types.NamespacedName {
 	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
 }
 
-// objectCache tracks the namespaces, PersistentVolumes and claims the
-// snapshot holds.
+// objectCache tracks the namespaces, PersistentVolumes, claims, storage
+// classes and CSI nodes the snapshot holds.
 type objectCache struct {
 	want       clusterObjects
 	synced     bool
 	namespaces map[string]*corev1.Namespace
 	pvs        map[string]*corev1.PersistentVolume
 	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
+	classes    map[string]*storagev1.StorageClass
+	csiNodes   map[string]*storagev1.CSINode
 }
 
 func (c *objectCache) reset() {
 	c.namespaces = map[string]*corev1.Namespace{}
 	c.pvs = map[string]*corev1.PersistentVolume{}
 	c.pvcs = map[types.NamespacedName]*corev1.PersistentVolumeClaim{}
+	c.classes = map[string]*storagev1.StorageClass{}
+	c.csiNodes = map[string]*storagev1.CSINode{}
 }
 
 // apply adds the wanted objects the snapshot lacks or holds in another
@@ -194,9 +199,11 @@ func (c *objectCache) apply(snap *simulator.Snapshot) bool {
 	w := &c.want
 	ok := addChanged(c.namespaces, w.namespaces, func(n *corev1.Namespace) string { return n.Name }, snap.AddNamespace)
 	ok = addChanged(c.pvs, w.pvs, func(pv *corev1.PersistentVolume) string { return pv.Name }, snap.AddPersistentVolume) && ok
-	return addChanged(c.pvcs, w.pvcs, func(pvc *corev1.PersistentVolumeClaim) types.NamespacedName {
+	ok = addChanged(c.pvcs, w.pvcs, func(pvc *corev1.PersistentVolumeClaim) types.NamespacedName {
 		return types.NamespacedName{Namespace: pvc.Namespace, Name: pvc.Name}
 	}, snap.AddPersistentVolumeClaim) && ok
+	ok = addChanged(c.classes, w.classes, func(sc *storagev1.StorageClass) string { return sc.Name }, snap.AddStorageClass) && ok
+	return addChanged(c.csiNodes, w.csiNodes, func(n *storagev1.CSINode) string { return n.Name }, snap.AddCSINode) && ok
 }
 
 // addChanged adds every object of want that have lacks or holds as another

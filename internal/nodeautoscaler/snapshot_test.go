@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kscale/kscale/internal/fixture"
@@ -119,16 +120,19 @@ func TestSnapshotCacheObjects(t *testing.T) {
 			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
 	})
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "team-a", Labels: map[string]string{"team": "a"}}}
-	unbound, bound := claim("data", ""), claim("data", "pv-1")
-	pv := volume("pv-1", "")
+	unbound, bound := claim("data", "", "wffc"), claim("data", "pv-1", "")
+	pv, class := volume("pv-1", ""), []*storagev1.StorageClass{lateBinding("wffc")}
 	steps := []struct {
 		name                  string
 		objects               clusterObjects
 		wantNearDB, wantClaim bool
 	}{
 		{"no objects", clusterObjects{}, false, false},
-		{"namespace and unbound claim", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound}}, true, true},
-		{"same objects again", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound}}, true, true},
+		{"namespace and unbound claim", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound},
+			classes: class}, true, true},
+		{"same objects again", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound},
+			classes: class}, true, true},
+		{"storage class gone", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{unbound}}, true, false},
 		{"claim bound to a missing volume", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{bound}}, true, false},
 		{"volume added", clusterObjects{namespaces: []*corev1.Namespace{ns}, pvcs: []*corev1.PersistentVolumeClaim{bound},
 			pvs: []*corev1.PersistentVolume{pv}}, true, true},

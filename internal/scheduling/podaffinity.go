@@ -40,8 +40,8 @@ type AffinityTerm struct {
 // NamespaceLabels returns the labels of a namespace, and whether it is known.
 type NamespaceLabels func(namespace string) (labels.Set, bool)
 
-// Matches reports whether the pod is selected by the term: its namespace
-// is named or selected, and its labels match.
+// Matches reports whether the term of a pod being scheduled selects the
+// pod: its namespace is named or selected, and its labels match.
 func (t *AffinityTerm) Matches(pod *corev1.Pod, nsLabels NamespaceLabels) bool {
 	if !t.MatchesNamespace(pod.Namespace, nsLabels) {
 		return false
@@ -49,21 +49,47 @@ func (t *AffinityTerm) Matches(pod *corev1.Pod, nsLabels NamespaceLabels) bool {
 	return t.Selector.Matches(labels.Set(pod.Labels))
 }
 
-// MatchesNamespace reports whether the namespace is named or selected by
-// the term.
+// MatchesNamespace reports whether the term of a pod being scheduled
+// covers the namespace: it is named, or the term's namespace selector is
+// empty (every namespace), or the namespace is registered and its labels
+// match the selector. kube-scheduler resolves the selector to the
+// namespaces it knows, so an unregistered namespace is never selected.
 func (t *AffinityTerm) MatchesNamespace(ns string, nsLabels NamespaceLabels) bool {
 	if slices.Contains(t.Namespaces, ns) {
 		return true
 	}
-	if t.NamespaceSelector == nil || nsLabels == nil {
+	if t.NamespaceSelector == nil {
 		return false
 	}
 	if t.NamespaceSelector.Empty() {
 		return true
 	}
-	// An unknown namespace has no labels, as in kube-scheduler's snapshot.
-	set, _ := nsLabels(ns)
-	return t.NamespaceSelector.Matches(set)
+	if nsLabels == nil {
+		return false
+	}
+	set, known := nsLabels(ns)
+	return known && t.NamespaceSelector.Matches(set)
+}
+
+// SelectsIncoming reports whether the term of a bound pod selects a pod
+// being scheduled: its namespace is named or its namespace's labels match
+// the term's namespace selector (an unregistered namespace has no labels),
+// and its labels match. indexed says the pod was found in the label index
+// under the term's IndexKey=IndexValue.
+func (t *AffinityTerm) SelectsIncoming(pod *corev1.Pod, nsLabels NamespaceLabels, indexed bool) bool {
+	if !slices.Contains(t.Namespaces, pod.Namespace) {
+		if t.NamespaceSelector == nil {
+			return false
+		}
+		var set labels.Set
+		if nsLabels != nil {
+			set, _ = nsLabels(pod.Namespace)
+		}
+		if !t.NamespaceSelector.Matches(set) {
+			return false
+		}
+	}
+	return indexed && t.IndexOnly || t.Selector.Matches(labels.Set(pod.Labels))
 }
 
 // RequiredAffinityTerms parses the pod's required pod-affinity terms.
@@ -141,13 +167,4 @@ func IndexLabel(sel *metav1.LabelSelector) (string, string) {
 // isSingleLabel reports whether the selector is exactly one matchLabels entry.
 func isSingleLabel(sel *metav1.LabelSelector) bool {
 	return sel != nil && len(sel.MatchLabels) == 1 && len(sel.MatchExpressions) == 0
-}
-
-// MatchesIndexed is Matches for a pod found in the label index under the
-// term's IndexKey=IndexValue.
-func (t *AffinityTerm) MatchesIndexed(pod *corev1.Pod, nsLabels NamespaceLabels) bool {
-	if !t.MatchesNamespace(pod.Namespace, nsLabels) {
-		return false
-	}
-	return t.IndexOnly || t.Selector.Matches(labels.Set(pod.Labels))
 }

@@ -107,14 +107,18 @@ func TestAffinityTermMatches(t *testing.T) {
 		{name: "namespace list excludes own", term: term([]string{"team-a"}, nil), pod: db("home")},
 		{name: "namespace selector", term: term(nil, &metav1.LabelSelector{MatchLabels: map[string]string{"team": "a"}}), pod: db("team-a"), want: true},
 		{name: "empty namespace selector selects all", term: term(nil, &metav1.LabelSelector{}), pod: db("elsewhere"), want: true},
-		{name: "unknown namespace has no labels", term: term(nil, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
-			{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}}), pod: db("unregistered"), want: true},
+		{name: "unknown namespace is never selected", term: term(nil, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+			{Key: "team", Operator: metav1.LabelSelectorOpDoesNotExist}}}), pod: db("unregistered"), want: false},
 		{name: "label mismatch", term: term(nil, nil), pod: fixture.Pod("web", fixture.InNamespace("home")), want: false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.term.Matches(tc.pod, nsLabels); got != tc.want {
 				t.Fatalf("matches = %v, want %v", got, tc.want)
+			}
+			incoming := tc.want || tc.name == "unknown namespace is never selected"
+			if got := tc.term.SelectsIncoming(tc.pod, nsLabels, false); got != incoming {
+				t.Fatalf("selects incoming = %v, want %v (a bound pod's term sees an unknown namespace as unlabelled)", got, incoming)
 			}
 			if tc.term.IndexKey != "app" || tc.term.IndexValue != "db" || !tc.term.IndexOnly {
 				t.Fatalf("index label = %+v", tc.term)

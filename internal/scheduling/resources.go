@@ -121,9 +121,13 @@ func isScalarResource(name corev1.ResourceName) bool {
 // PodRequests returns the pod's effective requests as kube-scheduler's
 // NodeResourcesFit sees them: the larger of the init-container peak and the
 // sum of app containers plus sidecars (restartable init containers),
-// pod-level requests when set, plus pod overhead. Pods is 1.
+// pod-level requests when set, plus pod overhead. Pods is 1. A container
+// being resized in place counts with the larger of its spec and its
+// actuated or allocated requests (only those while the resize is
+// infeasible), as InPlacePodVerticalScaling (GA) has the scheduler do.
 func PodRequests(pod *corev1.Pod) Resources {
-	r := FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
+	useStatus := len(pod.Status.ContainerStatuses) > 0 || len(pod.Status.InitContainerStatuses) > 0
+	r := FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: useStatus}))
 	r.Pods = 1
 	return r
 }

@@ -25,6 +25,9 @@ func (g *groupState) check(n *nodeInfo) *FitError {
 		fe.Node = n.node.Name
 		return &fe
 	}
+	if !g.spec.nodeMatcher.Named(n.node.Name) {
+		return &FitError{Node: n.node.Name, Filter: FilterNodeAffinity, Reason: scheduling.ReasonNodeAffinityNames}
+	}
 	filter, reason := g.firstFailure(n)
 	if filter == "" {
 		return nil
@@ -52,9 +55,9 @@ func (g *groupState) firstFailure(n *nodeInfo) (string, string) {
 	if r := scheduling.InsufficientReason(&spec.requests, &n.requested, &n.alloc); r != "" {
 		return FilterNodeResourcesFit, r
 	}
-	for _, pv := range g.pvs {
-		if !scheduling.PVMatchesNode(pv, node) {
-			return FilterVolumeBinding, scheduling.ReasonVolumeNodeConflict
+	if g.vol != nil || len(spec.diskVolumes) > 0 {
+		if f, r := g.volumeFailure(g.snap, n); f != "" {
+			return f, r
 		}
 	}
 	if r := g.spreadFailure(n); r != "" {
@@ -62,6 +65,9 @@ func (g *groupState) firstFailure(n *nodeInfo) (string, string) {
 	}
 	if r := g.interPodFailure(n); r != "" {
 		return FilterInterPodAffinity, r
+	}
+	if !spec.features.Match(node) {
+		return FilterNodeDeclaredFeatures, scheduling.ReasonDeclaredFeatures
 	}
 	return "", ""
 }
@@ -95,7 +101,7 @@ func (g *groupState) interPodFailure(n *nodeInfo) string {
 				exist = false
 			}
 		}
-		if !exist && (g.aff.total > 0 || !g.spec.selfAffinity) {
+		if !exist && (g.aff.total > 0 || !g.selfAffinity) {
 			return scheduling.ReasonAffinity
 		}
 	}

@@ -7,20 +7,29 @@ import (
 
 // Filter names, as kube-scheduler's plugins are named.
 const (
-	FilterNodeName          = "NodeName"
-	FilterNodeUnschedulable = "NodeUnschedulable"
-	FilterTaintToleration   = "TaintToleration"
-	FilterNodeAffinity      = "NodeAffinity"
-	FilterNodePorts         = "NodePorts"
-	FilterNodeResourcesFit  = "NodeResourcesFit"
-	FilterVolumeBinding     = "VolumeBinding"
-	FilterPodTopologySpread = "PodTopologySpread"
-	FilterInterPodAffinity  = "InterPodAffinity"
+	FilterNodeName             = "NodeName"
+	FilterNodeUnschedulable    = "NodeUnschedulable"
+	FilterTaintToleration      = "TaintToleration"
+	FilterNodeAffinity         = "NodeAffinity"
+	FilterNodePorts            = "NodePorts"
+	FilterNodeResourcesFit     = "NodeResourcesFit"
+	FilterVolumeRestrictions   = "VolumeRestrictions"
+	FilterNodeVolumeLimits     = "NodeVolumeLimits"
+	FilterVolumeBinding        = "VolumeBinding"
+	FilterVolumeZone           = "VolumeZone"
+	FilterPodTopologySpread    = "PodTopologySpread"
+	FilterInterPodAffinity     = "InterPodAffinity"
+	FilterNodeDeclaredFeatures = "NodeDeclaredFeatures"
 	// FilterPodSpec is reported for a pod whose scheduling fields do not
 	// parse (for example an invalid label selector).
 	FilterPodSpec = "PodSpec"
 	// FilterNodeNotFound is reported when the named node is not in the snapshot.
 	FilterNodeNotFound = "NodeNotFound"
+	// FilterNotSimulated is reported for a pod that uses a feature the
+	// simulator deliberately does not model (see docs/simulator.md): it
+	// fits no node, so the autoscaler neither scales up for it nor removes
+	// a node it runs on. Reason names the feature.
+	FilterNotSimulated = "NotSimulated"
 )
 
 // FitError says why a pod does not fit on a node: the failing filter

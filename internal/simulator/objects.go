@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -31,6 +32,22 @@ func (s *Snapshot) AddPersistentVolumeClaim(pvc *corev1.PersistentVolumeClaim) {
 	old, had := s.pvcs[key]
 	s.pvcs[key] = pvc
 	s.recordFunc(func() { restore(s.pvcs, key, old, had) })
+}
+
+// AddStorageClass registers (or replaces) a StorageClass; unbound claims
+// of late-binding classes are provisioned or matched per node with it.
+func (s *Snapshot) AddStorageClass(sc *storagev1.StorageClass) {
+	old, had := s.classes[sc.Name]
+	s.classes[sc.Name] = sc
+	s.recordFunc(func() { restore(s.classes, sc.Name, old, had) })
+}
+
+// AddCSINode registers (or replaces) a CSINode: its drivers' attach
+// limits bound the CSI volumes pods may use on the node of that name.
+func (s *Snapshot) AddCSINode(n *storagev1.CSINode) {
+	old, had := s.csiNodes[n.Name]
+	s.csiNodes[n.Name] = n
+	s.recordFunc(func() { restore(s.csiNodes, n.Name, old, had) })
 }
 
 func restore[K comparable, V any](m map[K]V, k K, old V, had bool) {

@@ -27,12 +27,18 @@ type podSpec struct {
 	anti        []scheduling.AffinityTerm
 	spread      []scheduling.SpreadConstraint
 	claims      []string
-	priority    int32
+	// diskVolumes are inline volumes the VolumeRestrictions filter checks
+	// for conflicts with the node's pods.
+	diskVolumes []*corev1.Volume
+	// features are the node-declared features the pod needs.
+	features scheduling.RequiredFeatures
+	// notSimulated names a feature of the pod the simulator does not
+	// model; such a pod fits no node.
+	notSimulated string
+	priority     int32
 	// parseErr is set when a selector of the pod does not parse; such a
 	// pod fits nowhere.
 	parseErr error
-	// selfAffinity is true when the pod matches all its own affinity terms.
-	selfAffinity bool
 	// spreadDropped is true when the spread timeout removed the constraints.
 	spreadDropped bool
 	// size orders groups for first-fit decreasing in estimates.
@@ -55,6 +61,13 @@ func newPodSpec(pod *corev1.Pod, now time.Time) *podSpec {
 	if pod.Spec.Priority != nil {
 		s.priority = *pod.Spec.Priority
 	}
+	s.features = scheduling.PodRequiredFeatures(pod)
+	s.notSimulated = notSimulated(pod)
+	for i := range pod.Spec.Volumes {
+		if v := &pod.Spec.Volumes[i]; scheduling.HasDiskConflictVolume(v) {
+			s.diskVolumes = append(s.diskVolumes, v)
+		}
+	}
 	var err error
 	if s.affinity, err = scheduling.RequiredAffinityTerms(pod); err != nil {
 		s.parseErr = err
@@ -70,13 +83,23 @@ func newPodSpec(pod *corev1.Pod, now time.Time) *podSpec {
 		s.parseErr = err
 		return s
 	}
-	s.selfAffinity = len(s.affinity) > 0
-	for i := range s.affinity {
-		if !s.affinity[i].Matches(pod, nil) {
-			s.selfAffinity = false
+	return s
+}
+
+// notSimulated returns the feature of the pod that the simulator does not
+// model, or "": resource claims (dynamic resource allocation), and inline
+// in-tree cloud disks (kube-scheduler translates them to CSI volumes and
+// counts them towards attach limits).
+func notSimulated(pod *corev1.Pod) string {
+	if len(pod.Spec.ResourceClaims) > 0 {
+		return "dynamic resource allocation (spec.resourceClaims)"
+	}
+	for i := range pod.Spec.Volumes {
+		if v := &pod.Spec.Volumes[i]; scheduling.InTreeCloudDisk(v) {
+			return "in-tree cloud disk volume " + v.Name + " (translated to CSI by kube-scheduler)"
 		}
 	}
-	return s
+	return ""
 }
 
 // hasSpreadTimeout reports whether the pod carries the spread-timeout annotation.
@@ -106,5 +129,5 @@ func (s *podSpec) monotonic() bool { return len(s.affinity) == 0 && len(s.spread
 // simple reports whether only per-node static filters and resources
 // decide the fit, so a node's capacity for the group is arithmetic.
 func (s *podSpec) simple() bool {
-	return s.monotonic() && len(s.anti) == 0 && len(s.ports) == 0 && len(s.claims) == 0 && s.parseErr == nil
+	return s.monotonic() && len(s.anti) == 0 && len(s.ports) == 0 && len(s.claims) == 0 && len(s.diskVolumes) == 0 && s.parseErr == nil
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/scheduling"
 )
@@ -41,7 +40,11 @@ type groupState struct {
 	aff          *termCounter
 	anti         *termCounter
 	existingAnti map[labelKV]int
-	pvs          []*corev1.PersistentVolume
+	vol          *volumeState
+	// selfAffinity is true when the pod matches all its own affinity
+	// terms, so it may start a group where no pod matches them yet.
+	selfAffinity bool
+	snap         *Snapshot
 	preFilter    *FitError
 }
 
@@ -63,20 +66,42 @@ func (r *run) counter(key string, build func() counter) counter {
 	return c
 }
 
-// prepare computes the group state for a pod spec.
+// prepare computes the group state for a pod spec, running the PreFilter
+// checks in kube-scheduler's order; a PreFilter rejection applies to every
+// node.
 func (r *run) prepare(spec *podSpec) *groupState {
-	g := &groupState{spec: spec}
-	if spec.parseErr != nil {
+	g := &groupState{spec: spec, snap: r.s}
+	switch {
+	case spec.notSimulated != "":
+		g.preFilter = &FitError{Filter: FilterNotSimulated, Reason: spec.notSimulated}
+		return g
+	case spec.parseErr != nil:
 		g.preFilter = &FitError{Filter: FilterPodSpec, Reason: spec.parseErr.Error()}
 		return g
 	}
-	g.preFilter = r.prepareVolumes(g)
+	if reason := r.s.inTreeVolume(spec.pod); reason != "" {
+		g.preFilter = &FitError{Filter: FilterNotSimulated, Reason: reason}
+		return g
+	}
+	if _, conflict := spec.nodeMatcher.NamedNodes(); conflict {
+		g.preFilter = &FitError{Filter: FilterNodeAffinity, Reason: scheduling.ReasonNodeAffinityConflict}
+		return g
+	}
+	if g.preFilter = r.prepareVolumes(g); g.preFilter != nil {
+		return g
+	}
 	for i := range spec.spread {
 		c := &spec.spread[i]
 		sc := r.counter(spreadKey(spec, c), func() counter { return newSpreadCounter(r.s, spec, c) })
 		g.spread = append(g.spread, sc.(*spreadCounter))
 	}
 	if len(spec.affinity) > 0 {
+		g.selfAffinity = true
+		for i := range spec.affinity {
+			if !spec.affinity[i].Matches(spec.pod, r.s.namespaceLabels) {
+				g.selfAffinity = false
+			}
+		}
 		c := r.counter(termsKey("aff", spec.affinity), func() counter { return newTermCounter(r.s, spec.affinity, true) })
 		g.aff = c.(*termCounter)
 	}
@@ -94,7 +119,7 @@ func (r *run) existingAnti(spec *podSpec) map[labelKV]int {
 	var out map[labelKV]int
 	r.s.eachAntiTermFor(spec.labels, func(ref termRef, indexed bool) {
 		t := &ref.e.spec.anti[ref.term]
-		if indexed && !t.MatchesIndexed(spec.pod, r.s.namespaceLabels) || !indexed && !t.Matches(spec.pod, r.s.namespaceLabels) {
+		if !t.SelectsIncoming(spec.pod, r.s.namespaceLabels, indexed) {
 			return
 		}
 		v, ok := ref.e.node.node.Labels[t.TopologyKey]
@@ -107,24 +132,6 @@ func (r *run) existingAnti(spec *podSpec) map[labelKV]int {
 		out[labelKV{t.TopologyKey, v}]++
 	})
 	return out
-}
-
-func (r *run) prepareVolumes(g *groupState) *FitError {
-	for _, claim := range g.spec.claims {
-		pvc, ok := r.s.pvcs[types.NamespacedName{Namespace: g.spec.namespace, Name: claim}]
-		if !ok {
-			return &FitError{Filter: FilterVolumeBinding, Reason: scheduling.ReasonVolumePVCNotFound + ": " + claim}
-		}
-		if pvc.Spec.VolumeName == "" {
-			continue
-		}
-		pv, ok := r.s.pvs[pvc.Spec.VolumeName]
-		if !ok {
-			return &FitError{Filter: FilterVolumeBinding, Reason: scheduling.ReasonVolumePVNotExist}
-		}
-		g.pvs = append(g.pvs, pv)
-	}
-	return nil
 }
 
 // place binds a pod of the group to the node and updates the counters.

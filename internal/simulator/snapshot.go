@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/scheduling"
@@ -24,6 +25,12 @@ type Snapshot struct {
 	namespaces map[string]*corev1.Namespace
 	pvcs       map[types.NamespacedName]*corev1.PersistentVolumeClaim
 	pvs        map[string]*corev1.PersistentVolume
+	classes    map[string]*storagev1.StorageClass
+	csiNodes   map[string]*storagev1.CSINode
+	// claimUsers counts the bound pods mounting each claim; assumed holds
+	// the late-binding claims placements bound (see useClaims).
+	claimUsers map[claimKey]int
+	assumed    map[claimKey]assumedClaim
 	podCount   int
 	// podIndex maps namespace/name to a pod; built on first lookup. Pods
 	// added by AddPod enter it at once; pods placed by a simulation run
@@ -67,6 +74,8 @@ func NewSnapshot() *Snapshot {
 		namespaces: map[string]*corev1.Namespace{},
 		pvcs:       map[types.NamespacedName]*corev1.PersistentVolumeClaim{},
 		pvs:        map[string]*corev1.PersistentVolume{},
+		classes:    map[string]*storagev1.StorageClass{},
+		csiNodes:   map[string]*storagev1.CSINode{},
 	}
 }
 
@@ -170,6 +179,9 @@ func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
 	n.pods = append(n.pods, e)
 	n.requested.Add(&e.spec.requests, 1)
 	n.ports = append(n.ports, e.spec.ports...)
+	if len(e.spec.claims) > 0 {
+		s.useClaims(e, n, 1)
+	}
 	s.podCount++
 	if len(e.spec.anti) > 0 {
 		s.antiPods++
@@ -199,6 +211,9 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 			n.ports = append(n.ports, p.spec.ports...)
 		}
 	}
+	if len(e.spec.claims) > 0 {
+		s.useClaims(e, n, -1)
+	}
 	s.podCount--
 	if len(e.spec.anti) > 0 {
 		s.antiPods--
@@ -219,7 +234,7 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 func (s *Snapshot) unlinkLast(n *nodeInfo, k int) {
 	tail := n.pods[len(n.pods)-k:]
 	spec := tail[0].spec
-	if len(spec.ports) > 0 || s.idx != nil || tail[0].indexed {
+	if len(spec.ports) > 0 || len(spec.claims) > 0 || s.idx != nil || tail[0].indexed {
 		for range k {
 			s.unlinkAt(n, len(n.pods)-1)
 		}

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +24,38 @@ type Child struct {
 // ends. Its log is printed when the test failed.
 func StartChild(tb testing.TB, name, path string, args, env []string) *Child {
 	tb.Helper()
+	return startChild(tb, name, path, args, env, nil)
+}
+
+// StartPipedChild is StartChild for a child spoken to over its standard
+// streams: it returns the child's stdin and stdout, and only its stderr
+// goes to the log. The stdout pipe stays readable after the child exits,
+// until the caller closes it.
+func StartPipedChild(tb testing.TB, name, path string, args []string) (*Child, io.WriteCloser, io.ReadCloser) {
+	tb.Helper()
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := startChild(tb, name, path, args, nil, func(cmd *exec.Cmd) {
+		cmd.Stdin, cmd.Stdout = inR, outW
+	})
+	// The child holds its own copies of these ends now.
+	_ = inR.Close()
+	_ = outW.Close()
+	tb.Cleanup(func() {
+		_ = inW.Close()
+		_ = outR.Close()
+	})
+	return c, inW, outR
+}
+
+func startChild(tb testing.TB, name, path string, args, env []string, pipes func(*exec.Cmd)) *Child {
+	tb.Helper()
 	c := &Child{name: name, log: filepath.Join(tb.TempDir(), name+".log"), done: make(chan struct{})}
 	logFile, err := os.Create(c.log)
 	if err != nil {
@@ -31,6 +64,9 @@ func StartChild(tb testing.TB, name, path string, args, env []string) *Child {
 	c.cmd = exec.Command(path, args...)
 	c.cmd.Env = append(os.Environ(), env...)
 	c.cmd.Stdout, c.cmd.Stderr = logFile, logFile
+	if pipes != nil {
+		pipes(c.cmd)
+	}
 	if err := startProcess(c.cmd); err != nil {
 		_ = logFile.Close()
 		tb.Fatalf("starting %s: %v", name, err)

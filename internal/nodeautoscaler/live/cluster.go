@@ -11,6 +11,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,6 +51,8 @@ type Cluster struct {
 	namespaces   lister[*corev1.Namespace]
 	pvs          lister[*corev1.PersistentVolume]
 	pvcs         lister[*corev1.PersistentVolumeClaim]
+	classes      lister[*storagev1.StorageClass]
+	csiNodes     lister[*storagev1.CSINode]
 	synced       []cache.InformerSynced
 
 	mu   sync.Mutex
@@ -85,6 +88,10 @@ type View struct {
 	// claim (for the volume filters).
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	// StorageClasses and CSINodes are every class and CSI node (for the
+	// volume binding and attach limit filters).
+	StorageClasses []*storagev1.StorageClass
+	CSINodes       []*storagev1.CSINode
 
 	controllersOnce sync.Once
 	controllers     map[controllerKey]types.UID
@@ -95,7 +102,8 @@ var _ scaledown.ControllerLookup = (*View)(nil)
 // NewCluster registers the informers of every kind the loop reads on
 // factory: nodes, pods, DaemonSets, PodDisruptionBudgets, ReplicaSets,
 // StatefulSets, Jobs, ReplicationControllers, namespaces,
-// PersistentVolumes and PersistentVolumeClaims. Start the factory (Start)
+// PersistentVolumes, PersistentVolumeClaims, StorageClasses and CSINodes.
+// Start the factory (Start)
 // after every informer of the process was registered.
 func NewCluster(factory informers.SharedInformerFactory) *Cluster {
 	core, apps := factory.Core().V1(), factory.Apps().V1()
@@ -105,6 +113,7 @@ func NewCluster(factory informers.SharedInformerFactory) *Cluster {
 		statefulSets: apps.StatefulSets().Lister(), jobs: factory.Batch().V1().Jobs().Lister(),
 		rcs: core.ReplicationControllers().Lister(), namespaces: core.Namespaces().Lister(),
 		pvs: core.PersistentVolumes().Lister(), pvcs: core.PersistentVolumeClaims().Lister(),
+		classes: factory.Storage().V1().StorageClasses().Lister(), csiNodes: factory.Storage().V1().CSINodes().Lister(),
 	}
 	for _, i := range []cache.SharedIndexInformer{
 		core.Nodes().Informer(), core.Pods().Informer(), apps.DaemonSets().Informer(),
@@ -112,6 +121,7 @@ func NewCluster(factory informers.SharedInformerFactory) *Cluster {
 		apps.StatefulSets().Informer(), factory.Batch().V1().Jobs().Informer(),
 		core.ReplicationControllers().Informer(), core.Namespaces().Informer(),
 		core.PersistentVolumes().Informer(), core.PersistentVolumeClaims().Informer(),
+		factory.Storage().V1().StorageClasses().Informer(), factory.Storage().V1().CSINodes().Informer(),
 	} {
 		c.synced = append(c.synced, i.HasSynced)
 	}
@@ -155,6 +165,7 @@ func (c *Cluster) Refresh() (*View, error) {
 		listAll(c.jobs, &v.Jobs, "jobs"), listAll(c.rcs, &v.ReplicationControllers, "replicationcontrollers"),
 		listAll(c.namespaces, &v.Namespaces, "namespaces"), listAll(c.pvs, &v.PersistentVolumes, "persistentvolumes"),
 		listAll(c.pvcs, &v.PersistentVolumeClaims, "persistentvolumeclaims"),
+		listAll(c.classes, &v.StorageClasses, "storageclasses"), listAll(c.csiNodes, &v.CSINodes, "csinodes"),
 	)
 	if err != nil {
 		return nil, err
@@ -229,6 +240,18 @@ func (c *Cluster) ListPersistentVolumes(context.Context) ([]*corev1.PersistentVo
 // the current view.
 func (c *Cluster) ListPersistentVolumeClaims(context.Context) ([]*corev1.PersistentVolumeClaim, error) {
 	return fromView(c, func(v *View) []*corev1.PersistentVolumeClaim { return v.PersistentVolumeClaims })
+}
+
+// ListStorageClasses implements nodeautoscaler.ObjectCluster from the
+// current view.
+func (c *Cluster) ListStorageClasses(context.Context) ([]*storagev1.StorageClass, error) {
+	return fromView(c, func(v *View) []*storagev1.StorageClass { return v.StorageClasses })
+}
+
+// ListCSINodes implements nodeautoscaler.ObjectCluster from the current
+// view.
+func (c *Cluster) ListCSINodes(context.Context) ([]*storagev1.CSINode, error) {
+	return fromView(c, func(v *View) []*storagev1.CSINode { return v.CSINodes })
 }
 
 // PodControllers implements nodeautoscaler.ControllerCluster: the current

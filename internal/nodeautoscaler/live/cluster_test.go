@@ -284,6 +284,7 @@ var cachedKinds = []schema.GroupVersionResource{
 	{Group: "batch", Version: "v1", Resource: "jobs"}, {Version: "v1", Resource: "replicationcontrollers"},
 	{Version: "v1", Resource: "namespaces"}, {Version: "v1", Resource: "persistentvolumes"},
 	{Version: "v1", Resource: "persistentvolumeclaims"},
+	{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, {Group: "storage.k8s.io", Version: "v1", Resource: "csinodes"},
 }
 
 // grant lets user list and watch the resources, cluster-wide.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -121,11 +122,15 @@ func TestInputFromPassesObjects(t *testing.T) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "ns"}}
 	pv := &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: "pv"}}
 	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "pvc"}}
+	sc := &storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "sc"}}
+	csi := &storagev1.CSINode{ObjectMeta: metav1.ObjectMeta{Name: "n"}}
 	lookup := controllerSet{}
 	in := InputFrom(Observation{Namespaces: []*corev1.Namespace{ns}, PersistentVolumes: []*corev1.PersistentVolume{pv},
-		PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{pvc}, Controllers: lookup})
+		PersistentVolumeClaims: []*corev1.PersistentVolumeClaim{pvc}, StorageClasses: []*storagev1.StorageClass{sc},
+		CSINodes: []*storagev1.CSINode{csi}, Controllers: lookup})
 	if len(in.Namespaces) != 1 || in.Namespaces[0] != ns || len(in.PersistentVolumes) != 1 || in.PersistentVolumes[0] != pv ||
-		len(in.PersistentVolumeClaims) != 1 || in.PersistentVolumeClaims[0] != pvc || in.Controllers == nil {
+		len(in.PersistentVolumeClaims) != 1 || in.PersistentVolumeClaims[0] != pvc || in.Controllers == nil ||
+		len(in.StorageClasses) != 1 || in.StorageClasses[0] != sc || len(in.CSINodes) != 1 || in.CSINodes[0] != csi {
 		t.Fatalf("InputFrom dropped objects: %+v", in)
 	}
 }

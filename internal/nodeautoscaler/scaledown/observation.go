@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 )
@@ -22,11 +23,14 @@ type Observation struct {
 	Pods []*corev1.Pod
 	// PDBs are every PodDisruptionBudget.
 	PDBs []*policyv1.PodDisruptionBudget
-	// Namespaces, PersistentVolumes, PersistentVolumeClaims and Controllers
-	// are passed on to the Input as they are; they may be nil.
+	// Namespaces, PersistentVolumes, PersistentVolumeClaims,
+	// StorageClasses, CSINodes and Controllers are passed on to the Input
+	// as they are; they may be nil.
 	Namespaces             []*corev1.Namespace
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
 	Controllers            ControllerLookup
 	// Ready reports the autoscaler's readiness of a node.
 	Ready func(*corev1.Node) bool
@@ -43,6 +47,7 @@ func InputFrom(o Observation) Input {
 	byProviderID := map[string]member{}
 	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)), Pods: make([]*corev1.Pod, 0, len(o.Pods)),
 		Namespaces: o.Namespaces, PersistentVolumes: o.PersistentVolumes, PersistentVolumeClaims: o.PersistentVolumeClaims,
+		StorageClasses: o.StorageClasses, CSINodes: o.CSINodes,
 		Controllers: o.Controllers}
 	for _, g := range o.Groups {
 		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize, Blocked: g.ScaleDownBlocked})

@@ -82,6 +82,14 @@ func TestPlanBlockingReasons(t *testing.T) {
 			blocked:  map[string]Reason{"gpu": ReasonHighUtilization},
 		},
 		{
+			name: "a pod the simulator does not model (resource claims) has nowhere to move",
+			world: new(world).node("a", "g").node("b", "g").pod("p", "a", "100m", func(p *corev1.Pod) {
+				p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &p.Name}}
+			}),
+			unneeded: []string{"b"},
+			blocked:  map[string]Reason{"a": ReasonNoPlaceToMove},
+		},
+		{
 			name:     "bare pod",
 			world:    new(world).node("a", "g").node("b", "g").barePod("p", "a", "100m"),
 			unneeded: []string{"b"},

@@ -42,6 +42,12 @@ func addObjects(snap *simulator.Snapshot, in *Input) {
 	for _, pvc := range in.PersistentVolumeClaims {
 		snap.AddPersistentVolumeClaim(pvc)
 	}
+	for _, sc := range in.StorageClasses {
+		snap.AddStorageClass(sc)
+	}
+	for _, n := range in.CSINodes {
+		snap.AddCSINode(n)
+	}
 }
 
 // addNodeState adds the node and the given pods of it. A pod that cannot

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 
 	"github.com/kscale/kscale/internal/simulator"
 )
@@ -56,11 +57,14 @@ type Input struct {
 	Placed []simulator.Placement
 	// PDBs are every PodDisruptionBudget.
 	PDBs []*policyv1.PodDisruptionBudget
-	// Namespaces, PersistentVolumes and PersistentVolumeClaims feed the
-	// simulator's namespaceSelector and volume filters; they may be nil.
+	// Namespaces, PersistentVolumes, PersistentVolumeClaims,
+	// StorageClasses and CSINodes feed the simulator's namespaceSelector
+	// and volume filters; they may be nil.
 	Namespaces             []*corev1.Namespace
 	PersistentVolumes      []*corev1.PersistentVolume
 	PersistentVolumeClaims []*corev1.PersistentVolumeClaim
+	StorageClasses         []*storagev1.StorageClass
+	CSINodes               []*storagev1.CSINode
 	// Controllers, when set, finds the pods' ReplicaSets, StatefulSets,
 	// Jobs and ReplicationControllers: a pod whose controller is gone
 	// blocks its node (ReasonControllerNotFound). Nil: every controller is

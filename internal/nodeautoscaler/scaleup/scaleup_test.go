@@ -37,6 +37,10 @@ func pods(n int, mem string, opts ...fixture.PodOption) []*corev1.Pod {
 	return out
 }
 
+func withResourceClaim(p *corev1.Pod) {
+	p.Spec.ResourceClaims = []corev1.PodResourceClaim{{Name: "gpu", ResourceClaimName: &p.Name}}
+}
+
 func run(t *testing.T, in Input) Plan {
 	t.Helper()
 	if in.Snapshot == nil {
@@ -121,6 +125,8 @@ func TestCompute(t *testing.T) {
 		{"the time budget cutting the estimate short says so",
 			Input{Pending: pods(5, "24Gi"), Deadline: func() bool { return true }, Groups: []Group{group("ng-1", "", 0, 0, 10)}},
 			"", "ng-1: estimate cut short: time budget"},
+		{"a pod the simulator does not model (resource claims) triggers nothing and says why",
+			Input{Pending: pods(1, "1Gi", withResourceClaim), Groups: []Group{group("ng-1", "", 0, 0, 10)}}, "", "NotSimulated: dynamic resource allocation"},
 		{"only the oldest pods are considered",
 			Input{Pending: pods(5, "24Gi"), MaxPodsConsidered: 2, Groups: []Group{group("ng-1", "", 0, 0, 10)}}, "ng-1+2", ""},
 	}
