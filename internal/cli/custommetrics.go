@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/kscale/kscale/internal/custommetrics"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // customMetricsOptions are the flags of `kscale custom-metrics`.
@@ -36,11 +35,16 @@ type customMetricsOptions struct {
 	caKeys           []string
 	metricNames      []string
 	maxBodyBytes     int64
+	cmn              commonFlags
+	compat           gcmxFlags
 }
+
+func (o *customMetricsOptions) common() *commonFlags { return &o.cmn }
 
 // newCustomMetricsCommand builds `kscale custom-metrics`.
 func newCustomMetricsCommand() *cobra.Command {
-	return newComponentCommand("custom-metrics", "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)", &customMetricsOptions{})
+	return newComponentCommand("custom-metrics", "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)", &customMetricsOptions{},
+		commonSpec{noProfiling: true})
 }
 
 // addFlags registers the provider's flags; the API server's own flags
@@ -67,6 +71,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
+	o.compat.add(fs)
 	o.server = provider.NewServer(fs, "kscale-custom-metrics")
 }
 
@@ -126,6 +131,9 @@ func (o *customMetricsOptions) complete() error {
 	case o.cfg.Rate.MinGap+time.Second >= o.cfg.Schedule.Period:
 		return errors.New("--min-sample-gap: must be at least 1s below --scrape-period")
 	}
+	if err := o.compat.complete(&o.cmn, &o.cfg.HA); err != nil {
+		return err
+	}
 	return o.completeHA()
 }
 
@@ -174,19 +182,10 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	return custommetrics.Run(ctx, o.cfg)
 }
 
-// serveOwnMetrics serves /metrics and /healthz until ctx ends.
+// serveOwnMetrics serves /metrics and /health-check (alias /healthz)
+// until ctx ends.
 func serveOwnMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := opsserver.ListenAndServe(ctx, "metrics-bind-address", addr, opsserver.Config{Gatherer: reg}); err != nil {
 		klog.FromContext(ctx).Error(err, "Serving own metrics failed", "address", addr)
 	}
 }

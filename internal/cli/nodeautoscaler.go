@@ -24,6 +24,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // nodeAutoscalerOptions are the flags of `kscale node-autoscaler`: the
@@ -38,24 +39,15 @@ type nodeAutoscalerOptions struct {
 	maxInactivity time.Duration
 	cloud         cloudFlags
 	builder       cloudBuilder
+	cmn           commonFlags
 }
+
+func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
 
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
 func newNodeAutoscalerCommand() *cobra.Command {
-	o := &nodeAutoscalerOptions{opts: options.Default()}
-	cmd := &cobra.Command{
-		Use:   "node-autoscaler",
-		Short: "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	return cmd
+	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
+		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{})
 }
 
 // addFlags registers the autoscaler's options and the live flags, with
@@ -65,13 +57,14 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
 	fs.Float64Var(&o.qps, "kube-client-qps", 5, "QPS limit of the Kubernetes API client.")
 	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
-	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics and /healthz.")
+	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
 	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
-// complete validates the flags and reads the cloud config.
+// complete validates the flags and, last, completes the cloud provider
+// (which reads its config).
 func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.opts.Validate(); err != nil {
 		return err
@@ -79,14 +72,15 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if o.maxInactivity <= 0 {
 		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
 	}
-	var err error
-	if o.builder, err = o.cloud.complete(); err != nil {
-		return err
-	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
-	return o.leader.Validate()
+	if err := o.leader.Validate(); err != nil {
+		return err
+	}
+	var err error
+	o.builder, err = o.cloud.complete()
+	return err
 }
 
 // restConfig loads the client configuration.
@@ -122,7 +116,9 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 		return fmt.Errorf("--address: %w", err)
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return live.NewServer(reg, health).Serve(ctx, ln) })
+	g.Go(func() error {
+		return opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling})
+	})
 	g.Go(func() error {
 		var runErr error
 		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, client, reg, health) })

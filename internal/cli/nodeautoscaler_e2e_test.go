@@ -113,8 +113,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
-		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
-			t.Errorf("/healthz = %q", got)
+		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
+			t.Errorf("/health-check = %q", got)
 		}
 	})
 	t.Run("load drops and empty nodes are removed", func(t *testing.T) {
@@ -131,8 +131,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	})
 	t.Run("the loop recovers after the API server was briefly unavailable", func(t *testing.T) {
 		env.StopAPIServer()
-		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
-			t.Errorf("/healthz during a brief outage = %q, want ok (within --max-inactivity)", got)
+		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
+			t.Errorf("/health-check during a brief outage = %q, want OK (within --max-inactivity)", got)
 		}
 		if err := env.StartAPIServer(ctx); err != nil {
 			t.Fatal(err)

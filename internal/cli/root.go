@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -60,7 +61,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 func Execute(args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(withProcessLogging(context.Background()))
 	if err == nil {
 		return 0
 	}

@@ -116,7 +116,7 @@ func expectOneLeader(t *testing.T, ports []int) {
 			t.Errorf("both updater replicas ran loops; leader election failed:\n%s", grepLines(body, "loops_total"))
 		}
 	}
-	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", leader), "ok")
+	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/health-check", leader), "OK")
 }
 
 var completedRE = regexp.MustCompile(`kscale_vpa_updater_loops_total\{result="Completed"\} (\d+)`)

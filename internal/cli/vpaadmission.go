@@ -21,6 +21,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 
+	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
@@ -33,11 +34,14 @@ type vpaAdmissionOptions struct {
 	webhookPort string
 	ciphers     string
 	labels      string
+	cmn         commonFlags
 }
+
+func (o *vpaAdmissionOptions) common() *commonFlags { return &o.cmn }
 
 // newVPAAdmissionCommand builds `kscale vpa-admission`.
 func newVPAAdmissionCommand() *cobra.Command {
-	return newComponentCommand("vpa-admission", "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation", &vpaAdmissionOptions{})
+	return newComponentCommand("vpa-admission", "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation", &vpaAdmissionOptions{}, vpaCommonSpec)
 }
 
 // addFlags registers every flag with the upstream name and default.
@@ -45,9 +49,9 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	d := admission.DefaultConfig()
 	c := &o.cfg
 	fs.IntVar(&c.Port, "port", d.Port, "HTTPS port of the webhook.")
-	fs.StringVar(&c.CertFile, "tls-cert-file", "", "Serving certificate (PEM).")
-	fs.StringVar(&c.KeyFile, "tls-private-key", "", "Serving certificate's private key (PEM).")
-	fs.StringVar(&c.CAFile, "client-ca-file", "", "CA (PEM) that signed the serving certificate; registered as the webhook's caBundle.")
+	fs.StringVar(&c.CertFile, "tls-cert-file", "/etc/tls-certs/serverCert.pem", "Serving certificate (PEM).")
+	fs.StringVar(&c.KeyFile, "tls-private-key", "/etc/tls-certs/serverKey.pem", "Serving certificate's private key (PEM).")
+	fs.StringVar(&c.CAFile, "client-ca-file", "/etc/tls-certs/caCert.pem", "CA (PEM) that signed the serving certificate; registered as the webhook's caBundle.")
 	fs.BoolVar(&c.ReloadCert, "reload-cert", false, "Reload the serving certificate and key when the files change.")
 	fs.StringVar(&c.MinTLSVersion, "min-tls-version", d.MinTLSVersion, "Least TLS version accepted: tls1_2 or tls1_3.")
 	fs.StringVar(&o.ciphers, "tls-ciphers", "", "Comma- or colon-separated TLS 1.2 cipher suites (Go names); empty = Go's secure defaults.")
@@ -134,7 +138,7 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	if err := mgr.Add(notLeading{manager.RunnableFunc(srv.Run)}); err != nil {
 		return fmt.Errorf("adding the webhook server: %w", err)
 	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, reg)}); err != nil {
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Profiling: o.cmn.profiling})}); err != nil {
 		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA admission webhook", "port", o.cfg.Port, "failurePolicyFail", o.cfg.FailurePolicyFail)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -25,8 +24,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/target"
 	"github.com/kscale/kscale/internal/vpa/updater"
 )
@@ -43,7 +42,7 @@ type vpaClientFlags struct {
 
 func (f *vpaClientFlags) add(fs *pflag.FlagSet, address string) {
 	f.clientFlags.add(fs, clientFlagSpec{qpsFlag: "kube-api-qps", qps: 50, burstFlag: "kube-api-burst", burst: 100})
-	fs.StringVar(&f.address, "address", address, "Address serving /metrics and /healthz.")
+	fs.StringVar(&f.address, "address", address, "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
 	fs.StringVar(&f.only, "vpa-object-namespace", "", "Only serve VPAs and pods in this namespace (empty = all).")
 	fs.StringVar(&f.ignored, "ignored-vpa-object-namespaces", "", "Comma-separated namespaces whose VPAs and pods are ignored.")
 	ns := os.Getenv("NAMESPACE")
@@ -86,18 +85,10 @@ func vpaScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// metricsRunnable serves /metrics and /healthz on every replica.
-func metricsRunnable(addr string, reg *prometheus.Registry) manager.Runnable {
+// metricsRunnable serves the operational endpoints on every replica.
+func metricsRunnable(addr string, cfg opsserver.Config) manager.Runnable {
 	return manager.RunnableFunc(func(ctx context.Context) error {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { <-ctx.Done(); _ = srv.Close() }()
-		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serving metrics on --address %s: %w", addr, err)
-		}
-		return nil
+		return opsserver.ListenAndServe(ctx, "address", addr, cfg)
 	})
 }
 
@@ -116,11 +107,14 @@ type vpaUpdaterOptions struct {
 	leaseD  time.Duration
 	renew   time.Duration
 	retry   time.Duration
+	cmn     commonFlags
 }
+
+func (o *vpaUpdaterOptions) common() *commonFlags { return &o.cmn }
 
 // newVPAUpdaterCommand builds `kscale vpa-updater`.
 func newVPAUpdaterCommand() *cobra.Command {
-	return newComponentCommand("vpa-updater", "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)", &vpaUpdaterOptions{})
+	return newComponentCommand("vpa-updater", "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)", &vpaUpdaterOptions{}, vpaCommonSpec)
 }
 
 // addFlags registers every flag with the upstream (and Gardener) name and default.
@@ -192,7 +186,7 @@ func (o *vpaUpdaterOptions) run(ctx context.Context) error {
 	if err := mgr.Add(u); err != nil {
 		return fmt.Errorf("adding the updater: %w", err)
 	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, reg)}); err != nil {
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Profiling: o.cmn.profiling})}); err != nil {
 		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader)

@@ -20,6 +20,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // scriptedLoop stands in for the autoscaler: it returns the next scripted
@@ -81,7 +82,7 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	go func() { done <- r.Run(ctx) }()
-	go func() { done <- live.NewServer(reg, health).Serve(ctx, ln) }()
+	go func() { done <- opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health}) }()
 	// The first loop fails, the ticker drives the second, which succeeds.
 	waitFor(t, func() bool { return loop.count() >= 1 && clk.HasWaiters() })
 	clk.Step(10 * time.Second)
@@ -111,7 +112,7 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if got := get(t, "http://"+ln.Addr().String()+"/healthz"); got != "ok" {
+	if got := get(t, "http://"+ln.Addr().String()+"/healthz"); got != "OK" {
 		t.Errorf("/healthz = %q", got)
 	}
 	cancel()
