@@ -82,6 +82,7 @@ type Autoscaler struct {
 	metrics   *metrics
 	ignore    template.IgnoreTaint
 	snapshots snapshotCache
+	health    clusterHealthGate
 
 	scaleDowner *scaleDownState
 }
@@ -114,6 +115,7 @@ func New(cfg Config) (*Autoscaler, error) {
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore: ignoreTaint(rules, o.StatusTaints),
+		health: newClusterHealthGate(rules, o),
 	}, nil
 }
 
@@ -145,6 +147,9 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	}
 	defer a.metrics.update(a.state.Groups())
 	defer a.saveBackoff(ctx)
+	if !a.checkClusterHealth(ctx, obs, now) {
+		return nil
+	}
 	repaired, err := a.repairSizes(ctx, now)
 	if err != nil || repaired {
 		return err

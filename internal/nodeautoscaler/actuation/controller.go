@@ -106,6 +106,13 @@ func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, e
 	return st, nil
 }
 
+// ClearUnneeded forgets the planner's unneeded timers and candidates.
+func (c *Controller) ClearUnneeded() {
+	c.planner.ClearUnneeded()
+	c.candidates = nil
+	c.metrics.SetUnneeded(0)
+}
+
 // Candidates returns the number of unneeded nodes per group of the last
 // plan (upstream's scale-down candidates); groups without any are absent.
 // Each round replaces the map and never modifies an earlier one; callers

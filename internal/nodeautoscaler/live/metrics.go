@@ -42,7 +42,7 @@ func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
 		nodes:         g("nodes_count", "Number of nodes in the cluster by state.", "state"),
 		unschedulable: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unschedulable_pods_count", Help: "Number of unschedulable pods in the cluster."}),
 		groups:        g("node_groups_count", "Number of node groups managed by the autoscaler.", "node_group_type"),
-		safe:          prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "cluster_safe_to_autoscale", Help: "1 when the last loop could read the cluster and act, else 0."}),
+		safe:          prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "cluster_safe_to_autoscale", Help: "1 when the last loop could read the cluster and found it within the unready-node limits, else 0."}),
 		minCount:      g("node_group_min_count", "Minimum size of the node group.", "node_group"),
 		maxCount:      g("node_group_max_count", "Maximum size of the node group.", "node_group"),
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
@@ -55,12 +55,24 @@ func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
 	return m, nil
 }
 
-// observeLoop records one loop's timing and result.
-func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error) {
+// clusterHealthy asks a loop that knows (the Autoscaler) whether the
+// cluster was within the unready limits; others count as healthy.
+func clusterHealthy(loop Loop) bool {
+	h, ok := loop.(interface{ ClusterHealthy() bool })
+	return !ok || h.ClusterHealthy()
+}
+
+// observeLoop records one loop's timing and result; the cluster is safe
+// to autoscale when the loop succeeded and found it healthy.
+func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error, healthy bool) {
 	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
 	m.duration.WithLabelValues("main").Observe(took.Seconds())
 	if err != nil {
 		m.errors.WithLabelValues(errorType(err)).Inc()
+		m.safe.Set(0)
+		return
+	}
+	if !healthy {
 		m.safe.Set(0)
 		return
 	}

@@ -152,6 +152,8 @@ func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
 		}
 	case nodeautoscaler.EventScaleUpError:
 		typ, reason = corev1.EventTypeWarning, ReasonFailedToScaleUpGroup
+	case nodeautoscaler.EventClusterUnhealthy:
+		typ, msg = corev1.EventTypeWarning, "Cluster is unhealthy"
 	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed:
 		typ = corev1.EventTypeWarning
 	}

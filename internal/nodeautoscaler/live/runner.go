@@ -128,7 +128,7 @@ func (r *Runner) Once(ctx context.Context) {
 	if err == nil {
 		err = r.cfg.Loop.RunOnce(ctx, start)
 	}
-	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err)
+	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err, clusterHealthy(r.cfg.Loop))
 	r.cfg.Health.Record(start, err)
 	msg := ""
 	if err != nil {

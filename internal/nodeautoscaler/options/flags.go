@@ -34,6 +34,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.DisableNodeInstancesCache, "disable-node-instances-cache", o.DisableNodeInstancesCache, "List cloud instances directly every loop")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Namespace of the autoscaler's ConfigMaps (priority expander, status)")
 	fs.BoolVar(&o.WriteStatusConfigMap, "write-status-configmap", o.WriteStatusConfigMap, "Write the status ConfigMap")
+	fs.Float64Var(&o.MaxTotalUnreadyPercentage, "max-total-unready-percentage", o.MaxTotalUnreadyPercentage, "Maximum percentage of unready nodes in the cluster; beyond it (and --ok-total-unready-count) the autoscaler halts")
+	fs.IntVar(&o.OkTotalUnreadyCount, "ok-total-unready-count", o.OkTotalUnreadyCount, "Number of unready nodes always tolerated, whatever --max-total-unready-percentage says")
 	o.ScaleDown.addFlags(fs)
 }
 

@@ -78,6 +78,12 @@ type Options struct {
 	Namespace string
 	// WriteStatusConfigMap is --write-status-configmap.
 	WriteStatusConfigMap bool
+	// MaxTotalUnreadyPercentage is --max-total-unready-percentage: the
+	// loop halts while more unready nodes than OkTotalUnreadyCount are
+	// also more than this share (0-100) of all nodes.
+	MaxTotalUnreadyPercentage float64
+	// OkTotalUnreadyCount is --ok-total-unready-count.
+	OkTotalUnreadyCount int
 	// ScaleDown holds the scale-down settings (used by scale-down, part 2).
 	ScaleDown ScaleDownOptions
 }
@@ -141,6 +147,8 @@ func Default() Options {
 		EmulatedTopologySpreadLabel:      "parent-resource-hash",
 		Namespace:                        "kube-system",
 		WriteStatusConfigMap:             true,
+		MaxTotalUnreadyPercentage:        45,
+		OkTotalUnreadyCount:              3,
 		ScaleDown: ScaleDownOptions{
 			Enabled:                   true,
 			DelayAfterAdd:             10 * time.Minute,

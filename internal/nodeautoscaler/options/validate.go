@@ -30,6 +30,8 @@ func (o *Options) Validate() error {
 		"must be at least --initial-node-group-backoff-duration (%v), got %v", o.InitialNodeGroupBackoffDuration, o.MaxNodeGroupBackoffDuration)
 	bad(o.NodeGroupBackoffResetTimeout <= 0, "node-group-backoff-reset-timeout", "must be positive, got %v", o.NodeGroupBackoffResetTimeout)
 	bad(o.Namespace == "", "namespace", "must not be empty")
+	bad(o.MaxTotalUnreadyPercentage < 0 || o.MaxTotalUnreadyPercentage > 100, "max-total-unready-percentage", "must be within [0, 100], got %v", o.MaxTotalUnreadyPercentage)
+	bad(o.OkTotalUnreadyCount < 0, "ok-total-unready-count", "must not be negative, got %d", o.OkTotalUnreadyCount)
 	errs = append(errs, o.validateExpanders()...)
 	errs = append(errs, o.ScaleDown.validate()...)
 	return errors.Join(errs...)

@@ -23,6 +23,11 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	return &Planner{cfg: cfg, since: map[string]time.Time{}}, nil
 }
 
+// ClearUnneeded forgets since when every node has been unneeded, as
+// upstream does while the cluster is unhealthy: after it recovers, nodes
+// must be unneeded for the full time again.
+func (p *Planner) ClearUnneeded() { clear(p.since) }
+
 // Plan runs one planning round at in.Now.
 func (p *Planner) Plan(in Input) (Plan, error) {
 	groups := make(map[string]Group, len(in.Groups))
