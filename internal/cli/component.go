@@ -56,6 +56,7 @@ func newComponentCommand(use, short string, c component, spec commonSpec) *cobra
 			return c.run(ctx)
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	c.common().add(cmd.Flags(), spec)
 	c.addFlags(cmd.Flags())
 	return cmd

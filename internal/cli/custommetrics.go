@@ -51,6 +51,12 @@ func newCustomMetricsCommand() *cobra.Command {
 // (--secure-port, --tls-cert-file, --authentication-kubeconfig, ...) come
 // from the custom-metrics-apiserver library.
 func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
+	o.addOwnFlags(fs)
+	o.server = provider.NewServer(fs, "kscale-custom-metrics")
+}
+
+// addOwnFlags registers the provider's own flags.
+func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
@@ -72,7 +78,6 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
 	o.compat.add(fs)
-	o.server = provider.NewServer(fs, "kscale-custom-metrics")
 }
 
 // addHAFlags registers leader election and EndpointSlice flags.

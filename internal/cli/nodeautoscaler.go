@@ -37,6 +37,13 @@ type nodeAutoscalerOptions struct {
 	burst         int
 	address       string
 	maxInactivity time.Duration
+	maxFailing    time.Duration
+	maxStartup    time.Duration
+	userAgent     string
+	contentType   string
+	statusName    string
+	recordDup     bool
+	fs            *pflag.FlagSet
 	cloud         cloudFlags
 	builder       cloudBuilder
 	cmn           commonFlags
@@ -58,7 +65,14 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.qps, "kube-client-qps", 5, "QPS limit of the Kubernetes API client.")
 	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
 	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
-	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
+	o.fs = fs
+	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/health-check fails when no loop ran for this long.")
+	fs.DurationVar(&o.maxFailing, "max-failing-time", 15*time.Minute, "/health-check fails when no loop succeeded for this long.")
+	fs.DurationVar(&o.maxStartup, "max-startup-time", 20*time.Minute, "Both limits until the first loop succeeded; raised to at least --max-inactivity and --max-failing-time.")
+	fs.StringVar(&o.userAgent, "user-agent", "cluster-autoscaler", "User-Agent of the Kubernetes API requests.")
+	fs.StringVar(&o.contentType, "kube-api-content-type", "application/vnd.kubernetes.protobuf", "Content type of the Kubernetes API requests.")
+	fs.BoolVar(&o.recordDup, "record-duplicated-events", false, "Record every event: client-go's default event correlator instead of upstream's, and no deduplication.")
+	fs.StringVar(&o.statusName, "status-config-map-name", live.StatusConfigMapName, "Name of the status ConfigMap in --namespace.")
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
@@ -69,8 +83,22 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.opts.Validate(); err != nil {
 		return err
 	}
-	if o.maxInactivity <= 0 {
-		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"max-inactivity", o.maxInactivity}, {"max-failing-time", o.maxFailing}, {"max-startup-time", o.maxStartup}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s: must be positive, got %v", d.flag, d.v)
+		}
+	}
+	if o.statusName == "" {
+		return errors.New("--status-config-map-name: must not be empty")
+	}
+	// Upstream locks the Lease in --namespace and ignores
+	// --leader-elect-resource-namespace; kscale honours the latter only
+	// when it is given.
+	if !o.fs.Changed("leader-elect-resource-namespace") {
+		o.leader.Namespace = o.opts.Namespace
 	}
 	if err := o.leader.Default(); err != nil {
 		return err
@@ -90,7 +118,7 @@ func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	cfg.UserAgent = "kscale-node-autoscaler"
+	cfg.UserAgent, cfg.ContentType = o.userAgent, o.contentType
 	return cfg, nil
 }
 
@@ -110,7 +138,7 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
 	reg := newProcessRegistry()
-	health := live.NewHealth(clock.RealClock{}, o.maxInactivity)
+	health := live.NewHealth(clock.RealClock{}, live.HealthTimers{MaxInactivity: o.maxInactivity, MaxFailing: o.maxFailing, MaxStartup: o.maxStartup})
 	ln, err := net.Listen("tcp", o.address)
 	if err != nil {
 		return fmt.Errorf("--address: %w", err)
@@ -142,7 +170,8 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
-	broadcaster, events := live.NewEventBroadcaster(ctx, client)
+	broadcaster, events := live.NewEventBroadcasterWith(ctx, client,
+		live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
 	defer broadcaster.Shutdown()
 	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health)
 	if err != nil {
@@ -165,7 +194,8 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, client kubernetes.Inte
 func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
 	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
 	clk := clock.RealClock{}
-	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace, Clock: clk})
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace,
+		StatusConfigMapName: o.statusName, Clock: clk, DedupWindow: o.dedupWindow()})
 	if err != nil {
 		return nil, err
 	}
@@ -186,8 +216,17 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	}
 	var status *live.StatusWriter
 	if o.opts.WriteStatusConfigMap {
-		status = live.NewStatusWriter(client, o.opts.Namespace)
+		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
 	}
-	return live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
+	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
 		Health: health, Status: status, Registerer: reg})
+}
+
+// dedupWindow is the recorder's deduplication window: the default, or
+// none worth the name with --record-duplicated-events.
+func (o *nodeAutoscalerOptions) dedupWindow() time.Duration {
+	if o.recordDup {
+		return time.Nanosecond
+	}
+	return 0
 }

@@ -41,7 +41,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
-		"--scan-interval=1s", "--expander=priority",
+		"--scan-interval=1s", "--expander=priority", "--emit-per-nodegroup-metrics",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
 		// Long enough for the leader to keep its Lease through the brief
 		// API server outage below.

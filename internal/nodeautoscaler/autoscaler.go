@@ -101,7 +101,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
-	m, err := newMetrics(cfg.Registerer)
+	m, err := newMetrics(cfg.Registerer, o.EmitPerNodeGroupMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
@@ -157,8 +157,10 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	if err := a.deleteErrorInstances(ctx); err != nil {
 		return err
 	}
-	if err := a.scaleUp(ctx, obs, now); err != nil {
-		return err
+	if a.scaleUpFromZeroAllowed(obs, now) {
+		if err := a.scaleUp(ctx, obs, now); err != nil {
+			return err
+		}
 	}
 	return a.scaleDown(ctx, obs, now)
 }

@@ -183,7 +183,7 @@ func TestTemplateModes(t *testing.T) {
 }
 
 func TestMetricsForgetRemovedGroups(t *testing.T) {
-	a, cloud, _, _, reg, now := newLoop(t, nil)
+	a, cloud, _, _, reg, now := newLoop(t, func(o *options.Options) { o.EmitPerNodeGroupMetrics = true })
 	if err := a.RunOnce(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
@@ -198,5 +198,23 @@ func TestMetricsForgetRemovedGroups(t *testing.T) {
 	}
 	if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_in_backoff", "cluster_autoscaler_node_group_target_count"); n != 2 {
 		t.Fatalf("series after removal: %d, want one of each for ng-high", n)
+	}
+}
+
+// TestPerNodeGroupMetricsNeedTheFlag checks that node_group_target_count is
+// exported only with --emit-per-nodegroup-metrics, as upstream.
+func TestPerNodeGroupMetricsNeedTheFlag(t *testing.T) {
+	for _, emit := range []bool{false, true} {
+		a, _, _, _, reg, now := newLoop(t, func(o *options.Options) { o.EmitPerNodeGroupMetrics = emit })
+		if err := a.RunOnce(t.Context(), now); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if emit {
+			want = 2
+		}
+		if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_target_count"); n != want {
+			t.Errorf("emit %v: %d target count series, want %d", emit, n, want)
+		}
 	}
 }

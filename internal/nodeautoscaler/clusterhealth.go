@@ -44,3 +44,18 @@ func (a *Autoscaler) checkClusterHealth(ctx context.Context, obs *observation, n
 // ClusterHealthy reports whether the last loop found the cluster within
 // the unready limits (upstream's cluster_safe_to_autoscale).
 func (a *Autoscaler) ClusterHealthy() bool { return a.health.healthy }
+
+// scaleUpFromZeroAllowed reports whether scale-up may run: with
+// --scale-up-from-zero=false, not while no node is ready (upstream skips
+// scale-up then; scale-down still runs).
+func (a *Autoscaler) scaleUpFromZeroAllowed(obs *observation, now time.Time) bool {
+	if a.cfg.Options.ScaleUpFromZero {
+		return true
+	}
+	for _, n := range obs.nodes {
+		if a.health.rules.Bucket(n, now) == clusterstate.Ready {
+			return true
+		}
+	}
+	return false
+}

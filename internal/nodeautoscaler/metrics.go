@@ -15,7 +15,9 @@ type metrics struct {
 	known          map[string]bool
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+// newMetrics registers the loop's series on reg; node_group_target_count
+// only with perGroup (--emit-per-nodegroup-metrics), as upstream.
+func newMetrics(reg prometheus.Registerer, perGroup bool) (*metrics, error) {
 	m := &metrics{
 		inBackoff: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "cluster_autoscaler", Name: "node_group_in_backoff",
 			Help: "1 when the node group is backed off after a failed scale-up, else 0."}, []string{"node_group"}),
@@ -25,8 +27,13 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help: "Failed scale-ups by reason (timeout, APIError or the cloud's error code)."}, []string{"reason"}),
 		known: map[string]bool{},
 	}
-	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.targetSize, m.failedScaleUps); err != nil {
+	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.failedScaleUps); err != nil {
 		return nil, err
+	}
+	if perGroup {
+		if err := promreg.Register(reg, "node autoscaler", m.targetSize); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

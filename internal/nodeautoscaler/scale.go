@@ -40,7 +40,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	}
 	groups, limits := a.scaleUpGroups(obs, now)
 	o := a.cfg.Options
-	budgetEnd := a.cfg.Clock.Now().Add(o.MaxBinpackingDuration)
+	budgetEnd := a.cfg.Clock.Now().Add(min(o.MaxBinpackingDuration, o.MaxBinpackingTime))
 	plan, err := scaleup.Compute(scaleup.Input{
 		Snapshot: snap, Pending: pending, Groups: groups, Expander: a.expander, Now: now,
 		Filter:            scaleup.PodFilter{NewPodScaleUpDelay: o.NewPodScaleUpDelay, ExpendablePriorityCutoff: o.ExpendablePodsPriorityCutoff},

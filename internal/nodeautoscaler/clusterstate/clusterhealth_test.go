@@ -76,3 +76,25 @@ func TestCheckClusterHealth(t *testing.T) {
 		})
 	}
 }
+
+// TestStartupTaintPrefix checks --startup-taint-prefix entries (keys
+// ending in the wildcard, from Options.AllStartupTaints): a key with the
+// prefix marks a starting node, others do not.
+func TestStartupTaintPrefix(t *testing.T) {
+	rules := ReadinessRules{StartupTaints: []string{"example.com/exact", "example.com/boot-" + "*"}, MaxNodeStartupTime: 15 * time.Minute}
+	tests := []struct {
+		key  string
+		want bool
+	}{
+		{"example.com/exact", true},
+		{"example.com/exactly", false},
+		{"example.com/boot-network", true},
+		{"example.com/boot", false},
+		{StartupTaintPrefix + "x", true},
+	}
+	for _, tt := range tests {
+		if got := rules.IsStartupTaint(tt.key); got != tt.want {
+			t.Errorf("IsStartupTaint(%q) = %v, want %v", tt.key, got, tt.want)
+		}
+	}
+}

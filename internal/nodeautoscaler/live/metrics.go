@@ -29,7 +29,9 @@ type runnerMetrics struct {
 
 const ns = "cluster_autoscaler"
 
-func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
+// newRunnerMetrics registers the loop-level series on reg, the
+// per-node-group gauges only with perGroup (--emit-per-nodegroup-metrics).
+func newRunnerMetrics(reg prometheus.Registerer, perGroup bool) (*runnerMetrics, error) {
 	g := func(name, help string, labels ...string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: name, Help: help}, labels)
 	}
@@ -48,9 +50,13 @@ func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
 		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
 	}
-	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe,
-		m.minCount, m.maxCount, m.backoffStatus, m.healthiness); err != nil {
+	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
 		return nil, err
+	}
+	if perGroup {
+		if err := promreg.Register(reg, "node autoscaler loop", m.minCount, m.maxCount, m.backoffStatus, m.healthiness); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

@@ -34,6 +34,9 @@ type ScaleDownSource interface {
 type RunnerConfig struct {
 	// Loop is the autoscaler.
 	Loop Loop
+	// EmitPerNodeGroupMetrics exports the per-node-group gauges
+	// (--emit-per-nodegroup-metrics).
+	EmitPerNodeGroupMetrics bool
 	// Cluster is the informer-backed cluster the loop reads.
 	Cluster *Cluster
 	// Clock ticks the scan interval and stamps each loop.
@@ -86,7 +89,7 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}
-	m, err := newRunnerMetrics(cfg.Registerer)
+	m, err := newRunnerMetrics(cfg.Registerer, cfg.EmitPerNodeGroupMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}

@@ -70,8 +70,8 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	loop := &scriptedLoop{cluster: c, errs: []error{errors.New("cloud down")}}
 	reg := prometheus.NewRegistry()
-	health := live.NewHealth(clk, time.Minute)
-	r, err := live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: c, Clock: clk, ScanInterval: 10 * time.Second,
+	health := live.NewHealth(clk, live.HealthTimers{MaxInactivity: time.Minute, MaxFailing: time.Minute})
+	r, err := live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: true, Cluster: c, Clock: clk, ScanInterval: 10 * time.Second,
 		Health: health, Status: live.NewStatusWriter(env.Client, "runner"), Registerer: reg})
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	for _, g := range in.Groups {
 		groups[g.ID] = g
 	}
-	states := gatherNodes(&in)
+	states := gatherNodes(&in, p.cfg)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers)
 	removed, err := simulateRemoval(&p.cfg, &in, states)
 	if err != nil {
@@ -123,7 +123,7 @@ func (p *Planner) choose(unneeded []Candidate, inFlight InFlight, now time.Time)
 	budget := p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty
 	drainBudget := p.cfg.MaxDrainParallelism - inFlight.NonEmpty
 	for _, c := range unneeded {
-		if !p.longEnough(&c, now) {
+		if !p.longEnough(&c, now) || (!c.Ready && !p.cfg.UnreadyEnabled) {
 			continue
 		}
 		switch {
