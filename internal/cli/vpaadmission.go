@@ -64,6 +64,8 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ConfigurationName, "webhook-config-name", d.ConfigurationName, "Name of the MutatingWebhookConfiguration.")
 	fs.BoolVar(&c.FailurePolicyFail, "webhook-failure-policy-fail", false, "Register failurePolicy Fail instead of Ignore.")
 	fs.Int32Var(&c.TimeoutSeconds, "webhook-timeout-seconds", d.TimeoutSeconds, "How long the API server waits for the webhook.")
+	fs.StringVar(&c.StatusLease, "status-lease-name", admission.StatusLeaseName, "Name of the status Lease the updater reads.")
+	fs.StringVar(&c.StatusLeaseNamespace, "status-lease-namespace", "", "Namespace of the status Lease (default --namespace).")
 	fs.DurationVar(&c.StatusLeaseInterval, "status-lease-update-interval", d.StatusLeaseInterval, "How often the status Lease (read by the updater) is renewed.")
 	o.client.add(fs, ":8944")
 }
@@ -82,6 +84,12 @@ func (o *vpaAdmissionOptions) complete() error {
 	}
 	o.cfg.ServicePort = 443
 	o.cfg.Namespace = o.client.namespace
+	if o.cfg.StatusLeaseNamespace == "" {
+		o.cfg.StatusLeaseNamespace = o.client.namespace
+	}
+	if o.cfg.StatusLease == "" {
+		return errors.New("--status-lease-name: must not be empty")
+	}
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
 	if o.cfg.RegisterByURL {

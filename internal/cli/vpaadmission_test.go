@@ -22,6 +22,8 @@ func TestVPAAdmissionFlagDefaults(t *testing.T) {
 	cmd := newVPAAdmissionCommand()
 	expectDefaults(t, cmd.Flags().Lookup, map[string]string{
 		"port":                         "8000",
+		"status-lease-name":            "vpa-admission-controller",
+		"status-lease-namespace":       "",
 		"tls-cert-file":                "/etc/tls-certs/serverCert.pem",
 		"tls-private-key":              "/etc/tls-certs/serverKey.pem",
 		"client-ca-file":               "/etc/tls-certs/caCert.pem",

@@ -99,15 +99,17 @@ func (notLeading) NeedLeaderElection() bool { return false }
 
 // vpaUpdaterOptions are the flags of `kscale vpa-updater`.
 type vpaUpdaterOptions struct {
-	cfg     updater.Config
-	client  vpaClientFlags
-	leader  bool
-	leaseNS string
-	leaseID string
-	leaseD  time.Duration
-	renew   time.Duration
-	retry   time.Duration
-	cmn     commonFlags
+	cfg      updater.Config
+	client   vpaClientFlags
+	leader   bool
+	leaseNS  string
+	leaseID  string
+	leaseD   time.Duration
+	renew    time.Duration
+	retry    time.Duration
+	lock     string
+	statusNS string
+	cmn      commonFlags
 }
 
 func (o *vpaUpdaterOptions) common() *commonFlags { return &o.cmn }
@@ -130,10 +132,13 @@ func (o *vpaUpdaterOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Thresholds.Lifetime, "in-recommendation-bounds-eviction-lifetime-threshold", updater.DefaultLifetimeThreshold, "Pods inside their recommended range are updated only after running this long.")
 	fs.BoolVar(&c.UseAdmissionStatus, "use-admission-controller-status", true, "Evict only while the admission webhook renews its status Lease.")
 	fs.DurationVar(&c.AdmissionStatusTimeout, "admission-controller-status-lease-timeout", updater.DefaultAdmissionStatusTimeout, "How old the admission webhook's status Lease may be.")
+	fs.StringVar(&c.StatusLease, "admission-controller-status-lease-name", updater.AdmissionStatusLeaseName, "Name of the admission webhook's status Lease.")
+	fs.StringVar(&o.statusNS, "admission-controller-status-lease-namespace", "", "Namespace of the admission webhook's status Lease (default --namespace).")
 	fs.BoolVar(&c.InPlaceSkipDisruptionBudget, "in-place-skip-disruption-budget", false, "In-place resizes that restart no container bypass the eviction budget.")
 	o.client.add(fs, ":8943")
 	fs.BoolVar(&o.leader, "leader-elect", false, "Elect a leader on a Lease before running (set it when running more than one replica).")
-	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "", "Namespace of the leader election Lease (default --namespace).")
+	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
+	fs.StringVar(&o.lock, "leader-elect-resource-lock", "leases", "Kind of the leader election lock; only leases is supported.")
 	fs.StringVar(&o.leaseID, "leader-elect-resource-name", "vpa-updater", "Name of the leader election Lease.")
 	fs.DurationVar(&o.leaseD, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&o.renew, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
@@ -146,10 +151,16 @@ func (o *vpaUpdaterOptions) complete() error {
 		return err
 	}
 	o.cfg.StatusNamespace = o.client.namespace
+	if o.statusNS != "" {
+		o.cfg.StatusNamespace = o.statusNS
+	}
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
 	if o.leaseNS == "" {
-		o.leaseNS = o.client.namespace
+		return errors.New("--leader-elect-resource-namespace: must not be empty")
+	}
+	if o.lock != "leases" {
+		return fmt.Errorf("--leader-elect-resource-lock: only leases is supported, got %q", o.lock)
 	}
 	if o.leader && (o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0) {
 		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
@@ -186,7 +197,7 @@ func (o *vpaUpdaterOptions) run(ctx context.Context) error {
 	if err := mgr.Add(u); err != nil {
 		return fmt.Errorf("adding the updater: %w", err)
 	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Profiling: o.cmn.profiling})}); err != nil {
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Health: opsserver.CheckerFunc(u.Healthy), Profiling: o.cmn.profiling})}); err != nil {
 		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader)

@@ -59,6 +59,7 @@ type Updater struct {
 	metrics  *Metrics
 	limiter  *rateLimiter
 	resizing map[types.UID]time.Time
+	health   activity
 }
 
 // New validates cfg and builds an Updater.
@@ -90,6 +91,8 @@ func (u *Updater) Start(ctx context.Context) error {
 	ctx = klog.NewContext(ctx, log)
 	t := u.clock.NewTicker(u.cfg.Interval)
 	defer t.Stop()
+	u.health.start(u.clock.Now())
+	defer u.health.stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -98,6 +101,7 @@ func (u *Updater) Start(ctx context.Context) error {
 			if err := u.RunOnce(ctx); err != nil {
 				log.Error(err, "Updater loop failed")
 			}
+			u.health.record(u.clock.Now())
 		}
 	}
 }
