@@ -218,7 +218,9 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	if o.opts.WriteStatusConfigMap {
 		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
 	}
-	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
+	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
+		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
+	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
 		Health: health, Status: status, Registerer: reg})
 }
 

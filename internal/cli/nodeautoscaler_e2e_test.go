@@ -113,6 +113,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
+		// Metric conformance: names, types and label names as upstream's.
+		checkMetricConformance(t, metrics, "cluster_autoscaler_", upstreamCAFamilies, kscaleCAFamilies, caNotYetExported)
 		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
 			t.Errorf("/health-check = %q", got)
 		}

@@ -90,6 +90,10 @@ func TestVPAComponentsAgainstControlPlane(t *testing.T) {
 		return p.DeletionTimestamp == nil && q.Cmp(resource.MustParse("500m")) == 0 && p.Annotations["vpaObservedContainers"] == "app"
 	})
 	waitPodsE2E(t, c, 2, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
+	// Metric conformance: upstream's vpa_admission_controller_* families,
+	// with the two replacement pods counted as applied.
+	admissionBody := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", admissionMetrics), `vpa_admission_controller_admission_pods_total{applied="true"} 2`)
+	checkMetricConformance(t, admissionBody, "vpa_admission_controller_", upstreamVPAAdmissionFamilies, nil, nil)
 	// Later loops must not evict more: the replacements are not running.
 	leader := leaderPort(t, updaterPorts)
 	before := completedLoops(waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", leader), "go_goroutines"))

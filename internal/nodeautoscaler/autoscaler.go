@@ -141,7 +141,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	a.estimator.Observe(obs.nodes)
 	for _, e := range a.state.Update(obs.input(), now) {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
-			a.metrics.failedScaleUps.WithLabelValues(e.Reason.Code).Inc()
+			a.metrics.failedScaleUp(e.Reason.Code)
 		}
 		a.record(ctx, stateEvent(e))
 	}
@@ -166,6 +166,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 }
 
 func (a *Autoscaler) record(ctx context.Context, e Event) {
+	a.metrics.observe(e)
 	if e.Type == EventBackoffStarted || e.Type == EventBackoffCleared {
 		a.saveBackoff(ctx)
 	}

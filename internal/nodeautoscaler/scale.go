@@ -138,7 +138,7 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
 			a.record(ctx, Event{Type: EventScaleUpError, Group: inc.Group, Delta: inc.Delta, Reason: reason.Code, Message: err.Error()})
 			a.record(ctx, stateEvent(a.state.RegisterFailedScaleUp(inc.Group, reason, now)))
-			a.metrics.failedScaleUps.WithLabelValues(reason.Code).Inc()
+			a.metrics.failedScaleUp(reason.Code)
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)

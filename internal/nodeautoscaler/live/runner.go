@@ -37,6 +37,8 @@ type RunnerConfig struct {
 	// EmitPerNodeGroupMetrics exports the per-node-group gauges
 	// (--emit-per-nodegroup-metrics).
 	EmitPerNodeGroupMetrics bool
+	// Limits are the cluster-wide limits exported as gauges.
+	Limits ClusterLimits
 	// Cluster is the informer-backed cluster the loop reads.
 	Cluster *Cluster
 	// Clock ticks the scan interval and stamps each loop.
@@ -89,7 +91,7 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}
-	m, err := newRunnerMetrics(cfg.Registerer, cfg.EmitPerNodeGroupMetrics)
+	m, err := newRunnerMetrics(cfg.Registerer, cfg.EmitPerNodeGroupMetrics, cfg.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}

@@ -24,7 +24,7 @@ func TestSafeToAutoscale(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := newRunnerMetrics(prometheus.NewRegistry(), false)
+			m, err := newRunnerMetrics(prometheus.NewRegistry(), false, ClusterLimits{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -71,6 +71,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	h := &Handler{
 		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver}, reader: deps.Client, metrics: m},
 		vpas: &vpaReviewer{metrics: m},
+		m:    m.upstream,
 	}
 	return &Server{cfg: cfg, deps: deps, handler: h, certs: certs}, nil
 }
