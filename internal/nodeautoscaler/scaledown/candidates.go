@@ -87,8 +87,7 @@ func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
 	req.Scalars = slices.Clone(req.Scalars)
 	for _, p := range n.pods {
 		_, mirror := p.Annotations[MirrorPodAnnotation]
-		owner := controllerOf(p)
-		ds := owner != nil && owner.Kind == "DaemonSet"
+		ds := isDaemonSetPod(p)
 		if (ds && cfg.IgnoreDaemonSetsUtilization) || (mirror && cfg.IgnoreMirrorPodsUtilization) {
 			r := podRequests(p)
 			req.Add(&r, -1)
