@@ -24,7 +24,7 @@ const (
 	DaemonSetPodAnnotation = "cluster-autoscaler.kubernetes.io/daemonset-pod"
 	// safeToEvictOnCompletion keeps the node until the pod finished.
 	safeToEvictOnCompletion = "on-completion"
-	systemNamespace     = "kube-system"
+	systemNamespace         = "kube-system"
 )
 
 // podKind is how the drain rules see one pod.
