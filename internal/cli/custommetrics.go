@@ -29,6 +29,7 @@ type customMetricsOptions struct {
 	server           *provider.Server
 	client           clientFlags
 	metricsAddress   string
+	healthAddress    string
 	podSelector      string
 	namespacePattern string
 	caSelector       string
@@ -60,7 +61,8 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
-	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and /healthz over HTTP; empty disables it.")
+	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and its health (/health-check, /healthz, /readyz) over HTTP; empty disables it.")
+	fs.StringVar(&o.healthAddress, "health-bind-address", ":8081", "Address serving the health paths (and /metrics) as gardener-custom-metrics' health server; empty disables it.")
 	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
 	fs.StringVar(&o.namespacePattern, "namespace-pattern", "^shoot-", "Regular expression the namespace of a scraped pod must match.")
 	fs.StringVar(&c.Credentials.TokenSecretName, "token-secret-name", "shoot-access-gardener-custom-metrics", "Name of the secret holding the bearer token in each namespace.")
@@ -177,8 +179,12 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 		return fmt.Errorf("building clientset: %w", err)
 	}
 	reg := newProcessRegistry()
-	if o.metricsAddress != "" {
-		go serveOwnMetrics(ctx, o.metricsAddress, reg)
+	health := custommetrics.NewHealth(nil)
+	o.cfg.Health = health
+	for flag, addr := range map[string]string{"metrics-bind-address": o.metricsAddress, "health-bind-address": o.healthAddress} {
+		if addr != "" {
+			go serveOwnMetrics(ctx, flag, addr, reg, health)
+		}
 	}
 	if o.client.kubeconfig != "" {
 		o.server.SetKubeconfig(o.client.kubeconfig)
@@ -187,10 +193,10 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	return custommetrics.Run(ctx, o.cfg)
 }
 
-// serveOwnMetrics serves /metrics and /health-check (alias /healthz)
-// until ctx ends.
-func serveOwnMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
-	if err := opsserver.ListenAndServe(ctx, "metrics-bind-address", addr, opsserver.Config{Gatherer: reg}); err != nil {
+// serveOwnMetrics serves /metrics and the health paths on the address of
+// flag until ctx ends.
+func serveOwnMetrics(ctx context.Context, flag, addr string, reg *prometheus.Registry, health opsserver.Checker) {
+	if err := opsserver.ListenAndServe(ctx, flag, addr, opsserver.Config{Gatherer: reg, Health: health}); err != nil {
 		klog.FromContext(ctx).Error(err, "Serving own metrics failed", "address", addr)
 	}
 }

@@ -1,6 +1,6 @@
 // Package opsserver serves a component's operational HTTP endpoints on its
 // metrics address, with upstream's paths: /metrics, /health-check (and
-// /healthz as an alias) and, with --profiling, /debug/pprof.
+// /healthz and /readyz as aliases) and, with --profiling, /debug/pprof.
 package opsserver
 
 import (
@@ -21,6 +21,9 @@ import (
 const (
 	HealthPath      = "/health-check"
 	AliasHealthPath = "/healthz"
+	// ReadyPath is controller-runtime's readiness path, which
+	// gardener-custom-metrics' health server has.
+	ReadyPath = "/readyz"
 )
 
 // Checker reports whether the component is healthy; a non-nil error fails
@@ -55,6 +58,7 @@ func Handler(cfg Config) (http.Handler, error) {
 	health := healthHandler(cfg.Health)
 	mux.Handle(HealthPath, health)
 	mux.Handle(AliasHealthPath, health)
+	mux.Handle(ReadyPath, health)
 	if cfg.Profiling {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
