@@ -101,6 +101,12 @@ func TestVPAComponentsAgainstControlPlane(t *testing.T) {
 	if !strings.Contains(body, `kscale_vpa_updater_evictions_total{reason="OutsideRecommendedRange"} 2`+"\n") {
 		t.Errorf("evictions after two more loops:\n%s", grepLines(body, "evictions_total"))
 	}
+	// Metric conformance: upstream's vpa_updater_* families, with both
+	// evictions of the VPA of 4 pods (vpa_size_log2 2).
+	checkMetricConformance(t, body, "vpa_updater_", upstreamVPAUpdaterFamilies, nil, vpaUpdaterNotYetExported)
+	if !strings.Contains(body, `vpa_updater_evicted_pods_total{update_mode="Recreate",vpa_name="web",vpa_namespace="default",vpa_size_log2="2"} 2`) {
+		t.Errorf("upstream eviction counter:\n%s", grepLines(body, "vpa_updater_evicted_pods_total"))
+	}
 	if n := len(waitPodsE2E(t, c, 0, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })); n != 2 {
 		t.Errorf("%d pods evicted, want 2", n)
 	}
