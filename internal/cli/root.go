@@ -47,12 +47,12 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newVersionCommand())
 	root.AddCommand(newCustomMetricsCommand())
-	root.AddCommand(newSimulateCommand())
+	root.AddCommand(withCommonFlags(newSimulateCommand()))
 	root.AddCommand(newVPARecommenderCommand())
 	root.AddCommand(newVPAUpdaterCommand())
 	root.AddCommand(newVPAAdmissionCommand())
 	root.AddCommand(newNodeAutoscalerCommand())
-	root.AddCommand(newSnapshotCommand())
+	root.AddCommand(withCommonFlags(newSnapshotCommand()))
 	return root
 }
 

@@ -145,7 +145,7 @@ func (d *defaultOnly) Set(s string) error {
 	if err := d.Value.Set(s); err != nil {
 		return err
 	}
-	if got := d.Value.String(); got != d.def {
+	if got := d.String(); got != d.def {
 		return fmt.Errorf("kscale does not implement this upstream flag yet; only its default %s is accepted", d.def)
 	}
 	return nil
