@@ -88,7 +88,7 @@ func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.cfg.LeaderElection, "leader-election", true, "Run active/passive: only the Lease holder scrapes, serves and is listed in the Service's EndpointSlice.")
 	fs.StringVar(&h.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the Service and its EndpointSlice (env POD_NAMESPACE).")
 	fs.StringVar(&h.LeaseNamespace, "leader-election-namespace", os.Getenv("LEADER_ELECTION_NAMESPACE"), "Namespace of the Lease; default --namespace (env LEADER_ELECTION_NAMESPACE).")
-	fs.StringVar(&h.LeaseName, "leader-election-id", "kscale-custom-metrics-leader-election", "Name of the Lease.")
+	fs.StringVar(&h.LeaseName, "leader-election-id", "gardener-custom-metrics-leader-election", "Name of the Lease.")
 	fs.DurationVar(&h.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&h.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "Leader election renew deadline.")
 	fs.DurationVar(&h.RetryPeriod, "leader-election-retry-period", 2*time.Second, "Leader election retry period.")

@@ -33,7 +33,7 @@ func TestCustomMetricsFlagDefaults(t *testing.T) {
 		"token-secret-name":              "shoot-access-gardener-custom-metrics",
 		"ca-secret-selector":             "name in (ca,ca-bundle)",
 		"leader-election":                "true",
-		"leader-election-id":             "kscale-custom-metrics-leader-election",
+		"leader-election-id":             "gardener-custom-metrics-leader-election",
 		"leader-election-lease-duration": "15s",
 		"access-port":                    "6443",
 		"metrics-bind-address":           ":8080",
