@@ -76,9 +76,8 @@ var upstreamCAFamilies = map[string]upstreamFamily{
 // (docs/node-autoscaler-live.md lists them); all others must be scraped
 // after the end-to-end test's loops.
 var caNotYetExported = []string{
-	"skipped_pods_count", "function_duration_quantile_seconds", "pending_node_deletions", "scaled_up_gpu_nodes_total",
-	"failed_node_creations_total", "failed_gpu_scale_ups_total", "scaled_down_gpu_nodes_total", "unremovable_nodes_count",
-	"scale_down_in_cooldown", "overflowing_controllers_count", "skipped_scale_events_count", "created_node_groups_total",
+	"skipped_pods_count", "function_duration_quantile_seconds", "scaled_up_gpu_nodes_total",
+	"failed_node_creations_total", "failed_gpu_scale_ups_total", "scaled_down_gpu_nodes_total", "overflowing_controllers_count", "skipped_scale_events_count", "created_node_groups_total",
 	"deleted_node_groups_total", "node_taints_count", "inconsistent_instances_migs_count", "binpacking_heterogeneity",
 	"max_node_skip_eval_duration_seconds", "node_removal_latency_seconds", "dra_node_template_resources_mismatch",
 }

@@ -101,6 +101,7 @@ func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, e
 	}
 	st.Plan = plan
 	st.Outcomes = append(st.Outcomes, c.note(c.act.Start(ctx, plan, in.Now))...)
+	c.metrics.status.observe(plan, c.act.InFlight())
 	st.Started = c.act.LastStarted()
 	st.Draining = c.act.Draining()
 	return st, nil

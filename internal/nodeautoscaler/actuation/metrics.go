@@ -13,6 +13,7 @@ type Metrics struct {
 	deleted  *prometheus.CounterVec
 	unneeded prometheus.Gauge
 	evicted  *prometheus.CounterVec
+	status   *statusMetrics
 }
 
 // Eviction results, upstream's values of the eviction_result label: a
@@ -52,6 +53,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			[]string{"eviction_result"}),
 	}
 	if err := promreg.Register(reg, "scale-down", m.failed, m.duration, m.deleted, m.unneeded, m.evicted); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.status, err = newStatusMetrics(reg); err != nil {
 		return nil, err
 	}
 	// Upstream's InitMetrics creates these series at zero.
