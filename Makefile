@@ -9,11 +9,19 @@ BENCHTIME ?= 1x
 BENCH ?= .
 TEST_TIMEOUT ?= 40m
 
+# Build stamp (internal/buildinfo): the release from git describe, the commit
+# and the commit's time, so the same commit always builds the same bytes.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo "(devel)")
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+BUILDINFO := github.com/kscale/kscale/internal/buildinfo
+LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
+
 .PHONY: build test lint bench testbin deps fmt
 
 ## build: compile the kscale binary into bin/
 build:
-	go build -o bin/kscale ./cmd/kscale
+	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kscale ./cmd/kscale
 
 ## testbin: build the control-plane binaries the tests run against (cached per version)
 testbin:

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
@@ -52,6 +53,7 @@ func newNodeAutoscalerCommand() *cobra.Command {
 			if err := o.complete(); err != nil {
 				return &UsageError{Err: err}
 			}
+			logStartup(klog.FromContext(cmd.Context()), "node-autoscaler")
 			return o.run(cmd.Context())
 		},
 	}
