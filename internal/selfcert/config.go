@@ -69,7 +69,8 @@ type Config struct {
 	Propagation time.Duration
 	// Overlap is how long an earlier CA stays in the bundle after a new CA
 	// was issued: every replica must have read the Secret and switched in
-	// that time. At least two sync periods plus the propagation delay.
+	// that time. At least two sync periods plus the propagation delay;
+	// default DefaultOverlap or that minimum, whichever is longer.
 	Overlap time.Duration
 	// Publishers make the API server trust the bundle.
 	Publishers []Publisher
@@ -84,11 +85,14 @@ func (c Config) withDefaults() Config {
 		def time.Duration
 	}{
 		{&c.CAValidity, DefaultCAValidity}, {&c.CertValidity, DefaultCertValidity}, {&c.SyncPeriod, DefaultSyncPeriod},
-		{&c.Propagation, DefaultPropagation}, {&c.Overlap, DefaultOverlap},
+		{&c.Propagation, DefaultPropagation},
 	} {
 		if *d.v == 0 {
 			*d.v = d.def
 		}
+	}
+	if c.Overlap == 0 {
+		c.Overlap = max(DefaultOverlap, 2*c.SyncPeriod+c.Propagation)
 	}
 	if c.Clock == nil {
 		c.Clock = clock.RealClock{}
@@ -96,12 +100,12 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Validate reports every invalid setting, naming its flag where it has one.
+// Validate reports every invalid setting after defaults, naming its flag
+// where it has one. The collaborators (Secrets, Publishers, Clock) are
+// checked by New.
 func (c Config) Validate() error {
+	c = c.withDefaults()
 	var errs []error
-	if c.Secrets == nil {
-		errs = append(errs, errors.New("self-signed certificates: a Secrets client is required"))
-	}
 	if c.Namespace == "" || c.SecretName == "" {
 		errs = append(errs, errors.New("--self-signed-cert-secret: the Secret's name and namespace are required"))
 	}

@@ -56,6 +56,9 @@ func New(cfg Config) (*Manager, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Secrets == nil {
+		return nil, errors.New("self-signed certificates: a Secrets client is required")
+	}
 	return &Manager{
 		cfg: cfg,
 		policy: policy{
