@@ -36,6 +36,7 @@ type customMetricsOptions struct {
 	caKeys           []string
 	metricNames      []string
 	maxBodyBytes     int64
+	selfSigned       selfSignedFlags
 }
 
 // newCustomMetricsCommand builds `kscale custom-metrics`.
@@ -67,6 +68,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
+	o.selfSigned.add(fs, "--tls-cert-file and --tls-private-key-file, for the Service --service-name")
 	o.server = provider.NewServer(fs, "kscale-custom-metrics")
 }
 
@@ -126,7 +128,31 @@ func (o *customMetricsOptions) complete() error {
 	case o.cfg.Rate.MinGap+time.Second >= o.cfg.Schedule.Period:
 		return errors.New("--min-sample-gap: must be at least 1s below --scrape-period")
 	}
-	return o.completeHA()
+	if err := o.completeHA(); err != nil {
+		return err
+	}
+	return o.completeSelfSigned()
+}
+
+// completeSelfSigned checks the self-signed certificate flags: the Secret
+// lives in --namespace, the certificate is for the Service --service-name.
+func (o *customMetricsOptions) completeSelfSigned() error {
+	if !o.selfSigned.enabled() {
+		return nil
+	}
+	h := &o.cfg.HA
+	if h.Namespace == "" {
+		return errors.New("--namespace: required with --self-signed-cert-secret (or set POD_NAMESPACE)")
+	}
+	if o.server.HasCertFiles() {
+		return errors.New("--self-signed-cert-secret: excludes --tls-cert-file and --tls-private-key-file")
+	}
+	sc := o.selfSigned.config(nil, h.Namespace, "custom-metrics", serviceDNSNames(h.ServiceName, h.Namespace), nil)
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	o.cfg.SelfSigned = &sc
+	return nil
 }
 
 func (o *customMetricsOptions) completeHA() error {
