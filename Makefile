@@ -17,11 +17,17 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt
+.PHONY: build test lint bench testbin deps fmt image
 
 ## build: compile the kscale binary into bin/
 build:
 	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kscale ./cmd/kscale
+
+## image: the container image, without Docker: OCI layout bin/image and its archive
+## bin/kscale-image.tar (linux/amd64 and linux/arm64; one index per upstream image name)
+image:
+	go run ./hack/image --out bin/image --archive bin/kscale-image.tar \
+		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
 ## testbin: build the control-plane binaries the tests run against (cached per version)
 testbin:
@@ -31,14 +37,17 @@ testbin:
 deps:
 	hack/install-test-deps.sh
 
-## test: lint, then every unit and integration test against the real control plane
+## test: lint, then every unit and integration test against the real control plane (and
+## the Helm chart's, in the tool module hack/helm)
 test: testbin deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	cd hack/helm && go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh
 
 ## lint: golangci-lint with the repository's configuration
 lint:
 	$(GOLANGCI_LINT) run ./...
+	cd hack/helm && $(GOLANGCI_LINT) run ./...
 
 ## fmt: format the code as lint expects
 fmt:
