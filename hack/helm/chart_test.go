@@ -153,7 +153,8 @@ func TestRenderValues(t *testing.T) {
 	})
 }
 
-// TestBadValues checks that contradictory values fail with the value named.
+// TestBadValues checks that contradictory, misspelt or mistyped values
+// fail with the value named.
 func TestBadValues(t *testing.T) {
 	tests := []struct {
 		values map[string]any
@@ -165,6 +166,10 @@ func TestBadValues(t *testing.T) {
 			"admissionController.certManager.issuerRef.name: required"},
 		{map[string]any{"admissionController": map[string]any{"mutatingWebhookConfiguration": map[string]any{"failurePolicy": "Sometimes"}}},
 			"admissionController.mutatingWebhookConfiguration.failurePolicy: Ignore or Fail"},
+		// values.schema.json: a misspelt value or a wrong type is refused, not ignored.
+		{map[string]any{"clusterAutoscaler": map[string]any{"replicaCounts": 3}}, "replicaCounts"},
+		{map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "/image/pullPolicy"},
+		{map[string]any{"recommender": map[string]any{"extraArgs": "--v=4"}}, "/recommender/extraArgs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
