@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -136,7 +137,7 @@ func checkFiles(t *testing.T, img v1.Image, p Platform) {
 			t.Errorf("%s: /%s is not a link to /%s", p, name, binaryPath)
 		}
 	}
-	if h := files["tmp/"]; h == nil || h.Mode != 0o1777 {
+	if h := files["tmp"]; h == nil || h.Mode != 0o1777 {
 		t.Errorf("%s: /tmp missing or not 1777", p)
 	}
 	if h := files[binaryPath]; h == nil || h.Mode != 0o755 || h.Uid != 0 {
@@ -189,17 +190,17 @@ func extract(t *testing.T, img v1.Image, root string) map[string]*tar.Header {
 		if !h.ModTime.Equal(created) {
 			t.Errorf("%s: time %s, want the build date", h.Name, h.ModTime)
 		}
-		files[h.Name] = h
-		path := filepath.Join(root, h.Name)
+		files[path.Clean(h.Name)] = h
+		dst := filepath.Join(root, h.Name)
 		switch h.Typeflag {
 		case tar.TypeDir:
-			err = os.MkdirAll(path, 0o755)
+			err = os.MkdirAll(dst, 0o755)
 		case tar.TypeSymlink:
-			err = os.Symlink(h.Linkname, path)
+			err = os.Symlink(h.Linkname, dst)
 		case tar.TypeReg:
 			var data []byte
 			if data, err = io.ReadAll(tr); err == nil {
-				err = os.WriteFile(path, data, os.FileMode(h.Mode))
+				err = os.WriteFile(dst, data, os.FileMode(h.Mode))
 			}
 		}
 		if err != nil {
