@@ -162,8 +162,10 @@ func TestBadValues(t *testing.T) {
 	}{
 		{map[string]any{"clusterAutoscaler": map[string]any{"podDisruptionBudget": map[string]any{"minAvailable": 1, "maxUnavailable": 1}}},
 			"clusterAutoscaler.podDisruptionBudget: set minAvailable or maxUnavailable, not both"},
-		{map[string]any{"admissionController": map[string]any{"certManager": map[string]any{"enabled": true}}},
+		{map[string]any{"admissionController": map[string]any{"registerWebhook": false, "certManager": map[string]any{"enabled": true}}},
 			"admissionController.certManager.issuerRef.name: required"},
+		{map[string]any{"admissionController": map[string]any{"certManager": map[string]any{"enabled": true, "issuerRef": map[string]any{"name": "ca"}}}},
+			"admissionController.certManager.enabled: needs admissionController.registerWebhook=false"},
 		{map[string]any{"admissionController": map[string]any{"mutatingWebhookConfiguration": map[string]any{"failurePolicy": "Sometimes"}}},
 			"admissionController.mutatingWebhookConfiguration.failurePolicy: Ignore or Fail"},
 		// values.schema.json: a misspelt value or a wrong type is refused, not ignored.
