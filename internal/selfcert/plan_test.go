@@ -25,7 +25,6 @@ func issued(t *testing.T) bundle {
 	return issuedAt(t)
 }
 
-
 func TestPlan(t *testing.T) {
 	base := issued(t)
 	other := issued(t)

@@ -52,6 +52,7 @@ type certReloader struct {
 	certMod time.Time
 	keyMod  time.Time
 }
+
 func newCertReloader(certFile, keyFile string, reload bool) (*certReloader, error) {
 	r := &certReloader{certFile: certFile, keyFile: keyFile, reload: reload}
 	if _, err := r.get(nil); err != nil {
