@@ -9,11 +9,25 @@ BENCHTIME ?= 1x
 BENCH ?= .
 TEST_TIMEOUT ?= 40m
 
-.PHONY: build test lint bench testbin deps fmt fidelity-oracle fidelity
+# Build stamp (internal/buildinfo): the release from git describe, the commit
+# and the commit's time, so the same commit always builds the same bytes.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo "(devel)")
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ 2>/dev/null)
+BUILDINFO := github.com/kscale/kscale/internal/buildinfo
+LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
+
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity
 
 ## build: compile the kscale binary into bin/
 build:
-	go build -o bin/kscale ./cmd/kscale
+	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/kscale ./cmd/kscale
+
+## image: the container image, without Docker: OCI layout bin/image and its archive
+## bin/kscale-image.tar (linux/amd64 and linux/arm64; one index per upstream image name)
+image:
+	go run ./hack/image --out bin/image --archive bin/kscale-image.tar \
+		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
 ## testbin: build the control-plane binaries the tests run against (cached per version)
 testbin:
@@ -32,14 +46,17 @@ fidelity: fidelity-oracle
 deps:
 	hack/install-test-deps.sh
 
-## test: lint, then every unit and integration test against the real control plane
+## test: lint, then every unit and integration test against the real control plane (and
+## the Helm chart's, in the tool module hack/helm)
 test: testbin fidelity-oracle deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	cd hack/helm && go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh
 
 ## lint: golangci-lint with the repository's configuration
 lint:
 	$(GOLANGCI_LINT) run ./...
+	cd hack/helm && $(GOLANGCI_LINT) run ./...
 
 ## fmt: format the code as lint expects
 fmt:

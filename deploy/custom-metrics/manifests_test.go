@@ -28,6 +28,12 @@ func TestManifests(t *testing.T) {
 		{Verb: "get", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "kube-system", Name: "kscale-custom-metrics"},
 		{Verb: "update", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "kube-system", Name: "kscale-custom-metrics"},
 		{Verb: "delete", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "kube-system", Name: "kscale-custom-metrics"},
+		{Verb: "create", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-custom-metrics-tls"},
+		{Verb: "update", Resource: "secrets", Namespace: "kube-system", Name: "kscale-custom-metrics-tls"},
+		{Verb: "get", Group: "apiregistration.k8s.io", Resource: "apiservices", Name: "v1beta2.custom.metrics.k8s.io"},
+		{Verb: "patch", Group: "apiregistration.k8s.io", Resource: "apiservices", Name: "v1beta2.custom.metrics.k8s.io"},
+		{Verb: "patch", Group: "apiregistration.k8s.io", Resource: "apiservices", Name: "v1beta1.custom.metrics.k8s.io"},
 	}
 	denied := []manifesttest.Access{
 		{Verb: "get", Resource: "secrets", Namespace: "shoot--p--a", Name: "ca"},
@@ -41,6 +47,12 @@ func TestManifests(t *testing.T) {
 		{Verb: "update", Resource: "endpoints", Namespace: "kube-system", Name: "kscale-custom-metrics"},
 		{Verb: "list", Resource: "nodes"},
 		{Verb: "get", Resource: "configmaps", Namespace: "kube-system", Name: "other"},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
+		{Verb: "update", Resource: "secrets", Namespace: "kube-system", Name: "other"},
+		{Verb: "create", Resource: "secrets", Namespace: "shoot--p--a"},
+		{Verb: "patch", Group: "apiregistration.k8s.io", Resource: "apiservices", Name: "v1beta1.metrics.k8s.io"},
+		{Verb: "update", Group: "apiregistration.k8s.io", Resource: "apiservices", Name: "v1beta2.custom.metrics.k8s.io"},
+		{Verb: "create", Group: "apiregistration.k8s.io", Resource: "apiservices"},
 	}
 	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-custom-metrics", allowed, denied)
 }

@@ -1,8 +1,11 @@
 // Package nodeautoscaler_test checks the node-autoscaler manifests against
-// a real API server: every object of the kustomization is accepted, the
-// cloud config in the ConfigMap parses, and the RBAC denies what the
-// command never needs. That the RBAC suffices is shown by the end-to-end
-// test in internal/cli, which runs the command under this ServiceAccount.
+// a real API server: every object of the kustomization and of its
+// monitoring overlay (with prometheus-operator's CRDs from its Go module)
+// is accepted, the cloud config in the ConfigMap parses, the metrics
+// Service and the ServiceMonitor select the pods' metrics port, and the
+// RBAC denies what the command never needs. That the RBAC suffices is
+// shown by the end-to-end test in internal/cli, which runs the command
+// under this ServiceAccount.
 package nodeautoscaler_test
 
 import (
@@ -17,7 +20,14 @@ import (
 
 func TestManifests(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
-	objs := manifesttest.Load(t, ".")
+	manifesttest.InstallCRDs(t, env, manifesttest.ModuleCRDs(t, manifesttest.PrometheusOperator,
+		"example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml",
+		"example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"))
+	objs := manifesttest.Load(t, "monitoring")
+	if base := manifesttest.Load(t, "."); len(objs) != len(base)+2 {
+		t.Errorf("monitoring has %d objects, want the base's %d and a ServiceMonitor and a PrometheusRule", len(objs), len(base))
+	}
+	expectMetricsSelected(t, objs)
 	configs := 0
 	for _, obj := range objs {
 		if obj.GetKind() != "ConfigMap" {
@@ -48,4 +58,38 @@ func TestManifests(t *testing.T) {
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
 	}
 	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-node-autoscaler", allowed, denied)
+}
+
+// expectMetricsSelected checks that the Service selects the Deployment's
+// pods on their metrics port and that the ServiceMonitor scrapes that
+// Service's port.
+func expectMetricsSelected(t *testing.T, objs []*unstructured.Unstructured) {
+	t.Helper()
+	byKind := map[string]*unstructured.Unstructured{}
+	for _, o := range objs {
+		byKind[o.GetKind()] = o
+	}
+	podLabels, _, _ := unstructured.NestedStringMap(byKind["Deployment"].Object, "spec", "template", "metadata", "labels")
+	selector, _, _ := unstructured.NestedStringMap(byKind["Service"].Object, "spec", "selector")
+	for k, v := range selector {
+		if podLabels[k] != v {
+			t.Errorf("Service selector %s=%s does not match the pods", k, v)
+		}
+	}
+	ports, _, _ := unstructured.NestedSlice(byKind["Service"].Object, "spec", "ports")
+	port := ports[0].(map[string]any)
+	if port["targetPort"] != "metrics" {
+		t.Errorf("Service targets port %v, want the pods' metrics port", port["targetPort"])
+	}
+	serviceLabels := byKind["Service"].GetLabels()
+	monitorSelector, _, _ := unstructured.NestedStringMap(byKind["ServiceMonitor"].Object, "spec", "selector", "matchLabels")
+	for k, v := range monitorSelector {
+		if serviceLabels[k] != v {
+			t.Errorf("ServiceMonitor selector %s=%s does not match the Service", k, v)
+		}
+	}
+	endpoints, _, _ := unstructured.NestedSlice(byKind["ServiceMonitor"].Object, "spec", "endpoints")
+	if endpoints[0].(map[string]any)["port"] != port["name"] {
+		t.Errorf("ServiceMonitor scrapes port %v, the Service's is %v", endpoints[0].(map[string]any)["port"], port["name"])
+	}
 }

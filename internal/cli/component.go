@@ -10,6 +10,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/buildinfo"
 )
 
 // component is a long-running subcommand: its flags, a check that turns
@@ -53,6 +56,7 @@ func newComponentCommand(use, short string, c component, spec commonSpec) *cobra
 			if err != nil {
 				return &UsageError{Err: err}
 			}
+			logStartup(klog.FromContext(ctx), use)
 			return c.run(ctx)
 		},
 	}
@@ -125,9 +129,11 @@ func loadRESTConfig(kubeconfig string) (*rest.Config, error) {
 }
 
 // newProcessRegistry returns the registry a command serves on /metrics,
-// with the Go runtime and process collectors every component exposes.
+// with the Go runtime and process collectors and kscale_build_info, which
+// every component exposes.
 func newProcessRegistry() *prometheus.Registry {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildinfo.NewCollector(buildinfo.Get()))
 	return reg
 }

@@ -38,6 +38,7 @@ type customMetricsOptions struct {
 	maxBodyBytes     int64
 	cmn              commonFlags
 	compat           gcmxFlags
+	selfSigned       selfSignedFlags
 }
 
 func (o *customMetricsOptions) common() *commonFlags { return &o.cmn }
@@ -80,6 +81,7 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
 	o.compat.add(fs)
+	o.selfSigned.add(fs, "--tls-cert-file and --tls-private-key-file, for the Service --service-name")
 }
 
 // addHAFlags registers leader election and EndpointSlice flags.
@@ -141,7 +143,31 @@ func (o *customMetricsOptions) complete() error {
 	if err := o.compat.complete(&o.cmn, &o.cfg.HA); err != nil {
 		return err
 	}
-	return o.completeHA()
+	if err := o.completeHA(); err != nil {
+		return err
+	}
+	return o.completeSelfSigned()
+}
+
+// completeSelfSigned checks the self-signed certificate flags: the Secret
+// lives in --namespace, the certificate is for the Service --service-name.
+func (o *customMetricsOptions) completeSelfSigned() error {
+	if !o.selfSigned.enabled() {
+		return nil
+	}
+	h := &o.cfg.HA
+	if h.Namespace == "" {
+		return errors.New("--namespace: required with --self-signed-cert-secret (or set POD_NAMESPACE)")
+	}
+	if o.server.HasCertFiles() {
+		return errors.New("--self-signed-cert-secret: excludes --tls-cert-file and --tls-private-key-file")
+	}
+	sc := o.selfSigned.config(nil, h.Namespace, "custom-metrics", serviceDNSNames(h.ServiceName, h.Namespace), nil)
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	o.cfg.SelfSigned = &sc
+	return nil
 }
 
 func (o *customMetricsOptions) completeHA() error {

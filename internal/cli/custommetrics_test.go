@@ -68,6 +68,9 @@ func TestCustomMetricsBadFlags(t *testing.T) {
 		{"no namespace with leader election", []string{"--namespace=", "--access-ip=10.0.0.1"}, "--namespace"},
 		{"bad access IP", []string{"--namespace=garden", "--access-ip=pod"}, "--access-ip"},
 		{"bad election timings", []string{"--leader-election-renew-deadline=20s"}, "--leader-election-lease-duration"},
+		{"self-signed and files", []string{"--self-signed-cert-secret=tls", "--tls-cert-file=a", "--tls-private-key-file=b"}, "--self-signed-cert-secret: excludes --tls-cert-file"},
+		{"self-signed without namespace", []string{"--leader-election=false", "--namespace=", "--self-signed-cert-secret=tls"}, "--namespace: required with --self-signed-cert-secret"},
+		{"self-signed validity too short", []string{"--self-signed-cert-secret=tls", "--self-signed-cert-validity=2m"}, "--self-signed-cert-validity"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

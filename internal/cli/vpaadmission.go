@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -22,6 +24,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 
 	"github.com/kscale/kscale/internal/opsserver"
+	"github.com/kscale/kscale/internal/selfcert"
 	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
@@ -35,6 +38,7 @@ type vpaAdmissionOptions struct {
 	ciphers     string
 	labels      string
 	cmn         commonFlags
+	selfSigned  selfSignedFlags
 }
 
 func (o *vpaAdmissionOptions) common() *commonFlags { return &o.cmn }
@@ -68,6 +72,7 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.StatusLeaseNamespace, "status-lease-namespace", "", "Namespace of the status Lease (default --namespace).")
 	fs.DurationVar(&c.StatusLeaseInterval, "status-lease-update-interval", d.StatusLeaseInterval, "How often the status Lease (read by the updater) is renewed.")
 	o.client.add(fs, ":8944")
+	o.selfSigned.add(fs, "--tls-cert-file, --tls-private-key and --client-ca-file")
 }
 
 // complete validates the flags and fills the derived settings.
@@ -98,8 +103,57 @@ func (o *vpaAdmissionOptions) complete() error {
 		}
 		o.cfg.WebhookURL = "https://" + net.JoinHostPort(o.webhookAddr, o.webhookPort) + "/"
 	}
-	return o.cfg.Validate()
+	o.cfg.SelfSignedSecret = o.selfSigned.secret
+	if err := o.cfg.Validate(); err != nil {
+		return err
+	}
+	if !o.selfSigned.enabled() {
+		return nil
+	}
+	dns, ips := o.servingNames()
+	return o.selfSigned.validate(o.cfg.Namespace, "vpa-admission", dns, ips)
 }
+
+// servingNames are the names the API server calls the webhook by: the
+// --webhook-address host with --register-by-url, else the Service's.
+func (o *vpaAdmissionOptions) servingNames() ([]string, []net.IP) {
+	if o.cfg.RegisterByURL {
+		return hostSANs(o.webhookAddr)
+	}
+	return serviceDNSNames(o.cfg.ServiceName, o.cfg.Namespace), nil
+}
+
+// selfSignedCerts starts the certificates that manage themselves: the
+// Secret is synced once (so the first registration carries the CA bundle)
+// and then kept by a runnable of mgr; every sync publishes the bundle to
+// the webhook configuration.
+func (o *vpaAdmissionOptions) selfSignedCerts(ctx context.Context, cfg *rest.Config, c client.Client, mgr manager.Manager) (admission.Certificates, error) {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("creating the API client: %w", err)
+	}
+	dns, ips := o.servingNames()
+	publish := selfcert.PublisherFunc(func(ctx context.Context, ca []byte) error {
+		return admission.PublishCABundle(ctx, c, o.cfg, ca)
+	})
+	certs, err := selfcert.New(o.selfSigned.config(cs.CoreV1().Secrets(o.cfg.Namespace), o.cfg.Namespace, "vpa-admission", dns, ips, publish))
+	if err != nil {
+		return nil, err
+	}
+	if err := certs.Start(ctx); err != nil {
+		return nil, err
+	}
+	if err := mgr.Add(notLeading{manager.RunnableFunc(certs.Run)}); err != nil {
+		return nil, fmt.Errorf("adding the certificate manager: %w", err)
+	}
+	return selfSignedBundle{certs}, nil
+}
+
+// selfSignedBundle adapts selfcert.Manager to admission.Certificates.
+type selfSignedBundle struct{ *selfcert.Manager }
+
+// CABundle returns the bundle last published.
+func (b selfSignedBundle) CABundle() ([]byte, error) { return b.Manager.CABundle(), nil }
 
 // run serves the webhook until ctx ends or a signal arrives. Every replica
 // serves; there is no leader election.
@@ -136,9 +190,15 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("creating the API client: %w", err)
 	}
+	var certs admission.Certificates
+	if o.selfSigned.enabled() {
+		if certs, err = o.selfSignedCerts(ctx, cfg, direct, mgr); err != nil {
+			return err
+		}
+	}
 	srv, err := admission.New(o.cfg, admission.Deps{
 		Client: mgr.GetClient(), Resolver: target.NewResolver(direct),
-		Registerer: reg, Clock: clock.RealClock{}, Identity: identity(),
+		Registerer: reg, Clock: clock.RealClock{}, Identity: identity(), Certificates: certs,
 	})
 	if err != nil {
 		return err

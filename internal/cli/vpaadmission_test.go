@@ -54,6 +54,10 @@ func TestVPAAdmissionBadFlags(t *testing.T) {
 		{append([]string{"--status-lease-update-interval=0s"}, tls...), "--status-lease-update-interval"},
 		{append([]string{"--tls-ciphers=TLS_RSA_WITH_RC4_128_SHA"}, tls...), "--tls-ciphers"},
 		{append([]string{"--webhook-labels=novalue"}, tls...), "--webhook-labels"},
+		{append([]string{"--self-signed-cert-secret=tls"}, tls...), "--self-signed-cert-secret: excludes --tls-cert-file"},
+		{[]string{"--self-signed-cert-secret=tls", "--self-signed-cert-validity=1m"}, "--self-signed-cert-validity: must be at least"},
+		{[]string{"--self-signed-cert-secret=tls", "--self-signed-ca-validity=24h"}, "--self-signed-ca-validity: must be at least --self-signed-cert-validity"},
+		{[]string{"--self-signed-cert-secret=tls", "--register-by-url", "--webhook-port=443"}, "--webhook-address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

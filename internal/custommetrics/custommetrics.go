@@ -20,6 +20,7 @@ import (
 	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/kscale/kscale/internal/custommetrics/rate"
 	"github.com/kscale/kscale/internal/custommetrics/scrape"
+	"github.com/kscale/kscale/internal/selfcert"
 )
 
 // APIServer serves a custom metrics provider until ctx ends.
@@ -56,6 +57,18 @@ type Config struct {
 	Clock clock.PassiveClock
 	// Health, when set, learns whether scraping makes progress.
 	Health *Health
+	// SelfSigned, when set, gives the server certificates that manage
+	// themselves instead of --tls-cert-file: Run fills its Secrets client
+	// (from Client) and adds a publisher to the custom metrics APIServices
+	// that point at HA.ServiceName in HA.Namespace. Every replica keeps them,
+	// leader or not. The Server must then implement ServingCertSetter.
+	SelfSigned *selfcert.Config
+}
+
+// ServingCertSetter is an APIServer whose serving certificate can change
+// while it runs.
+type ServingCertSetter interface {
+	SetServingCert(src provider.CertSource) error
 }
 
 // Run runs the provider until ctx ends. Discovery and credential informers
@@ -68,6 +81,13 @@ func Run(ctx context.Context, cfg Config) error {
 	c, err := build(cfg)
 	if err != nil {
 		return err
+	}
+	if cfg.SelfSigned != nil {
+		certs, err := startSelfSigned(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		go func() { _ = certs.Run(ctx) }()
 	}
 	go c.discovery.Run(ctx)
 	go c.creds.Run(ctx)
@@ -86,6 +106,29 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	return elector.Run(ctx, c.lead)
+}
+
+// startSelfSigned syncs the certificates once, so that the server starts
+// with them, and hands them to the server.
+func startSelfSigned(ctx context.Context, cfg Config) (*selfcert.Manager, error) {
+	setter, ok := cfg.Server.(ServingCertSetter)
+	if !ok {
+		return nil, errors.New("self-signed certificates: the server cannot change its certificate")
+	}
+	sc := *cfg.SelfSigned
+	sc.Secrets = cfg.Client.CoreV1().Secrets(sc.Namespace)
+	sc.Publishers = append(sc.Publishers, &apiServices{client: cfg.Client.Discovery().RESTClient(), namespace: cfg.HA.Namespace, service: cfg.HA.ServiceName})
+	certs, err := selfcert.New(sc)
+	if err != nil {
+		return nil, err
+	}
+	if err := certs.Start(ctx); err != nil {
+		return nil, err
+	}
+	if err := setter.SetServingCert(certs); err != nil {
+		return nil, err
+	}
+	return certs, nil
 }
 
 // components are the wired parts.

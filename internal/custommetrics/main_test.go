@@ -33,6 +33,7 @@ import (
 	"github.com/kscale/kscale/internal/custommetrics/scrape"
 	"github.com/kscale/kscale/internal/custommetrics/testkube"
 	"github.com/kscale/kscale/internal/custommetrics/testpki"
+	"github.com/kscale/kscale/internal/selfcert"
 	"github.com/kscale/kscale/internal/testenv"
 )
 
@@ -147,6 +148,11 @@ type providerSetup struct {
 	Service, Lease  string
 	Identity        string
 	NamespaceRegexp string
+	// SelfSignedSecret, when set, replaces CertFile and KeyFile with
+	// certificates that manage themselves in this Secret of systemNS,
+	// synced every SelfSignedSync.
+	SelfSignedSecret string
+	SelfSignedSync   time.Duration
 }
 
 // servingCert writes a serving certificate for the Service's DNS name and
@@ -171,9 +177,11 @@ func runProvider(ctx context.Context, s providerSetup) error {
 	fs := pflag.NewFlagSet("custom-metrics", pflag.ContinueOnError)
 	srv := provider.NewServer(fs, "kscale-custom-metrics")
 	args := []string{
-		"--tls-cert-file=" + s.CertFile, "--tls-private-key-file=" + s.KeyFile,
 		"--authentication-kubeconfig=" + s.Kubeconfig, "--authorization-kubeconfig=" + s.Kubeconfig,
 		"--lister-kubeconfig=" + s.Kubeconfig,
+	}
+	if s.SelfSignedSecret == "" {
+		args = append(args, "--tls-cert-file="+s.CertFile, "--tls-private-key-file="+s.KeyFile)
 	}
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -199,6 +207,10 @@ func runProvider(ctx context.Context, s providerSetup) error {
 			Namespace: systemNS, ServiceName: s.Service, LeaseName: s.Lease, Identity: s.Identity,
 			Address: s.IP, Port: servingPort,
 		},
+	}
+	if s.SelfSignedSecret != "" {
+		dns := s.Service + "." + systemNS + ".svc"
+		cfg.SelfSigned = &selfcert.Config{Namespace: systemNS, SecretName: s.SelfSignedSecret, CommonName: dns, DNSNames: []string{dns}, SyncPeriod: s.SelfSignedSync}
 	}
 	return custommetrics.Run(ctx, cfg)
 }

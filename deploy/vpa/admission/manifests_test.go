@@ -26,6 +26,10 @@ func TestManifests(t *testing.T) {
 		{Verb: "create", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
 		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "get", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
+		{Verb: "create", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
+		{Verb: "update", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
 		{Verb: "create", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system"},
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "vpa-admission-controller"},
 	}
@@ -36,7 +40,11 @@ func TestManifests(t *testing.T) {
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "team-a", Name: "web-1"},
 		{Verb: "list", Resource: "pods"},
 		{Verb: "update", Group: "autoscaling.k8s.io", Resource: "verticalpodautoscalers", Namespace: "team-a", Name: "web"},
-		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-custom-metrics-tls"},
+		{Verb: "list", Resource: "secrets", Namespace: "kube-system"},
+		{Verb: "delete", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
+		{Verb: "create", Resource: "secrets", Namespace: "default"},
+		{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "another-webhook"},
 		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "vpa-updater"},
 	}
 	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-vpa-admission", allowed, denied)

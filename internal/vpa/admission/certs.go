@@ -8,6 +8,38 @@ import (
 	"time"
 )
 
+// Certificates supplies the webhook's serving certificate and the CA
+// bundle registered with it: files (--tls-cert-file, --tls-private-key,
+// --client-ca-file) by default, or certificates that manage themselves.
+type Certificates interface {
+	// GetCertificate returns the certificate to serve; it fits
+	// tls.Config.GetCertificate.
+	GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	// CABundle returns the PEM CA bundle the API server must trust.
+	CABundle() ([]byte, error)
+}
+
+// fileCertificates serves the key pair from files and reads the CA bundle
+// from --client-ca-file.
+type fileCertificates struct {
+	*certReloader
+	caFile string
+}
+
+// GetCertificate returns the current key pair from the files.
+func (f *fileCertificates) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return f.get(hello)
+}
+
+// CABundle reads --client-ca-file.
+func (f *fileCertificates) CABundle() ([]byte, error) {
+	ca, err := os.ReadFile(f.caFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading --client-ca-file: %w", err)
+	}
+	return ca, nil
+}
+
 // certReloader serves the key pair from two files and, with reload set,
 // reloads it when either file's modification time changes, so rotated
 // certificates are picked up without a restart.

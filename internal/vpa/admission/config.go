@@ -35,6 +35,10 @@ type Config struct {
 	// ReloadCert re-reads the serving certificate and key when the files
 	// change; --reload-cert.
 	ReloadCert bool
+	// SelfSignedSecret, when set, is the Secret of certificates that manage
+	// themselves (Deps.Certificates), instead of the files;
+	// --self-signed-cert-secret.
+	SelfSignedSecret string
 	// MinTLSVersion is tls1_2 or tls1_3; --min-tls-version.
 	MinTLSVersion string
 	// CipherSuites restricts the TLS 1.2 cipher suites (nil: Go's
@@ -91,9 +95,7 @@ func (c *Config) Validate() error {
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: must be within [0, 65535], got %d", c.Port))
 	}
-	if c.CertFile == "" || c.KeyFile == "" {
-		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: both are required"))
-	}
+	errs = append(errs, c.validateCertSource()...)
 	if _, err := tlsVersion(c.MinTLSVersion); err != nil {
 		errs = append(errs, err)
 	}
@@ -112,9 +114,24 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// validateCertSource requires either the certificate files or the
+// self-signed Secret, not both.
+func (c *Config) validateCertSource() []error {
+	if c.SelfSignedSecret != "" {
+		if c.CertFile != "" || c.KeyFile != "" || c.CAFile != "" {
+			return []error{errors.New("--self-signed-cert-secret: excludes --tls-cert-file, --tls-private-key and --client-ca-file")}
+		}
+		return nil
+	}
+	if c.CertFile == "" || c.KeyFile == "" {
+		return []error{errors.New("--tls-cert-file and --tls-private-key-file: both are required (or --self-signed-cert-secret)")}
+	}
+	return nil
+}
+
 func (c *Config) validateRegistration() []error {
 	var errs []error
-	if c.CAFile == "" {
+	if c.CAFile == "" && c.SelfSignedSecret == "" {
 		errs = append(errs, errors.New("--client-ca-file: required to register the webhook (it becomes the caBundle)"))
 	}
 	if c.RegisterByURL {

@@ -1,13 +1,17 @@
 package admission
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"os"
+	"slices"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -67,18 +71,14 @@ func namespaceSelector(cfg Config) *metav1.LabelSelector {
 	}
 }
 
-// Register creates the MutatingWebhookConfiguration, or updates the
-// existing one of the same name in place. Updating (rather than deleting
-// and re-creating, as upstream does) lets several replicas register at
-// start-up without a window in which no webhook is configured.
-func Register(ctx context.Context, c client.Client, cfg Config) error {
-	ca, err := os.ReadFile(cfg.CAFile)
-	if err != nil {
-		return fmt.Errorf("reading --client-ca-file: %w", err)
-	}
-	want := WebhookConfiguration(cfg, ca)
+// Register creates the MutatingWebhookConfiguration with caBundle, or
+// updates the existing one of the same name in place. Updating (rather than
+// deleting and re-creating, as upstream does) lets several replicas
+// register at start-up without a window in which no webhook is configured.
+func Register(ctx context.Context, c client.Client, cfg Config, caBundle []byte) error {
+	want := WebhookConfiguration(cfg, caBundle)
 	have := &admissionregistrationv1.MutatingWebhookConfiguration{}
-	err = c.Get(ctx, client.ObjectKey{Name: want.Name}, have)
+	err := c.Get(ctx, client.ObjectKey{Name: want.Name}, have)
 	switch {
 	case apierrors.IsNotFound(err):
 		if err := c.Create(ctx, want); err != nil && !apierrors.IsAlreadyExists(err) {
@@ -98,5 +98,41 @@ func Register(ctx context.Context, c client.Client, cfg Config) error {
 	if err := c.Update(ctx, have); err != nil {
 		return fmt.Errorf("updating the webhook configuration %s: %w", want.Name, err)
 	}
+	return nil
+}
+
+// PublishCABundle makes the webhook configuration trust caBundle: when the
+// configuration's webhook (vpa.k8s.io) holds another bundle, it sends the
+// strategic-merge patch upstream's admission controller sends on a CA
+// change, which needs only the patch verb. A missing configuration is left
+// to registration (or to whoever installs it) and is no error; the bundle
+// is published again on the next sync.
+func PublishCABundle(ctx context.Context, c client.Client, cfg Config, caBundle []byte) error {
+	have := &admissionregistrationv1.MutatingWebhookConfiguration{}
+	err := c.Get(ctx, client.ObjectKey{Name: cfg.ConfigurationName}, have)
+	if apierrors.IsNotFound(err) {
+		klog.FromContext(ctx).V(2).Info("No webhook configuration to publish the CA bundle to yet", "configuration", cfg.ConfigurationName)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading the webhook configuration %s: %w", cfg.ConfigurationName, err)
+	}
+	i := slices.IndexFunc(have.Webhooks, func(w admissionregistrationv1.MutatingWebhook) bool { return w.Name == DefaultWebhookName })
+	if i < 0 {
+		return fmt.Errorf("webhook configuration %s: no webhook %s", cfg.ConfigurationName, DefaultWebhookName)
+	}
+	if bytes.Equal(have.Webhooks[i].ClientConfig.CABundle, caBundle) {
+		return nil
+	}
+	patch, err := json.Marshal(map[string]any{"webhooks": []any{map[string]any{
+		"name": DefaultWebhookName, "clientConfig": map[string]any{"caBundle": caBundle},
+	}}})
+	if err != nil {
+		return fmt.Errorf("encoding the caBundle patch: %w", err)
+	}
+	if err := c.Patch(ctx, have, client.RawPatch(types.StrategicMergePatchType, patch)); err != nil {
+		return fmt.Errorf("patching the caBundle of webhook configuration %s: %w", cfg.ConfigurationName, err)
+	}
+	klog.FromContext(ctx).Info("Published a new CA bundle", "configuration", cfg.ConfigurationName)
 	return nil
 }

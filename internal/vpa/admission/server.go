@@ -30,6 +30,9 @@ type Deps struct {
 	Clock clock.Clock
 	// Identity is the Lease holder, for example the pod name.
 	Identity string
+	// Certificates supplies the serving certificate and CA bundle; required
+	// with SelfSignedSecret, else they come from the configured files.
+	Certificates Certificates
 }
 
 // Server is the admission webhook.
@@ -37,7 +40,7 @@ type Server struct {
 	cfg     Config
 	deps    Deps
 	handler *Handler
-	certs   *certReloader
+	certs   Certificates
 }
 
 // New validates cfg and builds the webhook.
@@ -64,9 +67,16 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	certs, err := newCertReloader(cfg.CertFile, cfg.KeyFile, cfg.ReloadCert)
-	if err != nil {
-		return nil, err
+	certs := deps.Certificates
+	switch {
+	case certs == nil && cfg.SelfSignedSecret != "":
+		return nil, errors.New("building admission webhook: Certificates are required with --self-signed-cert-secret")
+	case certs == nil:
+		files, err := newCertReloader(cfg.CertFile, cfg.KeyFile, cfg.ReloadCert)
+		if err != nil {
+			return nil, err
+		}
+		certs = &fileCertificates{certReloader: files, caFile: cfg.CAFile}
 	}
 	h := &Handler{
 		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver}, reader: deps.Client, metrics: m},
@@ -95,14 +105,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	minVersion, _ := tlsVersion(s.cfg.MinTLSVersion)
 	srv := &http.Server{
 		Handler:           s.handler,
-		TLSConfig:         &tls.Config{MinVersion: minVersion, CipherSuites: s.cfg.CipherSuites, GetCertificate: s.certs.get},
+		TLSConfig:         &tls.Config{MinVersion: minVersion, CipherSuites: s.cfg.CipherSuites, GetCertificate: s.certs.GetCertificate},
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeTLS(ln, "", "") }()
 	if s.cfg.RegisterWebhook {
-		if err := Register(ctx, s.deps.Client, s.cfg); err != nil {
+		if err := s.register(ctx); err != nil {
 			_ = srv.Close()
 			return errors.Join(err, serveErr(<-served))
 		}
@@ -125,6 +135,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stopLease()
 	wg.Wait()
 	return err
+}
+
+// register registers the webhook with the current CA bundle.
+func (s *Server) register(ctx context.Context) error {
+	ca, err := s.certs.CABundle()
+	if err != nil {
+		return err
+	}
+	return Register(ctx, s.deps.Client, s.cfg, ca)
 }
 
 // serveErr drops the error a closed server returns by design.

@@ -1,7 +1,6 @@
 package admission_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 
@@ -62,18 +61,15 @@ func testInvalidVPAs(t *testing.T, c client.Client) {
 // replicas starting together do: one configuration remains, with the second
 // replica's settings.
 func testRegisterTwice(t *testing.T, c client.Client) {
-	ca := t.TempDir() + "/ca.crt"
-	if err := os.WriteFile(ca, []byte("-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	ca := []byte("-----BEGIN CERTIFICATE-----\nMA==\n-----END CERTIFICATE-----\n")
 	cfg := admission.DefaultConfig()
-	cfg.CAFile, cfg.Namespace, cfg.ConfigurationName = ca, "kube-system", "register-twice"
+	cfg.Namespace, cfg.ConfigurationName = "kube-system", "register-twice"
 	cfg.WebhookLabels = map[string]string{"team": "autoscaling"}
 	// Match nothing so that this configuration never intercepts requests.
 	cfg.VPAObjectNamespace = "no-such-namespace"
 	for _, timeout := range []int32{10, 20} {
 		cfg.TimeoutSeconds = timeout
-		if err := admission.Register(t.Context(), c, cfg); err != nil {
+		if err := admission.Register(t.Context(), c, cfg, ca); err != nil {
 			t.Fatal(err)
 		}
 	}
