@@ -63,6 +63,7 @@ type peerWorld struct {
 	loop    *Autoscaler
 	now     time.Time
 	group   cloudprovider.NodeGroup
+	events  *events
 }
 
 // newPeerWorld returns an empty cluster and a cloud with one group "ng1"
@@ -92,12 +93,13 @@ func newPeerWorld(b *testing.B, mutate func(*options.Options)) *peerWorld {
 		mutate(&o)
 	}
 	cl := peerCluster{memcluster.New(now)}
-	loop, err := New(Config{Options: o, Provider: cloud, Cluster: cl, ScaleDown: cl, Clock: clk,
+	rec := &events{}
+	loop, err := New(Config{Options: o, Provider: cloud, Cluster: cl, ScaleDown: cl, Clock: clk, Recorder: rec,
 		Rand: rand.New(rand.NewPCG(1, 1))})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return &peerWorld{cloud: cloud, cluster: cl, loop: loop, now: now, group: g}
+	return &peerWorld{cloud: cloud, cluster: cl, loop: loop, now: now, group: g, events: rec}
 }
 
 // addNodes registers n running machines of the group and their Ready
@@ -278,6 +280,12 @@ func BenchmarkKarpenterDiverse(b *testing.B) {
 		}
 		if nodes < count/5 {
 			b.Fatalf("%d new nodes, want at least %d (one per anti-affine pod)", nodes, count/5)
+		}
+		// Every pod must be placed: the scale-up names all of them.
+		for _, e := range *w.events {
+			if e.Type == EventScaleUp && len(e.PodRefs) != count {
+				b.Fatalf("the scale-up places %d pods, want all %d", len(e.PodRefs), count)
+			}
 		}
 	})
 	b.ReportMetric(float64(nodes), "nodes")
