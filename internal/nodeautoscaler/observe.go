@@ -96,12 +96,33 @@ func splitPods(pods []*corev1.Pod) (pending, bound, ordered []*corev1.Pod) {
 			others = append(others, p)
 		}
 	}
-	slices.SortFunc(pending, func(a, b *corev1.Pod) int {
-		return cmp.Or(a.CreationTimestamp.Compare(b.CreationTimestamp.Time), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
+	sortPending(pending)
 	ordered = make([]*corev1.Pod, 0, len(pods))
 	ordered = append(append(append(ordered, pending...), bound...), others...)
 	return pending, bound, ordered
+}
+
+// sortPending orders pending pods by creation time, namespace and name.
+// The keys are copied next to each other first: tens of thousands of
+// pods sort several times faster than through their pointers.
+func sortPending(pods []*corev1.Pod) {
+	type key struct {
+		sec      int64
+		nsec     int
+		ns, name string
+		pod      *corev1.Pod
+	}
+	keys := make([]key, len(pods))
+	for i, p := range pods {
+		t := p.CreationTimestamp.Time
+		keys[i] = key{sec: t.Unix(), nsec: t.Nanosecond(), ns: p.Namespace, name: p.Name, pod: p}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.ns, b.ns), cmp.Compare(a.name, b.name))
+	})
+	for i := range keys {
+		pods[i] = keys[i].pod
+	}
 }
 
 // IsUnschedulable reports whether kube-scheduler gave up on the pod: not

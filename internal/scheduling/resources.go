@@ -127,6 +127,14 @@ func isScalarResource(name corev1.ResourceName) bool {
 // infeasible), as InPlacePodVerticalScaling (GA) has the scheduler do.
 func PodRequests(pod *corev1.Pod) Resources {
 	useStatus := len(pod.Status.ContainerStatuses) > 0 || len(pod.Status.InitContainerStatuses) > 0
+	if !useStatus && len(pod.Spec.Containers) == 1 && len(pod.Spec.InitContainers) == 0 && pod.Spec.Overhead == nil &&
+		pod.Spec.Resources == nil {
+		// The common single-container pod: its requests are the
+		// container's, without the helper's intermediate lists.
+		r := FromList(pod.Spec.Containers[0].Resources.Requests)
+		r.Pods = 1
+		return r
+	}
 	r := FromList(resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{UseStatusResources: useStatus}))
 	r.Pods = 1
 	return r

@@ -112,11 +112,9 @@ func (g *groupState) interPodFailure(n *nodeInfo) string {
 			}
 		}
 	}
-	for kv := range g.existingAnti {
-		if labels[kv.key] == kv.value {
-			if _, ok := labels[kv.key]; ok {
-				return scheduling.ReasonExistingAntiAffn
-			}
+	for _, k := range g.antiKeys {
+		if v, ok := labels[k]; ok && g.existingAnti[labelKV{k, v}] > 0 {
+			return scheduling.ReasonExistingAntiAffn
 		}
 	}
 	return ""

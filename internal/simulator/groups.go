@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"cmp"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"time"
@@ -23,6 +24,11 @@ type group struct {
 type groupKey struct {
 	namespace string
 	owner     types.UID
+	// labels fingerprints an owner-less pod's labels, so owner-less pods
+	// with equal labels (and, after the comparison, equal specs) share a
+	// group wherever they come in the list, without comparing each pod
+	// with every earlier class.
+	labels uint64
 }
 
 // groupCache remembers the last grouping: the pods (a private copy, to
@@ -60,20 +66,24 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 		expired bool
 	}
 	var out []*group
-	reps := map[groupKey][]rep{}
+	reps := map[repKey][]rep{}
 	byClass := map[classKey]*group{}
 	var last classKey
 	var lastGroup *group
 	var lastSig podSig
+	var h maphash.Hash
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
 		sig := signature(p)
+		if key.owner == "" {
+			key.labels = labelsFingerprint(&h, p.Labels)
+		}
 		var class *corev1.Pod
 		if lastGroup != nil && sig == lastSig && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
 			equivalent(last.rep, p, unbound) {
 			class = last.rep
 		} else {
-			class = findRep(reps[key], p, sig, key.owner == "", unbound)
+			class = findRep(reps[repKey{key, sig}], p, sig, unbound)
 		}
 		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}
 		g := lastGroup
@@ -87,7 +97,8 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 			}
 			byClass[ck] = g
 			if class == p {
-				reps[key] = append(reps[key], rep{pod: p, sig: sig})
+				rk := repKey{key, sig}
+				reps[rk] = append(reps[rk], rep{pod: p, sig: sig})
 			}
 			out = append(out, g)
 		}
@@ -100,9 +111,17 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 	return out
 }
 
-// maxRepCompare bounds how many of a controller's newest classes a pod is
-// compared with, so pods that all differ (per-pod requests) cost linear,
-// not quadratic, time; at worst an equivalent pod starts its own group.
+// repKey finds the classes a pod may belong to: those of its controller
+// (or owner-less label set) with the same signature.
+type repKey struct {
+	group groupKey
+	sig   podSig
+}
+
+// maxRepCompare bounds how many of the newest classes with a pod's key a
+// pod is compared with, so pods that differ only where the signature does
+// not look cost linear, not quadratic, time; at worst an equivalent pod
+// starts its own group.
 const maxRepCompare = 8
 
 // rep is a class representative with a cheap signature to rule out most
@@ -134,18 +153,29 @@ func signature(p *corev1.Pod) podSig {
 }
 
 // findRep returns the representative in reps the pod is equivalent to, or
-// the pod itself. Owner-less pods are compared with the newest one only.
-func findRep(reps []rep, p *corev1.Pod, sig podSig, ownerless, unbound bool) *corev1.Pod {
+// the pod itself.
+func findRep(reps []rep, p *corev1.Pod, sig podSig, unbound bool) *corev1.Pod {
 	start := max(0, len(reps)-maxRepCompare)
-	if ownerless {
-		start = max(0, len(reps)-1)
-	}
 	for _, r := range reps[start:] {
 		if r.sig == sig && equivalent(r.pod, p, unbound) {
 			return r.pod
 		}
 	}
 	return p
+}
+
+// labelsFingerprint hashes a label set independently of map order; h is
+// scratch space (its seed is fixed by its first use).
+func labelsFingerprint(h *maphash.Hash, labels map[string]string) uint64 {
+	var sum uint64
+	for k, v := range labels {
+		h.Reset()
+		h.WriteString(k)
+		h.WriteByte(0)
+		h.WriteString(v)
+		sum += h.Sum64()
+	}
+	return sum
 }
 
 func controllerUID(p *corev1.Pod) types.UID {

@@ -111,8 +111,11 @@ func hasSpreadTimeout(pod *corev1.Pod) bool {
 // spreadExpired reports whether the pod's topology-spread timeout has
 // passed at now. A missing or malformed annotation never expires.
 func spreadExpired(pod *corev1.Pod, now time.Time) bool {
+	if now.IsZero() {
+		return false
+	}
 	v, ok := pod.Annotations[SpreadTimeoutAnnotation]
-	if !ok || now.IsZero() {
+	if !ok {
 		return false
 	}
 	d, err := time.ParseDuration(v)

@@ -40,7 +40,10 @@ type groupState struct {
 	aff          *termCounter
 	anti         *termCounter
 	existingAnti map[labelKV]int
-	vol          *volumeState
+	// antiKeys are the distinct topology keys of existingAnti, so a node
+	// check looks up its own domains instead of scanning them all.
+	antiKeys []string
+	vol      *volumeState
 	// selfAffinity is true when the pod matches all its own affinity
 	// terms, so it may start a group where no pod matches them yet.
 	selfAffinity bool
@@ -110,6 +113,11 @@ func (r *run) prepare(spec *podSpec) *groupState {
 		g.anti = c.(*termCounter)
 	}
 	g.existingAnti = r.existingAnti(spec)
+	for kv := range g.existingAnti {
+		if !slices.Contains(g.antiKeys, kv.key) {
+			g.antiKeys = append(g.antiKeys, kv.key)
+		}
+	}
 	return g
 }
 

@@ -160,15 +160,21 @@ func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) erro
 	if cur.DeletionTimestamp != nil {
 		return nil
 	}
-	for _, p := range c.PDBs() {
+	var pdbs []*policyv1.PodDisruptionBudget
+	if len(c.pdbs) > 0 { // computing the budgets' status lists every pod
+		pdbs = c.PDBs()
+	}
+	for _, p := range pdbs {
 		if selects(p, cur) && p.Status.DisruptionsAllowed < 1 {
 			return fmt.Errorf("evicting pod %s: budget %s: %w", k, p.Name, actuation.ErrEvictionRefused)
 		}
 	}
-	cp := cur.DeepCopy()
+	// Stored pods are never changed in place, so the new version shares
+	// everything but the deletion timestamp with the old one.
+	cp := *cur
 	ts := metav1.NewTime(c.now)
 	cp.DeletionTimestamp = &ts
-	c.pods[k] = cp
+	c.pods[k] = &cp
 	c.goneAt[k] = c.now.Add(time.Duration(grace) * time.Second)
 	c.Evictions = append(c.Evictions, k)
 	if grace == 0 {
