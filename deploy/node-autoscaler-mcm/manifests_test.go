@@ -68,6 +68,7 @@ func TestManifests(t *testing.T) {
 	allowedTarget := []manifesttest.Access{
 		{Verb: "list", Resource: "nodes"},
 		{Verb: "patch", Resource: "nodes", Name: "n"},
+		{Verb: "list", Group: "storage.k8s.io", Resource: "csinodes"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "p"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
 		{Verb: "get", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "cluster-autoscaler"},
