@@ -40,8 +40,6 @@ const (
 	DeploymentNameLabel = "name"
 	// PoolLabel names a node's Gardener worker pool.
 	PoolLabel = "worker.gardener.cloud/pool"
-	// GPULabel names a node's accelerator in Gardener.
-	GPULabel = "gardener.cloud/accelerator"
 	// ScaleDownDisabledAnnotation on a Node keeps it out of scale-down.
 	ScaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 )
@@ -57,13 +55,11 @@ const RequestedPrefix = "requested://"
 // placeholderPrefix starts placeholder ids (replicas without a Machine).
 const placeholderPrefix = "mcm:///"
 
-// Machine phases (MCM machine_types.go).
+// Machine phases the provider tells apart (MCM machine_types.go; the
+// others are Pending, Available, Running, Unknown and the in-place update
+// phases).
 const (
-	phasePending          = "Pending"
-	phaseAvailable        = "Available"
-	phaseRunning          = "Running"
 	phaseTerminating      = "Terminating"
-	phaseUnknown          = "Unknown"
 	phaseFailed           = "Failed"
 	phaseCrashLoopBackOff = "CrashLoopBackOff"
 )

@@ -283,7 +283,9 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 		}
 		// After the creation timeout MCM fails the machine and its
 		// MachineSet replaces it with a new one.
-		w.poll(t, "a replacement machine", b, func(is []cloudprovider.Instance) bool { return len(is) == 1 && is[0].ID != insts[0].ID && is[0].Error != nil })
+		w.poll(t, "a replacement machine", b, func(is []cloudprovider.Instance) bool {
+			return len(is) == 1 && is[0].ID != insts[0].ID && is[0].Error != nil
+		})
 		cur, _ := w.provider.Instances(t.Context(), b)
 		if err := w.provider.DeleteInstances(t.Context(), b, []string{cur[0].ID}); err != nil {
 			t.Fatal(err)
