@@ -7,8 +7,6 @@ import (
 	"os"
 
 	"github.com/spf13/pflag"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -146,13 +144,9 @@ func (c *mcmCloud) build(_ context.Context, deps cloudDeps) (*cloud, error) {
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(control)
+	dyn, dc, err := dynamicClients(control, "control")
 	if err != nil {
-		return nil, fmt.Errorf("building the control cluster's client: %w", err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(control)
-	if err != nil {
-		return nil, fmt.Errorf("building the control cluster's discovery client: %w", err)
+		return nil, err
 	}
 	cfg := c.cfg
 	cfg.Client, cfg.Discovery, cfg.Nodes = dyn, dc, deps.Factory.Core().V1().Nodes().Lister()
