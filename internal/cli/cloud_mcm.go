@@ -41,8 +41,11 @@ func (m *mcmFlags) addFlags(fs *pflag.FlagSet) {
 
 // check rejects the mcm flags under another provider and bad values.
 func (m *mcmFlags) check(provider string) error {
-	if provider != "mcm" && (m.controlQPS != defaultControlQPS || m.controlBurst != defaultControlBurst) {
-		return fmt.Errorf("--control-apiserver-qps, --control-apiserver-burst: only for --cloud-provider=mcm, not %s", provider)
+	if provider != "mcm" {
+		if (m.controlQPS != 0 && m.controlQPS != defaultControlQPS) || (m.controlBurst != 0 && m.controlBurst != defaultControlBurst) {
+			return fmt.Errorf("--control-apiserver-qps, --control-apiserver-burst: only for --cloud-provider=mcm, not %s", provider)
+		}
+		return nil
 	}
 	switch {
 	case m.controlQPS <= 0:
