@@ -50,6 +50,7 @@ func TestManifests(t *testing.T) {
 		{Verb: "get", Group: m, Resource: "machinedeployments", Namespace: Namespace, Name: "md"},
 		{Verb: "patch", Group: m, Resource: "machinedeployments", Namespace: Namespace, Name: "md"},
 		{Verb: "list", Group: m, Resource: "machines", Namespace: Namespace},
+		{Verb: "patch", Group: m, Resource: "machines", Namespace: Namespace, Name: "m"},
 		{Verb: "list", Group: m, Resource: "machineclasses", Namespace: Namespace},
 		{Verb: "get", Group: "apps", Resource: "deployments", Namespace: Namespace, Name: "machine-controller-manager"},
 	}
@@ -57,8 +58,8 @@ func TestManifests(t *testing.T) {
 		{Verb: "list", Group: m, Resource: "machinedeployments", Namespace: "shoot--other--cluster"},
 		{Verb: "patch", Group: m, Resource: "machinedeployments", Subresource: "scale", Namespace: Namespace, Name: "md"},
 		{Verb: "delete", Group: m, Resource: "machinedeployments", Namespace: Namespace, Name: "md"},
-		{Verb: "patch", Group: m, Resource: "machines", Namespace: Namespace, Name: "m"},
 		{Verb: "delete", Group: m, Resource: "machines", Namespace: Namespace, Name: "m"},
+		{Verb: "create", Group: m, Resource: "machines", Namespace: Namespace},
 		{Verb: "patch", Group: m, Resource: "machineclasses", Namespace: Namespace, Name: "c"},
 		{Verb: "get", Group: "apps", Resource: "deployments", Namespace: Namespace, Name: "kube-apiserver"},
 		{Verb: "get", Resource: "secrets", Namespace: Namespace, Name: "cloudprovider"},

@@ -254,6 +254,11 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 		if err := w.provider.DeleteInstances(t.Context(), a, []string{victim}); err != nil {
 			t.Fatal(err)
 		}
+		// The stand-in removes the machine's finalizer a pass later, so it
+		// is still readable here.
+		if p := w.machine(t, victim).GetAnnotations()[mcm.PriorityAnnotation]; p != "1" {
+			t.Errorf("victim's %s = %q, want 1", mcm.PriorityAnnotation, p)
+		}
 		md := w.md(t, a)
 		if v := md.GetAnnotations()[mcm.TriggerDeletionAnnotation]; v != "" && !strings.HasPrefix(v, victim+"~") {
 			t.Errorf("trigger-deletion annotation %q", v)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/go-logr/logr"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
@@ -123,7 +124,8 @@ func (p *Provider) resize(ctx context.Context, op string, g *group, next func(in
 // DeleteInstances removes the chosen Machines: in one update of the
 // MachineDeployment it lowers replicas by their number and lists them in
 // MCM's trigger-deletion annotation (with the replica-change time), so
-// MCM marks them priority 1 and deletes exactly those. Placeholders and
+// MCM marks them priority 1 and deletes exactly those; then it marks them
+// priority 1 itself (see markMachines). Placeholders and
 // failed Machines only lower replicas (MCM deletes failed Machines
 // first); Machines being deleted are skipped. A preserved Machine or a
 // rollout refuses the whole call, changing nothing.
@@ -180,7 +182,24 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: err}
 	}
 	g.ng.TargetSize = target
+	p.markMachines(ctx, marked, now)
 	return nil
+}
+
+// markMachines gives the chosen Machines priority 1 and their
+// marked-for-deletion time, as MCM's MachineDeployment controller does
+// from the annotation; doing it here too makes MCM releases without the
+// trigger-deletion annotation (the legacy flow) delete exactly them. The
+// annotation already carries the decision, so a failure is only logged.
+func (p *Provider) markMachines(ctx context.Context, names []string, now string) {
+	api := p.cfg.Client.Resource(Machines).Namespace(p.cfg.Namespace)
+	for _, name := range names {
+		err := machineapi.MergePatch(ctx, api, name, "", map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+			PriorityAnnotation: "1", MarkedForDeletionAnnotation: now}}})
+		if err != nil {
+			logr.FromContextOrDiscard(ctx).Error(err, "Cannot mark Machine for deletion; MCM marks it from the MachineDeployment's annotation", "machine", name)
+		}
+	}
 }
 
 // victims splits instance ids into Machines to list in the annotation
