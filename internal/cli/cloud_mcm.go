@@ -68,8 +68,8 @@ type mcmCloud struct {
 	cfg               mcm.Config
 }
 
-// complete validates --nodes against CONTROL_NAMESPACE and the kubeconfig
-// files the environment names.
+// complete validates --nodes against CONTROL_NAMESPACE and reads the
+// environment.
 func (c *mcmCloud) complete(f *cloudFlags) error {
 	switch {
 	case len(f.autoDiscovery) > 0:
@@ -89,15 +89,9 @@ func (c *mcmCloud) complete(f *cloudFlags) error {
 		namespace = groups[0].Namespace
 	}
 	c.cfg = mcm.Config{Namespace: namespace, Groups: groups}
+	// The kubeconfig files are read when the provider is built, like
+	// --kubeconfig: Gardener mounts them into the pod.
 	c.targetKubeconfig, c.controlKubeconfig = os.Getenv(envTargetKubeconfig), os.Getenv(envControlKubeconfig)
-	for name, path := range map[string]string{envTargetKubeconfig: c.targetKubeconfig, envControlKubeconfig: c.controlKubeconfig} {
-		if path == "" {
-			continue
-		}
-		if _, err := os.Stat(path); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
 	return nil
 }
 

@@ -11,7 +11,6 @@ import (
 )
 
 func TestMCMBadFlags(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "missing.kubeconfig")
 	tests := []struct {
 		args []string
 		env  map[string]string
@@ -22,8 +21,6 @@ func TestMCMBadFlags(t *testing.T) {
 		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:other.md"}, env: map[string]string{envControlNamespace: "shoot--p--c"}, want: "CONTROL_NAMESPACE"},
 		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:ns.md", "--node-group-auto-discovery=mcm:x"}, want: "--node-group-auto-discovery: not supported"},
 		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:ns.md", "--cloud-config=x"}, want: "--cloud-config: --cloud-provider=mcm reads no cloud config"},
-		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:ns.md"}, env: map[string]string{envTargetKubeconfig: missing}, want: envTargetKubeconfig},
-		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:ns.md"}, env: map[string]string{envControlKubeconfig: missing}, want: envControlKubeconfig},
 		{args: []string{"--cloud-provider=mcm", "--nodes=1:3:ns.md", "--control-apiserver-qps=0"}, want: "--control-apiserver-qps: must be positive"},
 		{args: []string{"--cloud-provider=kwok", "--control-apiserver-burst=20"}, want: "only for --cloud-provider=mcm"},
 	}
@@ -70,5 +67,12 @@ func TestMCMTargetKubeconfigMustMatch(t *testing.T) {
 	}
 	if _, err := c.controlConfig(&rest.Config{}); err == nil || !strings.Contains(err.Error(), envControlKubeconfig) {
 		t.Errorf("no in-cluster config and no CONTROL_KUBECONFIG: %v", err)
+	}
+	missing := &mcmCloud{targetKubeconfig: filepath.Join(t.TempDir(), "missing"), controlKubeconfig: filepath.Join(t.TempDir(), "missing")}
+	if err := missing.checkTarget(&rest.Config{}); err == nil || !strings.Contains(err.Error(), envTargetKubeconfig) {
+		t.Errorf("missing TARGET_KUBECONFIG file: %v", err)
+	}
+	if _, err := missing.controlConfig(&rest.Config{}); err == nil || !strings.Contains(err.Error(), envControlKubeconfig) {
+		t.Errorf("missing CONTROL_KUBECONFIG file: %v", err)
 	}
 }
