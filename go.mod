@@ -25,6 +25,7 @@ require (
 	k8s.io/apimachinery v0.36.6
 	k8s.io/autoscaler/vertical-pod-autoscaler v1.7.3
 	k8s.io/client-go v0.36.6
+	k8s.io/component-base v0.36.6
 	k8s.io/component-helpers v0.36.6
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/metrics v0.36.6
@@ -62,6 +63,7 @@ require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.6 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
+	github.com/go-logr/zapr v1.3.0 // indirect
 	github.com/go-openapi/jsonpointer v0.23.2 // indirect
 	github.com/go-openapi/jsonreference v0.21.6 // indirect
 	github.com/go-openapi/swag v0.26.1 // indirect
@@ -126,7 +128,6 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/natefinch/lumberjack.v2 v2.2.1 // indirect
 	k8s.io/apiserver v0.36.6 // indirect
-	k8s.io/component-base v0.36.6 // indirect
 	k8s.io/kms v0.36.6 // indirect
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/streaming v0.36.6 // indirect

@@ -98,12 +98,20 @@ func cloudNames() []string {
 	return names
 }
 
+// unsupportedCloudError is a --cloud-provider this build has no builder for.
+type unsupportedCloudError struct{ provider string }
+
+// Error names the flag, the value and the supported providers.
+func (e *unsupportedCloudError) Error() string {
+	return fmt.Sprintf("--cloud-provider: %q is not supported; supported: %s", e.provider, strings.Join(cloudNames(), ", "))
+}
+
 // complete picks the builder of --cloud-provider and lets it validate the
 // other cloud flags.
 func (c *cloudFlags) complete() (cloudBuilder, error) {
 	b, ok := cloudBuilders()[c.provider]
 	if !ok {
-		return nil, fmt.Errorf("--cloud-provider: %q is not supported; supported: %s", c.provider, strings.Join(cloudNames(), ", "))
+		return nil, &unsupportedCloudError{provider: c.provider}
 	}
 	if err := c.clusterAPI.check(c.provider); err != nil {
 		return nil, err

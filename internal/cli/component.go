@@ -20,24 +20,44 @@ type component interface {
 	// complete validates and converts the parsed flags; its errors are the
 	// caller's (exit code 2).
 	complete() error
-	// run runs the component until ctx ends.
+	// run runs the component until ctx ends; ctx carries the logger.
 	run(ctx context.Context) error
+	// common returns the component's shared flags (logging, feature
+	// gates, profiling), which newComponentCommand registers.
+	common() *commonFlags
 }
 
 // newComponentCommand builds the subcommand of a component. It takes no
-// arguments; errors from complete are usage errors.
-func newComponentCommand(use, short string, c component) *cobra.Command {
+// arguments. PreRunE validates every flag (its errors are usage errors);
+// RunE applies the logging flags and runs the component.
+func newComponentCommand(use, short string, c component, spec commonSpec) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		PreRunE: func(*cobra.Command, []string) error {
+			if err := c.common().complete(); err != nil {
+				return &UsageError{Err: err}
+			}
 			if err := c.complete(); err != nil {
 				return &UsageError{Err: err}
 			}
-			return c.run(cmd.Context())
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ctx, err := c.common().apply(ctx, cmd.Flags(), cmd.ErrOrStderr())
+			if err != nil {
+				return &UsageError{Err: err}
+			}
+			return c.run(ctx)
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
+	c.common().add(cmd.Flags(), spec)
 	c.addFlags(cmd.Flags())
 	return cmd
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/kscale/kscale/internal/custommetrics"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // customMetricsOptions are the flags of `kscale custom-metrics`.
@@ -30,27 +29,40 @@ type customMetricsOptions struct {
 	server           *provider.Server
 	client           clientFlags
 	metricsAddress   string
+	healthAddress    string
 	podSelector      string
 	namespacePattern string
 	caSelector       string
 	caKeys           []string
 	metricNames      []string
 	maxBodyBytes     int64
+	cmn              commonFlags
+	compat           gcmxFlags
 }
+
+func (o *customMetricsOptions) common() *commonFlags { return &o.cmn }
 
 // newCustomMetricsCommand builds `kscale custom-metrics`.
 func newCustomMetricsCommand() *cobra.Command {
-	return newComponentCommand("custom-metrics", "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)", &customMetricsOptions{})
+	return newComponentCommand("custom-metrics", "Serve kube-apiserver request rates through custom.metrics.k8s.io for HPA (Gardener GEP-23)", &customMetricsOptions{},
+		commonSpec{noProfiling: true})
 }
 
 // addFlags registers the provider's flags; the API server's own flags
 // (--secure-port, --tls-cert-file, --authentication-kubeconfig, ...) come
 // from the custom-metrics-apiserver library.
 func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
+	o.addOwnFlags(fs)
+	o.server = provider.NewServer(fs, "kscale-custom-metrics")
+}
+
+// addOwnFlags registers the provider's own flags.
+func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
-	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and /healthz over HTTP; empty disables it.")
+	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and its health (/health-check, /healthz, /readyz) over HTTP; empty disables it.")
+	fs.StringVar(&o.healthAddress, "health-bind-address", ":8081", "Address serving the health paths (and /metrics) as gardener-custom-metrics' health server; empty disables it.")
 	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
 	fs.StringVar(&o.namespacePattern, "namespace-pattern", "^shoot-", "Regular expression the namespace of a scraped pod must match.")
 	fs.StringVar(&c.Credentials.TokenSecretName, "token-secret-name", "shoot-access-gardener-custom-metrics", "Name of the secret holding the bearer token in each namespace.")
@@ -67,7 +79,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
 	o.addHAFlags(fs)
-	o.server = provider.NewServer(fs, "kscale-custom-metrics")
+	o.compat.add(fs)
 }
 
 // addHAFlags registers leader election and EndpointSlice flags.
@@ -76,7 +88,7 @@ func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.cfg.LeaderElection, "leader-election", true, "Run active/passive: only the Lease holder scrapes, serves and is listed in the Service's EndpointSlice.")
 	fs.StringVar(&h.Namespace, "namespace", os.Getenv("POD_NAMESPACE"), "Namespace of the Service and its EndpointSlice (env POD_NAMESPACE).")
 	fs.StringVar(&h.LeaseNamespace, "leader-election-namespace", os.Getenv("LEADER_ELECTION_NAMESPACE"), "Namespace of the Lease; default --namespace (env LEADER_ELECTION_NAMESPACE).")
-	fs.StringVar(&h.LeaseName, "leader-election-id", "kscale-custom-metrics-leader-election", "Name of the Lease.")
+	fs.StringVar(&h.LeaseName, "leader-election-id", "gardener-custom-metrics-leader-election", "Name of the Lease.")
 	fs.DurationVar(&h.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&h.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "Leader election renew deadline.")
 	fs.DurationVar(&h.RetryPeriod, "leader-election-retry-period", 2*time.Second, "Leader election retry period.")
@@ -126,6 +138,9 @@ func (o *customMetricsOptions) complete() error {
 	case o.cfg.Rate.MinGap+time.Second >= o.cfg.Schedule.Period:
 		return errors.New("--min-sample-gap: must be at least 1s below --scrape-period")
 	}
+	if err := o.compat.complete(&o.cmn, &o.cfg.HA); err != nil {
+		return err
+	}
 	return o.completeHA()
 }
 
@@ -164,8 +179,12 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 		return fmt.Errorf("building clientset: %w", err)
 	}
 	reg := newProcessRegistry()
-	if o.metricsAddress != "" {
-		go serveOwnMetrics(ctx, o.metricsAddress, reg)
+	health := custommetrics.NewHealth(nil)
+	o.cfg.Health = health
+	for flag, addr := range map[string]string{"metrics-bind-address": o.metricsAddress, "health-bind-address": o.healthAddress} {
+		if addr != "" {
+			go serveOwnMetrics(ctx, flag, addr, reg, health)
+		}
 	}
 	if o.client.kubeconfig != "" {
 		o.server.SetKubeconfig(o.client.kubeconfig)
@@ -174,19 +193,10 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	return custommetrics.Run(ctx, o.cfg)
 }
 
-// serveOwnMetrics serves /metrics and /healthz until ctx ends.
-func serveOwnMetrics(ctx context.Context, addr string, reg *prometheus.Registry) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+// serveOwnMetrics serves /metrics and the health paths on the address of
+// flag until ctx ends.
+func serveOwnMetrics(ctx context.Context, flag, addr string, reg *prometheus.Registry, health opsserver.Checker) {
+	if err := opsserver.ListenAndServe(ctx, flag, addr, opsserver.Config{Gatherer: reg, Health: health}); err != nil {
 		klog.FromContext(ctx).Error(err, "Serving own metrics failed", "address", addr)
 	}
 }

@@ -33,10 +33,11 @@ func TestCustomMetricsFlagDefaults(t *testing.T) {
 		"token-secret-name":              "shoot-access-gardener-custom-metrics",
 		"ca-secret-selector":             "name in (ca,ca-bundle)",
 		"leader-election":                "true",
-		"leader-election-id":             "kscale-custom-metrics-leader-election",
+		"leader-election-id":             "gardener-custom-metrics-leader-election",
 		"leader-election-lease-duration": "15s",
 		"access-port":                    "6443",
 		"metrics-bind-address":           ":8080",
+		"health-bind-address":            ":8081",
 		"metric-names":                   "[shoot:apiserver_request_total:sum,shoot:apiserver_request_total:rate]",
 		// The library's server flags.
 		"secure-port":               "6443",
@@ -87,7 +88,7 @@ func TestCustomMetricsBadFlags(t *testing.T) {
 // API with delegated authentication and its own metrics, and stops cleanly.
 func TestCustomMetricsServes(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
-	ports := cmFreePorts(t, 2)
+	ports := cmFreePorts(t, 3)
 	cmd := newCustomMetricsCommand()
 	cmd.SetArgs([]string{
 		"--kubeconfig=" + env.KubeconfigPath,
@@ -96,6 +97,7 @@ func TestCustomMetricsServes(t *testing.T) {
 		"--leader-election=false",
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", ports[0]),
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", ports[1]),
+		fmt.Sprintf("--health-bind-address=127.0.0.1:%d", ports[2]),
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -127,6 +129,11 @@ func TestCustomMetricsServes(t *testing.T) {
 	code, own := cmGet(t.Context(), http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[1]), "")
 	if code != http.StatusOK || !strings.Contains(own, "kscale_custom_metrics_targets 0") {
 		t.Fatalf("own metrics: HTTP %d: %.300s", code, own)
+	}
+	for _, path := range []string{"/health-check", "/healthz", "/readyz"} {
+		if code, body := cmGet(t.Context(), http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d%s", ports[2], path), ""); code != http.StatusOK || body != "OK" {
+			t.Errorf("health server %s: HTTP %d %q", path, code, body)
+		}
 	}
 }
 

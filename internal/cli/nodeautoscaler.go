@@ -24,6 +24,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // nodeAutoscalerOptions are the flags of `kscale node-autoscaler`: the
@@ -36,26 +37,24 @@ type nodeAutoscalerOptions struct {
 	burst         int
 	address       string
 	maxInactivity time.Duration
+	maxFailing    time.Duration
+	maxStartup    time.Duration
+	userAgent     string
+	contentType   string
+	statusName    string
+	recordDup     bool
+	fs            *pflag.FlagSet
 	cloud         cloudFlags
 	builder       cloudBuilder
+	cmn           commonFlags
 }
+
+func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
 
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
 func newNodeAutoscalerCommand() *cobra.Command {
-	o := &nodeAutoscalerOptions{opts: options.Default()}
-	cmd := &cobra.Command{
-		Use:   "node-autoscaler",
-		Short: "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.complete(); err != nil {
-				return &UsageError{Err: err}
-			}
-			return o.run(cmd.Context())
-		},
-	}
-	o.addFlags(cmd.Flags())
-	return cmd
+	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
+		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{})
 }
 
 // addFlags registers the autoscaler's options and the live flags, with
@@ -65,23 +64,41 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
 	fs.Float64Var(&o.qps, "kube-client-qps", 5, "QPS limit of the Kubernetes API client.")
 	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
-	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics and /healthz.")
-	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/healthz fails when the loop has not succeeded for this long.")
+	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
+	o.fs = fs
+	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/health-check fails when no loop ran for this long.")
+	fs.DurationVar(&o.maxFailing, "max-failing-time", 15*time.Minute, "/health-check fails when no loop succeeded for this long.")
+	fs.DurationVar(&o.maxStartup, "max-startup-time", 20*time.Minute, "Both limits until the first loop succeeded; raised to at least --max-inactivity and --max-failing-time.")
+	fs.StringVar(&o.userAgent, "user-agent", "cluster-autoscaler", "User-Agent of the Kubernetes API requests.")
+	fs.StringVar(&o.contentType, "kube-api-content-type", "application/vnd.kubernetes.protobuf", "Content type of the Kubernetes API requests.")
+	fs.BoolVar(&o.recordDup, "record-duplicated-events", false, "Record every event: client-go's default event correlator instead of upstream's, and no deduplication.")
+	fs.StringVar(&o.statusName, "status-config-map-name", live.StatusConfigMapName, "Name of the status ConfigMap in --namespace.")
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
-// complete validates the flags and reads the cloud config.
+// complete validates the flags and, last, completes the cloud provider
+// (which reads its config).
 func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.opts.Validate(); err != nil {
 		return err
 	}
-	if o.maxInactivity <= 0 {
-		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"max-inactivity", o.maxInactivity}, {"max-failing-time", o.maxFailing}, {"max-startup-time", o.maxStartup}} {
+		if d.v <= 0 {
+			return fmt.Errorf("--%s: must be positive, got %v", d.flag, d.v)
+		}
 	}
-	var err error
-	if o.builder, err = o.cloud.complete(); err != nil {
-		return err
+	if o.statusName == "" {
+		return errors.New("--status-config-map-name: must not be empty")
+	}
+	// Upstream locks the Lease in --namespace and ignores
+	// --leader-elect-resource-namespace; kscale honours the latter only
+	// when it is given.
+	if !o.fs.Changed("leader-elect-resource-namespace") {
+		o.leader.Namespace = o.opts.Namespace
 	}
 	if st, ok := o.builder.(startupTainter); ok {
 		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
@@ -89,7 +106,12 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
-	return o.leader.Validate()
+	if err := o.leader.Validate(); err != nil {
+		return err
+	}
+	var err error
+	o.builder, err = o.cloud.complete()
+	return err
 }
 
 // restConfig loads the client configuration.
@@ -99,7 +121,7 @@ func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
 		return nil, err
 	}
 	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	cfg.UserAgent = "kscale-node-autoscaler"
+	cfg.UserAgent, cfg.ContentType = o.userAgent, o.contentType
 	return cfg, nil
 }
 
@@ -119,13 +141,15 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
 	reg := newProcessRegistry()
-	health := live.NewHealth(clock.RealClock{}, o.maxInactivity)
+	health := live.NewHealth(clock.RealClock{}, live.HealthTimers{MaxInactivity: o.maxInactivity, MaxFailing: o.maxFailing, MaxStartup: o.maxStartup})
 	ln, err := net.Listen("tcp", o.address)
 	if err != nil {
 		return fmt.Errorf("--address: %w", err)
 	}
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return live.NewServer(reg, health).Serve(ctx, ln) })
+	g.Go(func() error {
+		return opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling})
+	})
 	g.Go(func() error {
 		var runErr error
 		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, cfg, client, reg, health) })
@@ -149,7 +173,8 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
-	broadcaster, events := live.NewEventBroadcaster(ctx, client)
+	broadcaster, events := live.NewEventBroadcasterWith(ctx, client,
+		live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
 	defer broadcaster.Shutdown()
 	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health)
 	if err != nil {
@@ -172,7 +197,8 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
 	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
 	clk := clock.RealClock{}
-	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace, Clock: clk})
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace,
+		StatusConfigMapName: o.statusName, Clock: clk, DedupWindow: o.dedupWindow()})
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +219,19 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	}
 	var status *live.StatusWriter
 	if o.opts.WriteStatusConfigMap {
-		status = live.NewStatusWriter(client, o.opts.Namespace)
+		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
 	}
-	return live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
+	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
+		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
+	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
 		Health: health, Status: status, Registerer: reg})
+}
+
+// dedupWindow is the recorder's deduplication window: the default, or
+// none worth the name with --record-duplicated-events.
+func (o *nodeAutoscalerOptions) dedupWindow() time.Duration {
+	if o.recordDup {
+		return time.Nanosecond
+	}
+	return 0
 }

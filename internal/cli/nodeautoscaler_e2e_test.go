@@ -42,7 +42,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
-		"--scan-interval=1s", "--expander=priority",
+		"--scan-interval=1s", "--expander=priority", "--emit-per-nodegroup-metrics",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
 		// Long enough for the leader to keep its Lease through the brief
 		// API server outage below.
@@ -91,8 +91,10 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 				t.Errorf("/metrics lacks %s", want)
 			}
 		}
-		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
-			t.Errorf("/healthz = %q", got)
+		// Metric conformance: names, types and label names as upstream's.
+		checkMetricConformance(t, metrics, "cluster_autoscaler_", upstreamCAFamilies, kscaleCAFamilies, caNotYetExported)
+		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
+			t.Errorf("/health-check = %q", got)
 		}
 	})
 	t.Run("load drops and empty nodes are removed", func(t *testing.T) {
@@ -109,8 +111,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	})
 	t.Run("the loop recovers after the API server was briefly unavailable", func(t *testing.T) {
 		env.StopAPIServer()
-		if got := naGet(t, "http://"+addr+"/healthz"); got != "ok" {
-			t.Errorf("/healthz during a brief outage = %q, want ok (within --max-inactivity)", got)
+		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
+			t.Errorf("/health-check during a brief outage = %q, want OK (within --max-inactivity)", got)
 		}
 		if err := env.StartAPIServer(ctx); err != nil {
 			t.Fatal(err)

@@ -79,7 +79,7 @@ func TestNodeAutoscalerLeaderFailover(t *testing.T) {
 	naScale(t, env, "spill", 3)
 	naExpectRunning(t, env, "spill", 3)
 	naExpectGroupNodes(t, env, map[string]int{"fallback": 3})
-	if naMetric(t, replicas[second], `cluster_autoscaler_failed_scale_ups_total{reason="InsufficientInstanceCapacity"}`) {
+	if naMetric(t, replicas[second], `cluster_autoscaler_failed_scale_ups_total{dra_drivers="",gpu_name="",gpu_resource_name="",reason="InsufficientInstanceCapacity"}`) {
 		t.Error("the new leader tried the backed-off group again")
 	}
 }

@@ -5,23 +5,38 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 func TestNodeAutoscalerFlagDefaults(t *testing.T) {
 	cmd := newNodeAutoscalerCommand()
 	expectDefaults(t, cmd.Flags().Lookup, map[string]string{
-		"scan-interval":                   "10s",
-		"address":                         ":8085",
-		"max-inactivity":                  "10m0s",
-		"leader-elect":                    "true",
-		"leader-elect-resource-namespace": "kube-system",
-		"leader-elect-resource-name":      "cluster-autoscaler",
-		"cloud-provider":                  "kwok",
-		"namespace":                       "kube-system",
-		"write-status-configmap":          "true",
-		"kubeconfig":                      "",
-		"aws-use-static-instance-list":    "false",
-		"aws-refresh-interval":            "1m0s",
+		"scan-interval":                     "10s",
+		"address":                           ":8085",
+		"max-inactivity":                    "10m0s",
+		"max-failing-time":                  "15m0s",
+		"max-startup-time":                  "20m0s",
+		"user-agent":                        "cluster-autoscaler",
+		"kube-api-content-type":             "application/vnd.kubernetes.protobuf",
+		"status-config-map-name":            "cluster-autoscaler-status",
+		"leader-elect-resource-lock":        "leases",
+		"expander":                          "[least-waste]",
+		"max-nodegroup-binpacking-duration": "10s",
+		"max-binpacking-time":               "5m0s",
+		"max-total-unready-percentage":      "45",
+		"ok-total-unready-count":            "3",
+		"emit-per-nodegroup-metrics":        "false",
+		"ignore-daemonsets-utilization":     "false",
+		"leader-elect":                      "true",
+		"leader-elect-resource-namespace":   "kube-system",
+		"leader-elect-resource-name":        "cluster-autoscaler",
+		"cloud-provider":                    "kwok",
+		"namespace":                         "kube-system",
+		"write-status-configmap":            "true",
+		"kubeconfig":                        "",
+		"aws-use-static-instance-list":      "false",
+		"aws-refresh-interval":              "1m0s",
 	})
 }
 
@@ -57,10 +72,45 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 		{[]string{"--cloud-config=" + good, "--max-inactivity=0s"}, "--max-inactivity"},
 		{[]string{"--cloud-config=" + good, "--scan-interval=0s"}, "scan-interval"},
 		{[]string{"--cloud-config=" + good, "--leader-elect-lease-duration=1s"}, "leader-elect-lease-duration"},
+		{[]string{"--cloud-config=" + good, "--max-failing-time=0s"}, "--max-failing-time"},
+		{[]string{"--cloud-config=" + good, "--status-config-map-name="}, "--status-config-map-name"},
+		{[]string{"--cloud-config=" + good, "--leader-elect-resource-lock=configmaps"}, "--leader-elect-resource-lock"},
+		{[]string{"--cloud-config=" + good, "--max-total-unready-percentage=101"}, "max-total-unready-percentage"},
+		{[]string{"--cloud-config=" + good, "--parallel-scale-up=true"}, "parallel-scale-up"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			expectUsageError(t, newNodeAutoscalerCommand(), tt.args, tt.want)
 		})
+	}
+}
+
+// TestNodeAutoscalerLeaseNamespace checks upstream's Lease placement: in
+// --namespace, unless --leader-elect-resource-namespace is given.
+func TestNodeAutoscalerLeaseNamespace(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "cloud.yaml")
+	if err := os.WriteFile(cfg, []byte("nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "kube-system"},
+		{[]string{"--namespace=autoscaling"}, "autoscaling"},
+		{[]string{"--namespace=autoscaling", "--leader-elect-resource-namespace=leases"}, "leases"},
+	}
+	for _, tt := range tests {
+		o := &nodeAutoscalerOptions{opts: options.Default()}
+		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
+		if err := cmd.ParseFlags(append([]string{"--cloud-config=" + cfg}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.PreRunE(cmd, nil); err != nil {
+			t.Fatal(err)
+		}
+		if o.leader.Namespace != tt.want {
+			t.Errorf("%v: Lease namespace %q, want %q", tt.args, o.leader.Namespace, tt.want)
+		}
 	}
 }

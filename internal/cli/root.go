@@ -4,6 +4,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -46,12 +47,12 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newVersionCommand())
 	root.AddCommand(newCustomMetricsCommand())
-	root.AddCommand(newSimulateCommand())
+	root.AddCommand(withCommonFlags(newSimulateCommand()))
 	root.AddCommand(newVPARecommenderCommand())
 	root.AddCommand(newVPAUpdaterCommand())
 	root.AddCommand(newVPAAdmissionCommand())
 	root.AddCommand(newNodeAutoscalerCommand())
-	root.AddCommand(newSnapshotCommand())
+	root.AddCommand(withCommonFlags(newSnapshotCommand()))
 	return root
 }
 
@@ -60,7 +61,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 func Execute(args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := root.ExecuteContext(withProcessLogging(context.Background()))
 	if err == nil {
 		return 0
 	}

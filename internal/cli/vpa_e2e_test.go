@@ -90,12 +90,22 @@ func TestVPAComponentsAgainstControlPlane(t *testing.T) {
 		return p.DeletionTimestamp == nil && q.Cmp(resource.MustParse("500m")) == 0 && p.Annotations["vpaObservedContainers"] == "app"
 	})
 	waitPodsE2E(t, c, 2, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })
+	// Metric conformance: upstream's vpa_admission_controller_* families,
+	// with the two replacement pods counted as applied.
+	admissionBody := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", admissionMetrics), `vpa_admission_controller_admission_pods_total{applied="true"} 2`)
+	checkMetricConformance(t, admissionBody, "vpa_admission_controller_", upstreamVPAAdmissionFamilies, nil, nil)
 	// Later loops must not evict more: the replacements are not running.
 	leader := leaderPort(t, updaterPorts)
 	before := completedLoops(waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", leader), "go_goroutines"))
 	body := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", leader), fmt.Sprintf(`kscale_vpa_updater_loops_total{result="Completed"} %d`, before+2))
 	if !strings.Contains(body, `kscale_vpa_updater_evictions_total{reason="OutsideRecommendedRange"} 2`+"\n") {
 		t.Errorf("evictions after two more loops:\n%s", grepLines(body, "evictions_total"))
+	}
+	// Metric conformance: upstream's vpa_updater_* families, with both
+	// evictions of the VPA of 4 pods (vpa_size_log2 2).
+	checkMetricConformance(t, body, "vpa_updater_", upstreamVPAUpdaterFamilies, nil, vpaUpdaterNotYetExported)
+	if !strings.Contains(body, `vpa_updater_evicted_pods_total{update_mode="Recreate",vpa_name="web",vpa_namespace="default",vpa_size_log2="2"} 2`) {
+		t.Errorf("upstream eviction counter:\n%s", grepLines(body, "vpa_updater_evicted_pods_total"))
 	}
 	if n := len(waitPodsE2E(t, c, 0, func(p *corev1.Pod) bool { return p.DeletionTimestamp != nil })); n != 2 {
 		t.Errorf("%d pods evicted, want 2", n)
@@ -116,7 +126,7 @@ func expectOneLeader(t *testing.T, ports []int) {
 			t.Errorf("both updater replicas ran loops; leader election failed:\n%s", grepLines(body, "loops_total"))
 		}
 	}
-	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", leader), "ok")
+	waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/health-check", leader), "OK")
 }
 
 var completedRE = regexp.MustCompile(`kscale_vpa_updater_loops_total\{result="Completed"\} (\d+)`)

@@ -21,6 +21,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 
+	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
@@ -33,11 +34,14 @@ type vpaAdmissionOptions struct {
 	webhookPort string
 	ciphers     string
 	labels      string
+	cmn         commonFlags
 }
+
+func (o *vpaAdmissionOptions) common() *commonFlags { return &o.cmn }
 
 // newVPAAdmissionCommand builds `kscale vpa-admission`.
 func newVPAAdmissionCommand() *cobra.Command {
-	return newComponentCommand("vpa-admission", "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation", &vpaAdmissionOptions{})
+	return newComponentCommand("vpa-admission", "Serve the VerticalPodAutoscaler admission webhook: pod requests at creation, VPA validation", &vpaAdmissionOptions{}, vpaCommonSpec)
 }
 
 // addFlags registers every flag with the upstream name and default.
@@ -45,9 +49,9 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	d := admission.DefaultConfig()
 	c := &o.cfg
 	fs.IntVar(&c.Port, "port", d.Port, "HTTPS port of the webhook.")
-	fs.StringVar(&c.CertFile, "tls-cert-file", "", "Serving certificate (PEM).")
-	fs.StringVar(&c.KeyFile, "tls-private-key", "", "Serving certificate's private key (PEM).")
-	fs.StringVar(&c.CAFile, "client-ca-file", "", "CA (PEM) that signed the serving certificate; registered as the webhook's caBundle.")
+	fs.StringVar(&c.CertFile, "tls-cert-file", "/etc/tls-certs/serverCert.pem", "Serving certificate (PEM).")
+	fs.StringVar(&c.KeyFile, "tls-private-key", "/etc/tls-certs/serverKey.pem", "Serving certificate's private key (PEM).")
+	fs.StringVar(&c.CAFile, "client-ca-file", "/etc/tls-certs/caCert.pem", "CA (PEM) that signed the serving certificate; registered as the webhook's caBundle.")
 	fs.BoolVar(&c.ReloadCert, "reload-cert", false, "Reload the serving certificate and key when the files change.")
 	fs.StringVar(&c.MinTLSVersion, "min-tls-version", d.MinTLSVersion, "Least TLS version accepted: tls1_2 or tls1_3.")
 	fs.StringVar(&o.ciphers, "tls-ciphers", "", "Comma- or colon-separated TLS 1.2 cipher suites (Go names); empty = Go's secure defaults.")
@@ -60,6 +64,8 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ConfigurationName, "webhook-config-name", d.ConfigurationName, "Name of the MutatingWebhookConfiguration.")
 	fs.BoolVar(&c.FailurePolicyFail, "webhook-failure-policy-fail", false, "Register failurePolicy Fail instead of Ignore.")
 	fs.Int32Var(&c.TimeoutSeconds, "webhook-timeout-seconds", d.TimeoutSeconds, "How long the API server waits for the webhook.")
+	fs.StringVar(&c.StatusLease, "status-lease-name", admission.StatusLeaseName, "Name of the status Lease the updater reads.")
+	fs.StringVar(&c.StatusLeaseNamespace, "status-lease-namespace", "", "Namespace of the status Lease (default --namespace).")
 	fs.DurationVar(&c.StatusLeaseInterval, "status-lease-update-interval", d.StatusLeaseInterval, "How often the status Lease (read by the updater) is renewed.")
 	o.client.add(fs, ":8944")
 }
@@ -78,6 +84,12 @@ func (o *vpaAdmissionOptions) complete() error {
 	}
 	o.cfg.ServicePort = 443
 	o.cfg.Namespace = o.client.namespace
+	if o.cfg.StatusLeaseNamespace == "" {
+		o.cfg.StatusLeaseNamespace = o.client.namespace
+	}
+	if o.cfg.StatusLease == "" {
+		return errors.New("--status-lease-name: must not be empty")
+	}
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
 	if o.cfg.RegisterByURL {
@@ -134,7 +146,7 @@ func (o *vpaAdmissionOptions) run(ctx context.Context) error {
 	if err := mgr.Add(notLeading{manager.RunnableFunc(srv.Run)}); err != nil {
 		return fmt.Errorf("adding the webhook server: %w", err)
 	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, reg)}); err != nil {
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Profiling: o.cmn.profiling})}); err != nil {
 		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA admission webhook", "port", o.cfg.Port, "failurePolicyFail", o.cfg.FailurePolicyFail)

@@ -22,6 +22,11 @@ func TestVPAAdmissionFlagDefaults(t *testing.T) {
 	cmd := newVPAAdmissionCommand()
 	expectDefaults(t, cmd.Flags().Lookup, map[string]string{
 		"port":                         "8000",
+		"status-lease-name":            "vpa-admission-controller",
+		"status-lease-namespace":       "",
+		"tls-cert-file":                "/etc/tls-certs/serverCert.pem",
+		"tls-private-key":              "/etc/tls-certs/serverKey.pem",
+		"client-ca-file":               "/etc/tls-certs/caCert.pem",
 		"webhook-service":              "vpa-webhook",
 		"webhook-timeout-seconds":      "30",
 		"webhook-failure-policy-fail":  "false",
@@ -41,11 +46,11 @@ func TestVPAAdmissionBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "--tls-cert-file"},
+		{[]string{"--tls-cert-file="}, "--tls-cert-file"},
 		{append([]string{"--min-tls-version=tls1_0"}, tls...), "--min-tls-version"},
 		{append([]string{"--webhook-timeout-seconds=31"}, tls...), "--webhook-timeout-seconds"},
 		{append([]string{"--register-by-url"}, tls...), "--webhook-address"},
-		{[]string{"--tls-cert-file=" + certs.cert, "--tls-private-key=" + certs.key}, "--client-ca-file"},
+		{[]string{"--tls-cert-file=" + certs.cert, "--tls-private-key=" + certs.key, "--client-ca-file="}, "--client-ca-file"},
 		{append([]string{"--status-lease-update-interval=0s"}, tls...), "--status-lease-update-interval"},
 		{append([]string{"--tls-ciphers=TLS_RSA_WITH_RC4_128_SHA"}, tls...), "--tls-ciphers"},
 		{append([]string{"--webhook-labels=novalue"}, tls...), "--webhook-labels"},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -25,9 +24,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kscale/kscale/internal/leaderelection"
+	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/recommender"
 	"github.com/kscale/kscale/internal/vpa/target"
@@ -48,11 +47,14 @@ type vpaRecommenderOptions struct {
 	historyRes   string
 	watchEvents  bool
 	cacheTimeout time.Duration
+	cmn          commonFlags
 }
+
+func (o *vpaRecommenderOptions) common() *commonFlags { return &o.cmn }
 
 // newVPARecommenderCommand builds `kscale vpa-recommender`.
 func newVPARecommenderCommand() *cobra.Command {
-	return newComponentCommand("vpa-recommender", "Compute VerticalPodAutoscaler recommendations from usage (autoscaling.k8s.io/v1)", &vpaRecommenderOptions{})
+	return newComponentCommand("vpa-recommender", "Compute VerticalPodAutoscaler recommendations from usage (autoscaling.k8s.io/v1)", &vpaRecommenderOptions{}, vpaCommonSpec)
 }
 
 // addFlags registers every flag with the upstream name and default.
@@ -111,7 +113,7 @@ func (o *vpaRecommenderOptions) addHistoryFlags(fs *pflag.FlagSet) {
 // addClientFlags registers API client, serving and leader election flags.
 func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
 	o.client.add(fs, clientFlagSpec{qpsFlag: "kube-api-qps", qps: 50, burstFlag: "kube-api-burst", burst: 100})
-	fs.StringVar(&o.address, "address", ":8942", "Address serving /metrics and /healthz.")
+	fs.StringVar(&o.address, "address", ":8942", "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
 	fs.BoolVar(&o.watchEvents, "watch-eviction-events", true, "Also read OOMs from kubelet eviction events.")
 	fs.DurationVar(&o.cacheTimeout, "cache-sync-timeout", 2*time.Minute, "How long to wait for the pod cache at start-up.")
 	o.leader.AddFlags(fs, false, "vpa-recommender-lease")
@@ -223,11 +225,16 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	srv, err := serveMetrics(ctx, o.address, reg, r)
+	ln, err := net.Listen("tcp", o.address)
 	if err != nil {
-		return err
+		return fmt.Errorf("--address: %w", err)
 	}
-	defer func() { _ = srv.Close() }()
+	health := opsserver.CheckerFunc(func() error { return r.Healthy(clock.RealClock{}.Now()) })
+	go func() {
+		if err := opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling}); err != nil {
+			klog.FromContext(ctx).Error(err, "Serving metrics failed")
+		}
+	}()
 	return leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
 		if err := watcher.Start(ctx, o.cacheTimeout); err != nil {
 			klog.FromContext(ctx).Error(err, "Pod cache did not sync")
@@ -276,25 +283,4 @@ func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface
 		deps.History = h
 	}
 	return deps, watcher, nil
-}
-
-// serveMetrics serves /metrics from reg and /healthz from r until ctx ends.
-func serveMetrics(ctx context.Context, addr string, reg *prometheus.Registry, r *recommender.Recommender) (*http.Server, error) {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := r.Healthy(clock.RealClock{}.Now()); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok"))
-	})
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listening on --address %s: %w", addr, err)
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	go func() { <-ctx.Done(); _ = srv.Close() }()
-	return srv, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -41,7 +42,8 @@ func TestVPARecommenderCommandAgainstControlPlane(t *testing.T) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	cmd := newVPARecommenderCommand()
-	cmd.SetArgs([]string{"--kubeconfig", env.KubeconfigPath, "--address", "127.0.0.1:0", "--recommender-interval", "1s",
+	port := freePort(t)
+	cmd.SetArgs([]string{"--kubeconfig", env.KubeconfigPath, "--address", fmt.Sprintf("127.0.0.1:%d", port), "--recommender-interval", "1s",
 		"--leader-elect", "--leader-elect-resource-namespace", "default"})
 	done := make(chan error, 1)
 	go func() { done <- cmd.ExecuteContext(runCtx) }()
@@ -64,6 +66,12 @@ func TestVPARecommenderCommandAgainstControlPlane(t *testing.T) {
 	lease, err := env.Client.CoordinationV1().Leases("default").Get(ctx, "vpa-recommender-lease", metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity == "" {
 		t.Fatalf("leader lease = %+v, %v", lease, err)
+	}
+	// Metric conformance: upstream's vpa_recommender_* families.
+	body := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), "vpa_recommender_vpa_objects_count")
+	checkMetricConformance(t, body, "vpa_recommender_", upstreamVPARecommenderFamilies, nil, vpaRecommenderNotYetExported)
+	if got := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/health-check", port), "OK"); got != "OK" {
+		t.Errorf("/health-check = %q", got)
 	}
 	cancel()
 	if err := <-done; err != nil {

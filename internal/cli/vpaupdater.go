@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -25,8 +24,8 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/target"
 	"github.com/kscale/kscale/internal/vpa/updater"
 )
@@ -43,7 +42,7 @@ type vpaClientFlags struct {
 
 func (f *vpaClientFlags) add(fs *pflag.FlagSet, address string) {
 	f.clientFlags.add(fs, clientFlagSpec{qpsFlag: "kube-api-qps", qps: 50, burstFlag: "kube-api-burst", burst: 100})
-	fs.StringVar(&f.address, "address", address, "Address serving /metrics and /healthz.")
+	fs.StringVar(&f.address, "address", address, "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
 	fs.StringVar(&f.only, "vpa-object-namespace", "", "Only serve VPAs and pods in this namespace (empty = all).")
 	fs.StringVar(&f.ignored, "ignored-vpa-object-namespaces", "", "Comma-separated namespaces whose VPAs and pods are ignored.")
 	ns := os.Getenv("NAMESPACE")
@@ -86,18 +85,10 @@ func vpaScheme() (*runtime.Scheme, error) {
 	return s, nil
 }
 
-// metricsRunnable serves /metrics and /healthz on every replica.
-func metricsRunnable(addr string, reg *prometheus.Registry) manager.Runnable {
+// metricsRunnable serves the operational endpoints on every replica.
+func metricsRunnable(addr string, cfg opsserver.Config) manager.Runnable {
 	return manager.RunnableFunc(func(ctx context.Context) error {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-		srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() { <-ctx.Done(); _ = srv.Close() }()
-		if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			return fmt.Errorf("serving metrics on --address %s: %w", addr, err)
-		}
-		return nil
+		return opsserver.ListenAndServe(ctx, "address", addr, cfg)
 	})
 }
 
@@ -108,19 +99,24 @@ func (notLeading) NeedLeaderElection() bool { return false }
 
 // vpaUpdaterOptions are the flags of `kscale vpa-updater`.
 type vpaUpdaterOptions struct {
-	cfg     updater.Config
-	client  vpaClientFlags
-	leader  bool
-	leaseNS string
-	leaseID string
-	leaseD  time.Duration
-	renew   time.Duration
-	retry   time.Duration
+	cfg      updater.Config
+	client   vpaClientFlags
+	leader   bool
+	leaseNS  string
+	leaseID  string
+	leaseD   time.Duration
+	renew    time.Duration
+	retry    time.Duration
+	lock     string
+	statusNS string
+	cmn      commonFlags
 }
+
+func (o *vpaUpdaterOptions) common() *commonFlags { return &o.cmn }
 
 // newVPAUpdaterCommand builds `kscale vpa-updater`.
 func newVPAUpdaterCommand() *cobra.Command {
-	return newComponentCommand("vpa-updater", "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)", &vpaUpdaterOptions{})
+	return newComponentCommand("vpa-updater", "Evict or resize pods whose requests drifted from their VerticalPodAutoscaler (autoscaling.k8s.io/v1)", &vpaUpdaterOptions{}, vpaCommonSpec)
 }
 
 // addFlags registers every flag with the upstream (and Gardener) name and default.
@@ -136,10 +132,13 @@ func (o *vpaUpdaterOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Thresholds.Lifetime, "in-recommendation-bounds-eviction-lifetime-threshold", updater.DefaultLifetimeThreshold, "Pods inside their recommended range are updated only after running this long.")
 	fs.BoolVar(&c.UseAdmissionStatus, "use-admission-controller-status", true, "Evict only while the admission webhook renews its status Lease.")
 	fs.DurationVar(&c.AdmissionStatusTimeout, "admission-controller-status-lease-timeout", updater.DefaultAdmissionStatusTimeout, "How old the admission webhook's status Lease may be.")
+	fs.StringVar(&c.StatusLease, "admission-controller-status-lease-name", updater.AdmissionStatusLeaseName, "Name of the admission webhook's status Lease.")
+	fs.StringVar(&o.statusNS, "admission-controller-status-lease-namespace", "", "Namespace of the admission webhook's status Lease (default --namespace).")
 	fs.BoolVar(&c.InPlaceSkipDisruptionBudget, "in-place-skip-disruption-budget", false, "In-place resizes that restart no container bypass the eviction budget.")
 	o.client.add(fs, ":8943")
 	fs.BoolVar(&o.leader, "leader-elect", false, "Elect a leader on a Lease before running (set it when running more than one replica).")
-	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "", "Namespace of the leader election Lease (default --namespace).")
+	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
+	fs.StringVar(&o.lock, "leader-elect-resource-lock", "leases", "Kind of the leader election lock; only leases is supported.")
 	fs.StringVar(&o.leaseID, "leader-elect-resource-name", "vpa-updater", "Name of the leader election Lease.")
 	fs.DurationVar(&o.leaseD, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&o.renew, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
@@ -152,10 +151,16 @@ func (o *vpaUpdaterOptions) complete() error {
 		return err
 	}
 	o.cfg.StatusNamespace = o.client.namespace
+	if o.statusNS != "" {
+		o.cfg.StatusNamespace = o.statusNS
+	}
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
 	if o.leaseNS == "" {
-		o.leaseNS = o.client.namespace
+		return errors.New("--leader-elect-resource-namespace: must not be empty")
+	}
+	if o.lock != "leases" {
+		return fmt.Errorf("--leader-elect-resource-lock: only leases is supported, got %q", o.lock)
 	}
 	if o.leader && (o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0) {
 		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
@@ -192,7 +197,7 @@ func (o *vpaUpdaterOptions) run(ctx context.Context) error {
 	if err := mgr.Add(u); err != nil {
 		return fmt.Errorf("adding the updater: %w", err)
 	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, reg)}); err != nil {
+	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Health: opsserver.CheckerFunc(u.Healthy), Profiling: o.cmn.profiling})}); err != nil {
 		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader)

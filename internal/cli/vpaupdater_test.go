@@ -36,6 +36,10 @@ func TestVPAUpdaterGardenerFlagDefaults(t *testing.T) {
 		"in-place-skip-disruption-budget":                      "false",
 		"kube-api-qps":                                         "50",
 		"kube-api-burst":                                       "100",
+		"admission-controller-status-lease-name":               "vpa-admission-controller",
+		"admission-controller-status-lease-namespace":          "",
+		"leader-elect-resource-namespace":                      "kube-system",
+		"leader-elect-resource-lock":                           "leases",
 	}
 	expectDefaults(t, cmd.Flags().Lookup, want)
 }

@@ -54,6 +54,8 @@ type Config struct {
 	HA ha.Config
 	// Clock tells the time for the stale-targets gauge; default the real clock.
 	Clock clock.PassiveClock
+	// Health, when set, learns whether scraping makes progress.
+	Health *Health
 }
 
 // Run runs the provider until ctx ends. Discovery and credential informers
@@ -120,7 +122,8 @@ func build(cfg Config) (*components, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.sink = &sink{store: store, metrics: m, pods: c.discovery, forgetTransport: client.Forget, faults: map[types.NamespacedName]int{}}
+	cfg.Health.configure(cfg.Schedule.Period, c.discovery.Len)
+	c.sink = &sink{store: store, metrics: m, health: cfg.Health, pods: c.discovery, forgetTransport: client.Forget, faults: map[types.NamespacedName]int{}}
 	cfg.Schedule.Targets, cfg.Schedule.Scraper, cfg.Schedule.Sink = c.discovery, client, c.sink
 	if cfg.Schedule.WarmupGap == 0 {
 		cfg.Schedule.WarmupGap = cfg.Rate.MinGap + time.Second
@@ -137,6 +140,8 @@ func (c *components) lead(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.sink.log = klog.FromContext(ctx).WithName("scrape")
+	c.cfg.Health.lead(true)
+	defer c.cfg.Health.lead(false)
 	scraped := make(chan struct{})
 	go func() { c.scheduler.Run(ctx); close(scraped) }()
 	err := c.cfg.Server.Serve(ctx, c.provider)

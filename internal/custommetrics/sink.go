@@ -31,6 +31,7 @@ type sink struct {
 		InNamespace(string) []discovery.Target
 	}
 	forgetTransport func(namespace string)
+	health          *Health
 
 	mu     sync.Mutex
 	faults map[types.NamespacedName]int
@@ -39,6 +40,7 @@ type sink struct {
 // Observe implements scrape.Sink.
 func (s *sink) Observe(t discovery.Target, res scrape.Result, err error, took time.Duration) int {
 	s.metrics.ObserveScrape(t.Key.Namespace, took, reason(err))
+	s.health.scraped()
 	s.mu.Lock()
 	if err != nil {
 		s.faults[t.Key]++

@@ -40,6 +40,9 @@ type Config struct {
 	RenewDeadline time.Duration
 	// RetryPeriod is the wait between attempts (2s).
 	RetryPeriod time.Duration
+	// ResourceLock is --leader-elect-resource-lock; only "leases" (the
+	// default) is supported.
+	ResourceLock string
 }
 
 // AddFlags registers the standard leader election flags with the
@@ -51,6 +54,7 @@ func (c *Config) AddFlags(fs *pflag.FlagSet, enabled bool, leaseName string) {
 	fs.DurationVar(&c.LeaseDuration, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&c.RenewDeadline, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
 	fs.DurationVar(&c.RetryPeriod, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+	fs.StringVar(&c.ResourceLock, "leader-elect-resource-lock", resourcelock.LeasesResourceLock, "Kind of the leader election lock; only leases is supported.")
 }
 
 // Default fills unset fields: the namespace, the timings and, when election
@@ -80,6 +84,9 @@ func (c *Config) Default() error {
 
 // Validate reports the first invalid field, by its flag.
 func (c *Config) Validate() error {
+	if c.ResourceLock != "" && c.ResourceLock != resourcelock.LeasesResourceLock {
+		return fmt.Errorf("--leader-elect-resource-lock: only %s is supported, got %q", resourcelock.LeasesResourceLock, c.ResourceLock)
+	}
 	if !c.Enabled {
 		return nil
 	}

@@ -84,6 +84,7 @@ type Autoscaler struct {
 	ignore    template.IgnoreTaint
 	snapshots snapshotCache
 	guard     *mismatch.Guard
+	health    clusterHealthGate
 
 	scaleDowner *scaleDownState
 }
@@ -102,7 +103,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
-	m, err := newMetrics(cfg.Registerer)
+	m, err := newMetrics(cfg.Registerer, o.EmitPerNodeGroupMetrics)
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
@@ -120,6 +121,7 @@ func New(cfg Config) (*Autoscaler, error) {
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore: ignoreTaint(rules, o.StatusTaints),
+		health: newClusterHealthGate(rules, o),
 	}, nil
 }
 
@@ -153,12 +155,15 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	a.estimator.Observe(obs.nodes)
 	for _, e := range a.state.Update(obs.input(), now) {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
-			a.metrics.failedScaleUps.WithLabelValues(e.Reason.Code).Inc()
+			a.metrics.failedScaleUp(e.Reason.Code)
 		}
 		a.record(ctx, stateEvent(e))
 	}
 	defer func() { a.metrics.update(a.State()) }()
 	defer a.saveBackoff(ctx)
+	if !a.checkClusterHealth(ctx, obs, now) {
+		return nil
+	}
 	repaired, err := a.repairSizes(ctx, now)
 	if err != nil || repaired {
 		return err
@@ -166,13 +171,16 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	if err := a.deleteErrorInstances(ctx); err != nil {
 		return err
 	}
-	if err := a.scaleUp(ctx, obs, now); err != nil {
-		return err
+	if a.scaleUpFromZeroAllowed(obs, now) {
+		if err := a.scaleUp(ctx, obs, now); err != nil {
+			return err
+		}
 	}
 	return a.scaleDown(ctx, obs, now)
 }
 
 func (a *Autoscaler) record(ctx context.Context, e Event) {
+	a.metrics.observe(e)
 	if e.Type == EventBackoffStarted || e.Type == EventBackoffCleared {
 		a.saveBackoff(ctx)
 	}

@@ -122,7 +122,7 @@ func TestRunOnceAPIErrorBacksOffAndFailsOver(t *testing.T) {
 	if !backedOff {
 		t.Fatal("ng-high not backed off")
 	}
-	if got := testutil.ToFloat64(a.metrics.failedScaleUps.WithLabelValues("APIError")); got != 1 {
+	if got := testutil.ToFloat64(a.metrics.failedScaleUps.WithLabelValues("cloudProviderError", "", "", "")); got != 1 {
 		t.Fatalf("failed scale-ups %v", got)
 	}
 }
@@ -223,7 +223,7 @@ func TestUnavailableProviderTemplateFallsBackToLiveNode(t *testing.T) {
 }
 
 func TestMetricsForgetRemovedGroups(t *testing.T) {
-	a, cloud, _, _, reg, now := newLoop(t, nil)
+	a, cloud, _, _, reg, now := newLoop(t, func(o *options.Options) { o.EmitPerNodeGroupMetrics = true })
 	if err := a.RunOnce(t.Context(), now); err != nil {
 		t.Fatal(err)
 	}
@@ -238,5 +238,23 @@ func TestMetricsForgetRemovedGroups(t *testing.T) {
 	}
 	if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_in_backoff", "cluster_autoscaler_node_group_target_count"); n != 2 {
 		t.Fatalf("series after removal: %d, want one of each for ng-high", n)
+	}
+}
+
+// TestPerNodeGroupMetricsNeedTheFlag checks that node_group_target_count is
+// exported only with --emit-per-nodegroup-metrics, as upstream.
+func TestPerNodeGroupMetricsNeedTheFlag(t *testing.T) {
+	for _, emit := range []bool{false, true} {
+		a, _, _, _, reg, now := newLoop(t, func(o *options.Options) { o.EmitPerNodeGroupMetrics = emit })
+		if err := a.RunOnce(t.Context(), now); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if emit {
+			want = 2
+		}
+		if n, _ := testutil.GatherAndCount(reg, "cluster_autoscaler_node_group_target_count"); n != want {
+			t.Errorf("emit %v: %d target count series, want %d", emit, n, want)
+		}
 	}
 }

@@ -56,6 +56,9 @@ const (
 	// began removing it: at once when it is empty, after a drain
 	// otherwise.
 	EventScaleDownStarted EventType = "ScaleDownStarted"
+	// EventClusterUnhealthy means the loop halted: more nodes are unready
+	// than --ok-total-unready-count and --max-total-unready-percentage allow.
+	EventClusterUnhealthy EventType = "ClusterUnhealthy"
 )
 
 // Reasons of EventDeleteNodes: who deleted the instances.

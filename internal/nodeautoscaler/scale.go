@@ -40,7 +40,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	}
 	groups, limits := a.scaleUpGroups(ctx, obs, now)
 	o := a.cfg.Options
-	budgetEnd := a.cfg.Clock.Now().Add(o.MaxBinpackingDuration)
+	budgetEnd := a.cfg.Clock.Now().Add(min(o.MaxBinpackingDuration, o.MaxBinpackingTime))
 	plan, err := scaleup.Compute(scaleup.Input{
 		Snapshot: snap, Pending: pending, Groups: groups, Expander: a.expander, Now: now,
 		Filter:            scaleup.PodFilter{NewPodScaleUpDelay: o.NewPodScaleUpDelay, ExpendablePriorityCutoff: o.ExpendablePodsPriorityCutoff},
@@ -143,7 +143,7 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
 			a.record(ctx, Event{Type: EventScaleUpError, Group: inc.Group, Delta: inc.Delta, Reason: reason.Code, Message: err.Error()})
 			a.record(ctx, stateEvent(a.state.RegisterFailedScaleUp(inc.Group, reason, now)))
-			a.metrics.failedScaleUps.WithLabelValues(reason.Code).Inc()
+			a.metrics.failedScaleUp(reason.Code)
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)

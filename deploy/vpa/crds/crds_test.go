@@ -18,8 +18,9 @@ func TestObjectsDecode(t *testing.T) {
 		if !want[o.Name] {
 			t.Errorf("unexpected CRD %s", o.Name)
 		}
-		if len(o.Spec.Versions) != 1 || o.Spec.Versions[0].Name != "v1" || !o.Spec.Versions[0].Storage {
-			t.Errorf("%s: want one stored version v1, got %+v", o.Name, o.Spec.Versions)
+		v := o.Spec.Versions
+		if len(v) != 2 || v[0].Name != "v1" || !v[0].Served || !v[0].Storage || v[1].Name != "v1beta2" || v[1].Served || v[1].Storage {
+			t.Errorf("%s: want v1 served and stored, v1beta2 neither (as upstream), got %d versions", o.Name, len(v))
 		}
 	}
 }

@@ -33,7 +33,7 @@ type Config struct {
 	Namespace string
 	// LeaseNamespace holds the Lease; default Namespace.
 	LeaseNamespace string
-	// LeaseName is the Lease's name; default kscale-custom-metrics-leader-election.
+	// LeaseName is the Lease's name; default gardener-custom-metrics-leader-election.
 	LeaseName string
 	// ServiceName is the selector-less Service; the slice has the same name. Default kscale-custom-metrics.
 	ServiceName string
@@ -59,7 +59,7 @@ func (c *Config) Default() {
 		c.LeaseNamespace = c.Namespace
 	}
 	if c.LeaseName == "" {
-		c.LeaseName = "kscale-custom-metrics-leader-election"
+		c.LeaseName = "gardener-custom-metrics-leader-election"
 	}
 	if c.ServiceName == "" {
 		c.ServiceName = "kscale-custom-metrics"

@@ -101,9 +101,17 @@ func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, e
 	}
 	st.Plan = plan
 	st.Outcomes = append(st.Outcomes, c.note(c.act.Start(ctx, plan, in.Now))...)
+	c.metrics.status.observe(plan, c.act.InFlight())
 	st.Started = c.act.LastStarted()
 	st.Draining = c.act.Draining()
 	return st, nil
+}
+
+// ClearUnneeded forgets the planner's unneeded timers and candidates.
+func (c *Controller) ClearUnneeded() {
+	c.planner.ClearUnneeded()
+	c.candidates = nil
+	c.metrics.SetUnneeded(0)
 }
 
 // Candidates returns the number of unneeded nodes per group of the last

@@ -168,11 +168,12 @@ func TestControllerMetrics(t *testing.T) {
 	w := newPDBWorld(t, 2*time.Minute)
 	w.run(30 * time.Minute)
 	want := map[string]float64{
-		`cluster_autoscaler_failed_scale_down_total{kind="nonempty",reason="2"}`:   2,
-		`cluster_autoscaler_scaled_down_nodes_total{kind="nonEmpty"}`:              2,
-		`cluster_autoscaler_node_deletion_duration_seconds_count{kind="nonEmpty"}`: 4,
-		`cluster_autoscaler_evicted_pods_total{eviction_result="succeeded"}`:       20,
-		`cluster_autoscaler_unneeded_nodes_count`:                                  0,
+		`cluster_autoscaler_failed_scale_down_total{kind="nonempty",reason="2"}`:                                             2,
+		`cluster_autoscaler_scaled_down_nodes_total{dra_drivers="",gpu_name="",gpu_resource_name="",reason="underutilized"}`: 2,
+		`cluster_autoscaler_scaled_down_nodes_total{dra_drivers="",gpu_name="",gpu_resource_name="",reason="empty"}`:         0,
+		`cluster_autoscaler_node_deletion_duration_seconds_count{kind="nonEmpty"}`:                                           4,
+		`cluster_autoscaler_evicted_pods_total{eviction_result="succeeded"}`:                                                 20,
+		`cluster_autoscaler_unneeded_nodes_count`:                                                                            0,
 	}
 	got := series(t, w.reg)
 	for k, v := range want {
@@ -180,8 +181,8 @@ func TestControllerMetrics(t *testing.T) {
 			t.Errorf("%s = %v, want %v", k, got[k], v)
 		}
 	}
-	if got[`cluster_autoscaler_evicted_pods_total{eviction_result="refused"}`] == 0 {
-		t.Errorf("no refused evictions counted")
+	if got[`cluster_autoscaler_evicted_pods_total{eviction_result="failed"}`] == 0 {
+		t.Errorf("no failed evictions counted")
 	}
 }
 

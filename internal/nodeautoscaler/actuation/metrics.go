@@ -13,14 +13,25 @@ type Metrics struct {
 	deleted  *prometheus.CounterVec
 	unneeded prometheus.Gauge
 	evicted  *prometheus.CounterVec
+	status   *statusMetrics
 }
 
-// Eviction results, as values of the eviction_result label.
+// Eviction results, upstream's values of the eviction_result label: a
+// refused eviction (PDB) and an API error both count as failed.
 const (
 	evictionSucceeded = "succeeded"
-	evictionRefused   = "refused"
-	evictionError     = "error"
+	evictionRefused   = "failed"
+	evictionError     = "failed"
 )
+
+// Upstream's scaled_down_nodes_total reasons: an empty node is "empty", a
+// drained one "underutilized" ("unready" is upstream's third).
+var scaleDownReasons = map[Kind]string{KindEmpty: "empty", KindNonEmpty: "underutilized"}
+
+// gpuLabels are upstream's GPU and DRA labels of the scale-up and
+// scale-down counters; kscale records no GPU or DRA detail, so they are
+// empty, as upstream's for nodes without GPUs.
+var gpuLabels = []string{"gpu_resource_name", "gpu_name", "dra_drivers"}
 
 // NewMetrics creates the scale-down metrics and registers them on reg
 // (nil: not registered).
@@ -34,16 +45,26 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Help:    "Time from the start of a node deletion to its end, success or failure, by kind (empty, nonEmpty).",
 			Buckets: []float64{1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200}}, []string{"kind"}),
 		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "scaled_down_nodes_total",
-			Help: "Nodes removed by scale-down, by kind (empty, nonEmpty)."}, []string{"kind"}),
+			Help: "Nodes removed by scale-down, by reason (empty, underutilized, unready)."}, append([]string{"reason"}, gpuLabels...)),
 		unneeded: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unneeded_nodes_count",
 			Help: "Nodes found unneeded by the last scale-down planning."}),
 		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "evicted_pods_total",
-			Help: "Pod eviction attempts during scale-down by eviction_result (succeeded, refused, error)."},
+			Help: "Pod eviction attempts during scale-down by eviction_result (succeeded, failed)."},
 			[]string{"eviction_result"}),
 	}
 	if err := promreg.Register(reg, "scale-down", m.failed, m.duration, m.deleted, m.unneeded, m.evicted); err != nil {
 		return nil, err
 	}
+	var err error
+	if m.status, err = newStatusMetrics(reg); err != nil {
+		return nil, err
+	}
+	// Upstream's InitMetrics creates these series at zero.
+	for _, r := range []string{"empty", "underutilized", "unready"} {
+		m.deleted.WithLabelValues(r, "", "", "")
+	}
+	m.evicted.WithLabelValues(evictionSucceeded)
+	m.evicted.WithLabelValues(evictionRefused)
 	return m, nil
 }
 
@@ -61,7 +82,7 @@ func (m *Metrics) observe(o Outcome) {
 		m.failed.WithLabelValues(kind, o.Failure.Code()).Inc()
 		return
 	}
-	m.deleted.WithLabelValues(string(o.Kind)).Inc()
+	m.deleted.WithLabelValues(scaleDownReasons[o.Kind], "", "", "").Inc()
 }
 
 func (m *Metrics) eviction(result string) { m.evicted.WithLabelValues(result).Inc() }

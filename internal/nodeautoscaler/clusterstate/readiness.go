@@ -5,6 +5,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 // Taints the autoscaler puts on nodes it removes.
@@ -54,6 +56,10 @@ func (r ReadinessRules) IsStartupTaint(key string) bool {
 	}
 	for _, k := range r.StartupTaints {
 		if k == key {
+			return true
+		}
+		// An entry ending in the wildcard is a --startup-taint-prefix.
+		if p, ok := strings.CutSuffix(k, options.TaintPrefixWildcard); ok && strings.HasPrefix(key, p) {
 			return true
 		}
 	}

@@ -109,7 +109,7 @@ func benchLiveLoop(b *testing.B, nodesPerLoop, podsPerLoop int) {
 	defer func() { cancel(); factory.Shutdown() }()
 	churn := newChurn(factory, w.objects, nodesPerLoop, podsPerLoop)
 	w.objects = nil
-	health := live.NewHealth(clk, 15*time.Minute)
+	health := live.NewHealth(clk, live.HealthTimers{MaxInactivity: 15 * time.Minute, MaxFailing: 15 * time.Minute})
 	runner := newBenchRunner(b, w.cloud, cluster, client, clk, health)
 	// once runs one loop a millisecond after the last and fails the
 	// benchmark unless it succeeded.

@@ -12,27 +12,39 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
 
+// TestHealth walks upstream's three timers: --max-inactivity since the
+// last loop, --max-failing-time since the last success, and
+// --max-startup-time for both until the first success.
 func TestHealth(t *testing.T) {
 	clk := clocktesting.NewFakePassiveClock(time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC))
-	h := live.NewHealth(clk, 10*time.Minute)
+	h := live.NewHealth(clk, live.HealthTimers{MaxInactivity: 10 * time.Minute, MaxFailing: 15 * time.Minute, MaxStartup: 20 * time.Minute})
+	fail := func() { h.Record(clk.Now(), errors.New("boom")) }
+	wait := func(d time.Duration) func() { return func() { clk.SetTime(clk.Now().Add(d)) } }
 	steps := []struct {
 		name    string
 		act     func()
 		healthy bool
 	}{
-		{"standby is healthy however long", func() { clk.SetTime(clk.Now().Add(time.Hour)) }, true},
+		{"standby is healthy however long", wait(time.Hour), true},
 		{"leading starts the clock", h.StartMonitoring, true},
-		{"failures within the limit", func() { clk.SetTime(clk.Now().Add(9 * time.Minute)); h.Record(clk.Now(), errors.New("boom")) }, true},
-		{"inactive too long", func() { clk.SetTime(clk.Now().Add(2 * time.Minute)) }, false},
+		{"start-up grace beyond the inactivity limit", wait(19 * time.Minute), true},
+		{"start-up grace ends", wait(2 * time.Minute), false},
 		{"a success heals", func() { h.Record(clk.Now(), nil) }, true},
-		{"stopped monitoring", func() { clk.SetTime(clk.Now().Add(time.Hour)); h.StopMonitoring() }, true},
+		{"failing loops within both limits", func() { wait(9 * time.Minute)(); fail() }, true},
+		{"still active, failing within the limit", func() { wait(5 * time.Minute)(); fail() }, true},
+		{"failing too long although active", func() { wait(2 * time.Minute)(); fail() }, false},
+		{"a success heals again", func() { h.Record(clk.Now(), nil) }, true},
+		{"inactive too long", wait(11 * time.Minute), false},
+		{"stopped monitoring", func() { wait(time.Hour)(); h.StopMonitoring() }, true},
 	}
 	for _, s := range steps {
 		s.act()
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
-		if got := rec.Code == http.StatusOK; got != s.healthy {
-			t.Errorf("%s: /healthz %d %q, want healthy=%v", s.name, rec.Code, rec.Body.String(), s.healthy)
+		for _, path := range []string{"/health-check", "/healthz"} {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if got := rec.Code == http.StatusOK; got != s.healthy {
+				t.Errorf("%s: %s %d %q, want healthy=%v", s.name, path, rec.Code, rec.Body.String(), s.healthy)
+			}
 		}
 	}
 }

@@ -74,7 +74,7 @@ func TestLoopEventsAndStatusReachTheAPI(t *testing.T) {
 		return false
 	})
 	clk := clocktesting.NewFakeClock(time.Now())
-	b, events := live.NewEventBroadcaster(ctx, env.Client)
+	b, events := live.NewEventBroadcasterWith(ctx, env.Client, live.EventOptions{StatusNamespace: ns, Clock: clk})
 	t.Cleanup(b.Shutdown)
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: ns, Clock: clk})
 	if err != nil {
@@ -88,7 +88,7 @@ func TestLoopEventsAndStatusReachTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, err := live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: c, Clock: clk, ScanInterval: 10 * time.Second,
-		Health: live.NewHealth(clk, time.Minute), Status: live.NewStatusWriter(env.Client, ns)})
+		Health: live.NewHealth(clk, live.HealthTimers{MaxInactivity: time.Minute, MaxFailing: time.Minute}), Status: live.NewStatusWriter(env.Client, ns)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package live
 import (
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
@@ -18,7 +20,8 @@ type runnerMetrics struct {
 	duration      *prometheus.HistogramVec
 	errors        *prometheus.CounterVec
 	nodes         *prometheus.GaugeVec
-	unschedulable prometheus.Gauge
+	unschedulable *prometheus.GaugeVec
+	cluster       *clusterMetrics
 	groups        *prometheus.GaugeVec
 	safe          prometheus.Gauge
 	minCount      *prometheus.GaugeVec
@@ -29,7 +32,9 @@ type runnerMetrics struct {
 
 const ns = "cluster_autoscaler"
 
-func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
+// newRunnerMetrics registers the loop-level series on reg, the
+// per-node-group gauges only with perGroup (--emit-per-nodegroup-metrics).
+func newRunnerMetrics(reg prometheus.Registerer, perGroup bool, limits ClusterLimits) (*runnerMetrics, error) {
 	g := func(name, help string, labels ...string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: name, Help: help}, labels)
 	}
@@ -40,27 +45,54 @@ func newRunnerMetrics(reg prometheus.Registerer) (*runnerMetrics, error) {
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "errors_total",
 			Help: "Failed autoscaler loops by error type."}, []string{"type"}),
 		nodes:         g("nodes_count", "Number of nodes in the cluster by state.", "state"),
-		unschedulable: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unschedulable_pods_count", Help: "Number of unschedulable pods in the cluster."}),
+		unschedulable: g("unschedulable_pods_count", "Number of pending pods by type: unschedulable (the scheduler gave up), scheduler_unprocessed (not tried yet).", "type"),
+		cluster:       newClusterMetrics(limits),
 		groups:        g("node_groups_count", "Number of node groups managed by the autoscaler.", "node_group_type"),
-		safe:          prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "cluster_safe_to_autoscale", Help: "1 when the last loop could read the cluster and act, else 0."}),
+		safe:          prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "cluster_safe_to_autoscale", Help: "1 when the last loop could read the cluster and found it within the unready-node limits, else 0."}),
 		minCount:      g("node_group_min_count", "Minimum size of the node group.", "node_group"),
 		maxCount:      g("node_group_max_count", "Maximum size of the node group.", "node_group"),
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
 		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
 	}
-	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe,
-		m.minCount, m.maxCount, m.backoffStatus, m.healthiness); err != nil {
+	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
 		return nil, err
+	}
+	if err := m.cluster.register(reg); err != nil {
+		return nil, err
+	}
+	// Upstream's InitMetrics creates every error type at zero.
+	for _, t := range errorTypes {
+		m.errors.WithLabelValues(t)
+	}
+	if perGroup {
+		if err := promreg.Register(reg, "node autoscaler loop", m.minCount, m.maxCount, m.backoffStatus, m.healthiness); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
 
-// observeLoop records one loop's timing and result.
-func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error) {
+// clusterHealthy asks a loop that knows (the Autoscaler) whether the
+// cluster was within the unready limits; others count as healthy.
+func clusterHealthy(loop Loop) bool {
+	h, ok := loop.(interface{ ClusterHealthy() bool })
+	return !ok || h.ClusterHealthy()
+}
+
+// observeLoop records one loop's timing and result; the cluster is safe
+// to autoscale when the loop succeeded and found it healthy.
+func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error, healthy bool) {
 	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
 	m.duration.WithLabelValues("main").Observe(took.Seconds())
+	if err == nil {
+		m.lastActivity.WithLabelValues("mainSuccessful").Set(float64(start.Unix()))
+	}
 	if err != nil {
 		m.errors.WithLabelValues(errorType(err)).Inc()
+		m.safe.Set(0)
+		return
+	}
+	if !healthy {
 		m.safe.Set(0)
 		return
 	}
@@ -69,13 +101,18 @@ func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err err
 
 // observeState records the view and the groups after a loop.
 func (m *runnerMetrics) observeState(v *View, groups []clusterstate.GroupState) {
-	unschedulable := 0
+	unschedulable, unprocessed := 0, 0
 	for _, p := range v.Pods {
-		if nodeautoscaler.IsUnschedulable(p) {
+		switch {
+		case nodeautoscaler.IsUnschedulable(p):
 			unschedulable++
+		case p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending:
+			unprocessed++
 		}
 	}
-	m.unschedulable.Set(float64(unschedulable))
+	m.unschedulable.WithLabelValues("unschedulable").Set(float64(unschedulable))
+	m.unschedulable.WithLabelValues("scheduler_unprocessed").Set(float64(unprocessed))
+	m.cluster.observe(v.Nodes)
 	var total clusterstate.Readiness
 	m.minCount.Reset()
 	m.maxCount.Reset()

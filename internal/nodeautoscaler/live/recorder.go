@@ -9,9 +9,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/kubernetes/scheme"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
@@ -62,6 +59,9 @@ type RecorderConfig struct {
 	Cluster *Cluster
 	// Namespace holds the status ConfigMap that group-level events refer to.
 	Namespace string
+	// StatusConfigMapName names that ConfigMap (--status-config-map-name);
+	// default StatusConfigMapName.
+	StatusConfigMapName string
 	// Clock times the deduplication.
 	Clock clock.PassiveClock
 	// DedupWindow suppresses an identical event on the same object within
@@ -92,6 +92,9 @@ var _ nodeautoscaler.Recorder = (*Recorder)(nil)
 func NewRecorder(cfg RecorderConfig) (*Recorder, error) {
 	if cfg.DedupWindow == 0 {
 		cfg.DedupWindow = defaultDedupTime
+	}
+	if cfg.StatusConfigMapName == "" {
+		cfg.StatusConfigMapName = StatusConfigMapName
 	}
 	if cfg.Events == nil || cfg.Cluster == nil || cfg.Clock == nil || cfg.Namespace == "" {
 		return nil, fmt.Errorf("configuring event recorder: events, cluster, clock and namespace are required")
@@ -155,6 +158,8 @@ func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
 		}
 	case nodeautoscaler.EventScaleUpError:
 		typ, reason = corev1.EventTypeWarning, ReasonFailedToScaleUpGroup
+	case nodeautoscaler.EventClusterUnhealthy:
+		typ, msg = corev1.EventTypeWarning, "Cluster is unhealthy"
 	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed,
 		nodeautoscaler.EventTemplateMismatch, nodeautoscaler.EventTemplateMismatchBlocked:
 		typ = corev1.EventTypeWarning
@@ -196,7 +201,7 @@ func podList(refs []nodeautoscaler.PodRef) string {
 
 func (r *Recorder) statusEvent(typ, reason, msg string) {
 	if r.fresh(types.UID("status/"+reason), reason, msg) {
-		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: StatusConfigMapName}
+		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: r.cfg.StatusConfigMapName}
 		r.cfg.Events.Event(ref, typ, reason, msg)
 	}
 }
@@ -265,14 +270,6 @@ func (r *Recorder) nodes(names []string) []*corev1.Node {
 
 // EventSource is the component name on the recorded events, upstream's.
 const EventSource = "cluster-autoscaler"
-
-// NewEventBroadcaster returns a broadcaster writing core/v1 events through
-// client and a recorder on it; call Shutdown on the broadcaster when done.
-func NewEventBroadcaster(ctx context.Context, client kubernetes.Interface) (record.EventBroadcaster, record.EventRecorder) {
-	b := record.NewBroadcaster(record.WithContext(ctx))
-	b.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	return b, b.NewRecorder(scheme.Scheme, corev1.EventSource{Component: EventSource})
-}
 
 // EventRecorder writes Kubernetes events; record.EventRecorder implements it.
 type EventRecorder = record.EventRecorder

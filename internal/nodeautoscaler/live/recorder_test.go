@@ -70,9 +70,9 @@ func TestRecorderEventsOnPodsDeduplicated(t *testing.T) {
 	createNamespace(t, "rec")
 	lonely, web0, web1 := unschedulable(t, "rec", "lonely"), unschedulable(t, "rec", "web-0"), unschedulable(t, "rec", "web-1")
 	c, _ := startCluster(t)
-	b, events := live.NewEventBroadcaster(ctx, env.Client)
-	t.Cleanup(b.Shutdown)
 	clk := clocktesting.NewFakePassiveClock(time.Now())
+	b, events := live.NewEventBroadcasterWith(ctx, env.Client, live.EventOptions{StatusNamespace: "rec", Clock: clk})
+	t.Cleanup(b.Shutdown)
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: "rec", Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -91,6 +91,9 @@ func TestRecorderEventsOnPodsDeduplicated(t *testing.T) {
 	for _, g := range infos {
 		rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventScaleUp, Group: g.Group, Delta: 1, Pods: 2, PodRefs: refs, ScaleUps: infos})
 	}
+	// The broadcaster correlates asynchronously on clk: let it see these
+	// events before the clock moves on.
+	eventsOn(t, "rec", "ScaledUpGroup")
 	clk.SetTime(clk.Now().Add(6 * time.Minute))
 	rec.Record(ctx, not) // after the window: recorded again
 	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffStarted, Group: "big", Reason: "sentinel"})
@@ -124,9 +127,10 @@ func TestRecorderScaleDownEventsOnNodesAndPods(t *testing.T) {
 	moved := unschedulable(t, "recnodes", "moved")
 	c, _ := startCluster(t)
 	waitForView(t, c, func(v *live.View) bool { return hasNode(v, "sd-empty") && hasNode(v, "sd-blocked") })
-	b, events := live.NewEventBroadcaster(ctx, env.Client)
+	clk := clocktesting.NewFakePassiveClock(time.Now())
+	b, events := live.NewEventBroadcasterWith(ctx, env.Client, live.EventOptions{StatusNamespace: "recnodes", Clock: clk})
 	t.Cleanup(b.Shutdown)
-	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: "recnodes", Clock: clocktesting.NewFakePassiveClock(time.Now())})
+	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: c, Namespace: "recnodes", Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,11 @@ type ScaleDownSource interface {
 type RunnerConfig struct {
 	// Loop is the autoscaler.
 	Loop Loop
+	// EmitPerNodeGroupMetrics exports the per-node-group gauges
+	// (--emit-per-nodegroup-metrics).
+	EmitPerNodeGroupMetrics bool
+	// Limits are the cluster-wide limits exported as gauges.
+	Limits ClusterLimits
 	// Cluster is the informer-backed cluster the loop reads.
 	Cluster *Cluster
 	// Clock ticks the scan interval and stamps each loop.
@@ -86,7 +91,7 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}
-	m, err := newRunnerMetrics(cfg.Registerer)
+	m, err := newRunnerMetrics(cfg.Registerer, cfg.EmitPerNodeGroupMetrics, cfg.Limits)
 	if err != nil {
 		return nil, fmt.Errorf("configuring runner: %w", err)
 	}
@@ -128,7 +133,7 @@ func (r *Runner) Once(ctx context.Context) {
 	if err == nil {
 		err = r.cfg.Loop.RunOnce(ctx, start)
 	}
-	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err)
+	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err, clusterHealthy(r.cfg.Loop))
 	r.cfg.Health.Record(start, err)
 	msg := ""
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/opsserver"
 )
 
 // scriptedLoop stands in for the autoscaler: it returns the next scripted
@@ -69,8 +70,8 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Now())
 	loop := &scriptedLoop{cluster: c, errs: []error{errors.New("cloud down")}}
 	reg := prometheus.NewRegistry()
-	health := live.NewHealth(clk, time.Minute)
-	r, err := live.NewRunner(live.RunnerConfig{Loop: loop, Cluster: c, Clock: clk, ScanInterval: 10 * time.Second,
+	health := live.NewHealth(clk, live.HealthTimers{MaxInactivity: time.Minute, MaxFailing: time.Minute})
+	r, err := live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: true, Cluster: c, Clock: clk, ScanInterval: 10 * time.Second,
 		Health: health, Status: live.NewStatusWriter(env.Client, "runner"), Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 	}
 	done := make(chan error, 2)
 	go func() { done <- r.Run(ctx) }()
-	go func() { done <- live.NewServer(reg, health).Serve(ctx, ln) }()
+	go func() { done <- opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health}) }()
 	// The first loop fails, the ticker drives the second, which succeeds.
 	waitFor(t, func() bool { return loop.count() >= 1 && clk.HasWaiters() })
 	clk.Step(10 * time.Second)
@@ -111,7 +112,7 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 			t.Errorf("/metrics lacks %s", want)
 		}
 	}
-	if got := get(t, "http://"+ln.Addr().String()+"/healthz"); got != "ok" {
+	if got := get(t, "http://"+ln.Addr().String()+"/healthz"); got != "OK" {
 		t.Errorf("/healthz = %q", got)
 	}
 	cancel()

@@ -151,6 +151,7 @@ type UnreadyCounts struct {
 type StatusWriter struct {
 	client      kubernetes.Interface
 	namespace   string
+	name        string
 	transitions map[string]transition
 }
 
@@ -161,7 +162,14 @@ type transition struct {
 
 // NewStatusWriter returns a writer for the ConfigMap in namespace.
 func NewStatusWriter(client kubernetes.Interface, namespace string) *StatusWriter {
-	return &StatusWriter{client: client, namespace: namespace, transitions: map[string]transition{}}
+	return &StatusWriter{client: client, namespace: namespace, name: StatusConfigMapName, transitions: map[string]transition{}}
+}
+
+// Named makes the writer write the ConfigMap name (--status-config-map-name)
+// instead of StatusConfigMapName, and returns it.
+func (w *StatusWriter) Named(name string) *StatusWriter {
+	w.name = name
+	return w
 }
 
 // Write renders the document and creates or updates the ConfigMap.
@@ -172,9 +180,9 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	}
 	cms := w.client.CoreV1().ConfigMaps(w.namespace)
 	ann := map[string]string{LastUpdatedAnnotation: now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")}
-	cm, err := cms.Get(ctx, StatusConfigMapName, metav1.GetOptions{})
+	cm, err := cms.Get(ctx, w.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: StatusConfigMapName, Namespace: w.namespace, Annotations: ann},
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: w.namespace, Annotations: ann},
 			Data: map[string]string{StatusConfigMapKey: string(data)}}
 		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating status ConfigMap: %w", err)

@@ -18,24 +18,33 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.MaxNodeProvisionTime, "max-node-provision-time", o.MaxNodeProvisionTime, "How long a requested node may take to register before the request times out")
 	fs.DurationVar(&o.MaxNodeStartupTime, "max-node-startup-time", o.MaxNodeStartupTime, "How long a registered node may stay unready before it counts as long not started")
 	fs.IntVar(&o.MaxNodesPerScaleUp, "max-nodes-per-scaleup", o.MaxNodesPerScaleUp, "Maximum number of nodes added in one scale-up")
-	fs.DurationVar(&o.MaxBinpackingDuration, "max-node-group-binpacking-duration", o.MaxBinpackingDuration, "Time budget of the estimation for one node group")
+	fs.DurationVar(&o.MaxBinpackingDuration, "max-nodegroup-binpacking-duration", o.MaxBinpackingDuration, "Time budget of the estimation for a node group (kscale: for all groups of a scale-up, capped by --max-binpacking-time)")
+	fs.DurationVar(&o.MaxBinpackingDuration, "max-node-group-binpacking-duration", o.MaxBinpackingDuration, "kscale spelling of --max-nodegroup-binpacking-duration")
+	fs.DurationVar(&o.MaxBinpackingTime, "max-binpacking-time", o.MaxBinpackingTime, "Time budget of the estimation of one scale-up")
 	fs.DurationVar(&o.NewPodScaleUpDelay, "new-pod-scale-up-delay", o.NewPodScaleUpDelay, "Pods younger than this are not considered for scale-up")
 	fs.IntVar(&o.ExpendablePodsPriorityCutoff, "expendable-pods-priority-cutoff", o.ExpendablePodsPriorityCutoff, "Pods with a priority below this do not trigger scale-up")
 	fs.IntVar(&o.MaxUnschedulablePodsConsidered, "max-unschedulable-pods-considered", o.MaxUnschedulablePodsConsidered, "Consider only the N oldest pending pods per scale-up; 0 means all")
-	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. highest-priority,least-waste; one of random, most-pods, least-waste, priority, highest-priority")
+	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. priority,least-waste; of random, most-pods, least-waste, priority, highest-priority")
 	fs.BoolVar(&o.BalanceSimilarNodeGroups, "balance-similar-node-groups", o.BalanceSimilarNodeGroups, "Spread scale-ups over node groups with the same template")
 	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
 	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
 	o.addBackoffFlags(fs)
 	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")
-	fs.StringSliceVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint keys that mark a node as still starting (not ready)")
-	fs.StringSliceVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint keys ignored in templates that do not affect readiness")
-	fs.StringSliceVar(&o.IgnoreTaints, "ignore-taint", o.IgnoreTaints, "Deprecated spelling of --startup-taint (Gardener ignoreTaints)")
+	fs.StringArrayVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint key that marks a node as still starting (not ready); repeatable")
+	fs.StringArrayVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint key ignored in templates that does not affect readiness; repeatable")
+	fs.StringArrayVar(&o.StartupTaintPrefixes, "startup-taint-prefix", o.StartupTaintPrefixes, "Taint key prefix that marks a node as still starting; repeatable")
+	fs.BoolVar(&o.ScaleUpFromZero, "scale-up-from-zero", o.ScaleUpFromZero, "Scale up while the cluster has no ready node")
+	fs.StringVar(&o.Estimator, "estimator", o.Estimator, "Estimator of new nodes; only binpacking")
+	fs.StringArrayVar(&o.IgnoreTaints, "ignore-taint", o.IgnoreTaints, "Deprecated spelling of --startup-taint (Gardener ignoreTaints); repeatable")
 	fs.StringVar(&o.EmulatedTopologySpreadLabel, "emulated-topology-spread-constraint-label", o.EmulatedTopologySpreadLabel, "Label of the emulated zone spread constraint; empty disables the emulation")
 	fs.BoolVar(&o.DisableNodeInstancesCache, "disable-node-instances-cache", o.DisableNodeInstancesCache, "List cloud instances directly every loop")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "Namespace of the autoscaler's ConfigMaps (priority expander, status)")
 	fs.BoolVar(&o.WriteStatusConfigMap, "write-status-configmap", o.WriteStatusConfigMap, "Write the status ConfigMap")
+	fs.Float64Var(&o.MaxTotalUnreadyPercentage, "max-total-unready-percentage", o.MaxTotalUnreadyPercentage, "Maximum percentage of unready nodes in the cluster; beyond it (and --ok-total-unready-count) the autoscaler halts")
+	fs.IntVar(&o.OkTotalUnreadyCount, "ok-total-unready-count", o.OkTotalUnreadyCount, "Number of unready nodes always tolerated, whatever --max-total-unready-percentage says")
 	o.ScaleDown.addFlags(fs)
+	fs.BoolVar(&o.EmitPerNodeGroupMetrics, "emit-per-nodegroup-metrics", o.EmitPerNodeGroupMetrics, "Export the per-node-group gauges (node_group_min_count, _max_count, _target_count, _healthiness, _backoff_status)")
+	addUnimplementedFlags(fs)
 }
 
 func (o *Options) addBackoffFlags(fs *pflag.FlagSet) {
@@ -63,6 +72,9 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&s.MaxGracefulTerminationSec, "max-graceful-termination-sec", s.MaxGracefulTerminationSec, "Longest graceful termination granted to a pod during scale-down")
 	fs.BoolVar(&s.SkipNodesWithSystemPods, "skip-nodes-with-system-pods", s.SkipNodesWithSystemPods, "Never remove nodes running kube-system pods other than DaemonSet or mirror pods")
 	fs.BoolVar(&s.SkipNodesWithLocalStorage, "skip-nodes-with-local-storage", s.SkipNodesWithLocalStorage, "Never remove nodes running pods with local storage")
+	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
+	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
+	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")
 }
 
 // FlagError is a rejected option value; Flag is the flag's name.
@@ -92,8 +104,16 @@ func (o *Options) Set(settings map[string]string) error {
 		if fs.Lookup(k) == nil {
 			return &FlagError{Flag: k, Msg: "unknown option"}
 		}
-		if err := fs.Set(k, settings[k]); err != nil {
-			return &FlagError{Flag: k, Msg: strings.TrimSpace(err.Error())}
+		values := []string{settings[k]}
+		if fs.Lookup(k).Value.Type() == "stringArray" {
+			// A scenario's list arrives comma-joined; each item is one
+			// occurrence of the repeatable flag.
+			values = strings.Split(settings[k], ",")
+		}
+		for _, v := range values {
+			if err := fs.Set(k, v); err != nil {
+				return &FlagError{Flag: k, Msg: strings.TrimSpace(err.Error())}
+			}
 		}
 	}
 	*o = next
@@ -117,5 +137,6 @@ func (o *Options) clone() Options {
 	c.StartupTaints = slices.Clone(o.StartupTaints)
 	c.StatusTaints = slices.Clone(o.StatusTaints)
 	c.IgnoreTaints = slices.Clone(o.IgnoreTaints)
+	c.StartupTaintPrefixes = slices.Clone(o.StartupTaintPrefixes)
 	return c
 }

@@ -13,6 +13,10 @@ const (
 	ExpanderHighestPriority = "highest-priority"
 )
 
+// TaintPrefixWildcard ends an AllStartupTaints entry that is a key prefix
+// (--startup-taint-prefix); taint keys cannot contain it.
+const TaintPrefixWildcard = "*"
+
 // ZalandoNotReadyTaint is the startup taint every kscale node autoscaler
 // knows without configuration.
 const ZalandoNotReadyTaint = "zalando.org/node-not-ready"
@@ -34,9 +38,14 @@ type Options struct {
 	MaxNodeStartupTime time.Duration
 	// MaxNodesPerScaleUp is --max-nodes-per-scaleup.
 	MaxNodesPerScaleUp int
-	// MaxBinpackingDuration is --max-node-group-binpacking-duration, the
-	// estimation time budget per group.
+	// MaxBinpackingDuration is --max-nodegroup-binpacking-duration (kscale
+	// alias --max-node-group-binpacking-duration). kscale estimates all
+	// groups of a scale-up within one budget, the smaller of this and
+	// MaxBinpackingTime.
 	MaxBinpackingDuration time.Duration
+	// MaxBinpackingTime is --max-binpacking-time, the estimation time
+	// budget of one scale-up.
+	MaxBinpackingTime time.Duration
 	// NewPodScaleUpDelay is --new-pod-scale-up-delay (Gardener newPodScaleupDelay).
 	NewPodScaleUpDelay time.Duration
 	// ExpendablePodsPriorityCutoff is --expendable-pods-priority-cutoff.
@@ -82,6 +91,24 @@ type Options struct {
 	Namespace string
 	// WriteStatusConfigMap is --write-status-configmap.
 	WriteStatusConfigMap bool
+	// MaxTotalUnreadyPercentage is --max-total-unready-percentage: the
+	// loop halts while more unready nodes than OkTotalUnreadyCount are
+	// also more than this share (0-100) of all nodes.
+	MaxTotalUnreadyPercentage float64
+	// OkTotalUnreadyCount is --ok-total-unready-count.
+	OkTotalUnreadyCount int
+	// StartupTaintPrefixes is --startup-taint-prefix: taint key prefixes
+	// that mark a node as still starting.
+	StartupTaintPrefixes []string
+	// ScaleUpFromZero is --scale-up-from-zero: when false, no scale-up
+	// happens while the cluster has no ready node.
+	ScaleUpFromZero bool
+	// Estimator is --estimator; only binpacking exists, as upstream.
+	Estimator string
+	// EmitPerNodeGroupMetrics is --emit-per-nodegroup-metrics: export the
+	// per-node-group gauges (min, max and target count, healthiness,
+	// backoff status).
+	EmitPerNodeGroupMetrics bool
 	// ScaleDown holds the scale-down settings (used by scale-down, part 2).
 	ScaleDown ScaleDownOptions
 }
@@ -124,6 +151,12 @@ type ScaleDownOptions struct {
 	SkipNodesWithSystemPods bool
 	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
 	SkipNodesWithLocalStorage bool
+	// UnreadyEnabled is --scale-down-unready-enabled.
+	UnreadyEnabled bool
+	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization.
+	IgnoreDaemonSetsUtilization bool
+	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
+	IgnoreMirrorPodsUtilization bool
 }
 
 // Default returns the options every flag defaults to.
@@ -136,8 +169,9 @@ func Default() Options {
 		MaxNodeStartupTime:               15 * time.Minute,
 		MaxNodesPerScaleUp:               1000,
 		MaxBinpackingDuration:            10 * time.Second,
+		MaxBinpackingTime:                5 * time.Minute,
 		ExpendablePodsPriorityCutoff:     -10,
-		Expanders:                        []string{ExpanderRandom},
+		Expanders:                        []string{ExpanderLeastWaste},
 		ScaleUpTemplateFromCloudProvider: true,
 		InitialNodeGroupBackoffDuration:  5 * time.Minute,
 		MaxNodeGroupBackoffDuration:      30 * time.Minute,
@@ -146,8 +180,13 @@ func Default() Options {
 		EmulatedTopologySpreadLabel:      "parent-resource-hash",
 		Namespace:                        "kube-system",
 		WriteStatusConfigMap:             true,
+		MaxTotalUnreadyPercentage:        45,
+		ScaleUpFromZero:                  true,
+		Estimator:                        "binpacking",
+		OkTotalUnreadyCount:              3,
 		ScaleDown: ScaleDownOptions{
 			Enabled:                   true,
+			UnreadyEnabled:            true,
 			DelayAfterAdd:             10 * time.Minute,
 			DelayAfterFailure:         3 * time.Minute,
 			UnneededTime:              10 * time.Minute,
@@ -169,5 +208,9 @@ func Default() Options {
 // StartupTaintPrefix or IgnoreTaintPrefix count too (see IsStartupTaint).
 func (o *Options) AllStartupTaints() []string {
 	out := append([]string{ZalandoNotReadyTaint}, o.StartupTaints...)
-	return append(out, o.IgnoreTaints...)
+	out = append(out, o.IgnoreTaints...)
+	for _, p := range o.StartupTaintPrefixes {
+		out = append(out, p+TaintPrefixWildcard)
+	}
+	return out
 }

@@ -21,7 +21,7 @@ func TestFlagsParse(t *testing.T) {
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	o.AddFlags(fs)
 	err := fs.Parse([]string{"--expander=highest-priority,least-waste", "--node-pool-backoff-initial=1m",
-		"--cores-total=2:10", "--scale-down-delay-after-add=-1s", "--startup-taint=a,b"})
+		"--cores-total=2:10", "--scale-down-delay-after-add=-1s", "--startup-taint=a", "--startup-taint=b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,5 +98,17 @@ func TestSet(t *testing.T) {
 	}
 	if len(FlagNames()) < 40 {
 		t.Fatalf("flag names: %v", FlagNames())
+	}
+}
+
+// TestSetRepeatableList checks that a scenario's comma-joined list sets one
+// occurrence of a repeatable flag per item.
+func TestSetRepeatableList(t *testing.T) {
+	o := Default()
+	if err := o.Set(map[string]string{"status-taint": "a,b", "startup-taint": "c"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.StatusTaints, "|") != "a|b" || strings.Join(o.StartupTaints, "|") != "c" {
+		t.Fatalf("status %q, startup %q", o.StatusTaints, o.StartupTaints)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority}
@@ -22,7 +23,8 @@ func (o *Options) Validate() error {
 	bad(o.MaxNodeProvisionTime <= 0, "max-node-provision-time", "must be positive, got %v", o.MaxNodeProvisionTime)
 	bad(o.MaxNodeStartupTime <= 0, "max-node-startup-time", "must be positive, got %v", o.MaxNodeStartupTime)
 	bad(o.MaxNodesPerScaleUp <= 0, "max-nodes-per-scaleup", "must be positive, got %d", o.MaxNodesPerScaleUp)
-	bad(o.MaxBinpackingDuration <= 0, "max-node-group-binpacking-duration", "must be positive, got %v", o.MaxBinpackingDuration)
+	bad(o.MaxBinpackingDuration <= 0, "max-nodegroup-binpacking-duration", "must be positive, got %v", o.MaxBinpackingDuration)
+	bad(o.MaxBinpackingTime <= 0, "max-binpacking-time", "must be positive, got %v", o.MaxBinpackingTime)
 	bad(o.NewPodScaleUpDelay < 0, "new-pod-scale-up-delay", "must not be negative, got %v", o.NewPodScaleUpDelay)
 	bad(o.MaxUnschedulablePodsConsidered < 0, "max-unschedulable-pods-considered", "must not be negative, got %d", o.MaxUnschedulablePodsConsidered)
 	bad(o.InitialNodeGroupBackoffDuration <= 0, "initial-node-group-backoff-duration", "must be positive, got %v", o.InitialNodeGroupBackoffDuration)
@@ -31,6 +33,12 @@ func (o *Options) Validate() error {
 	bad(o.NodeGroupBackoffResetTimeout <= 0, "node-group-backoff-reset-timeout", "must be positive, got %v", o.NodeGroupBackoffResetTimeout)
 	bad(o.TemplateMismatchTimeout <= 0, "template-mismatch-timeout", "must be positive, got %v", o.TemplateMismatchTimeout)
 	bad(o.Namespace == "", "namespace", "must not be empty")
+	bad(o.MaxTotalUnreadyPercentage < 0 || o.MaxTotalUnreadyPercentage > 100, "max-total-unready-percentage", "must be within [0, 100], got %v", o.MaxTotalUnreadyPercentage)
+	bad(o.Estimator != "binpacking", "estimator", "only binpacking exists, got %q", o.Estimator)
+	for _, p := range o.StartupTaintPrefixes {
+		bad(p == "" || strings.Contains(p, TaintPrefixWildcard), "startup-taint-prefix", "must be a non-empty taint key prefix, got %q", p)
+	}
+	bad(o.OkTotalUnreadyCount < 0, "ok-total-unready-count", "must not be negative, got %d", o.OkTotalUnreadyCount)
 	errs = append(errs, o.validateExpanders()...)
 	errs = append(errs, o.ScaleDown.validate()...)
 	return errors.Join(errs...)

@@ -35,7 +35,7 @@ func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
 
 // gatherNodes pairs nodes with their pods (bound and placed) and computes
 // utilization. Pods on nodes not in the input are dropped.
-func gatherNodes(in *Input) []*nodeState {
+func gatherNodes(in *Input, cfg Config) []*nodeState {
 	states := make([]*nodeState, len(in.Nodes))
 	byName := make(map[string]*nodeState, len(in.Nodes))
 	for i := range in.Nodes {
@@ -70,9 +70,30 @@ func gatherNodes(in *Input) []*nodeState {
 		}
 	}
 	for _, s := range states {
-		s.util = Utilization(&s.requested, &s.alloc)
+		req := s.utilizationRequests(cfg)
+		s.util = Utilization(&req, &s.alloc)
 	}
 	return states
+}
+
+// utilizationRequests are the node's requests that count towards its
+// utilization: without DaemonSet pods under --ignore-daemonsets-utilization
+// and without mirror pods under --ignore-mirror-pods-utilization.
+func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
+	req := n.requested
+	if !cfg.IgnoreDaemonSetsUtilization && !cfg.IgnoreMirrorPodsUtilization {
+		return req
+	}
+	req.Scalars = slices.Clone(req.Scalars)
+	for _, p := range n.pods {
+		_, mirror := p.Annotations[MirrorPodAnnotation]
+		ds := isDaemonSetPod(p)
+		if (ds && cfg.IgnoreDaemonSetsUtilization) || (mirror && cfg.IgnoreMirrorPodsUtilization) {
+			r := podRequests(p)
+			req.Add(&r, -1)
+		}
+	}
+	return req
 }
 
 // measure sets the node's allocatable resources and the summed requests

@@ -40,6 +40,14 @@ type Config struct {
 	// MaxDrainParallelism is --max-drain-parallelism: non-empty nodes
 	// drained at once.
 	MaxDrainParallelism int
+	// UnreadyEnabled is --scale-down-unready-enabled: unready nodes may be
+	// removed.
+	UnreadyEnabled bool
+	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization:
+	// DaemonSet pods do not count towards a node's utilization.
+	IgnoreDaemonSetsUtilization bool
+	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
+	IgnoreMirrorPodsUtilization bool
 	// SpreadLabel is --emulated-topology-spread-constraint-label; pods with
 	// the emulated zone spread never move across zones. Empty disables it.
 	SpreadLabel string
@@ -54,21 +62,24 @@ func Default() Config {
 func FromOptions(o options.Options) Config {
 	sd := o.ScaleDown
 	return Config{
-		Enabled:                   sd.Enabled,
-		UtilizationThreshold:      sd.UtilizationThreshold,
-		UnneededTime:              sd.UnneededTime,
-		UnreadyTime:               sd.UnreadyTime,
-		DelayAfterAdd:             sd.DelayAfterAdd,
-		DelayAfterDelete:          sd.DelayAfterDelete,
-		DelayAfterFailure:         sd.DelayAfterFailure,
-		ScanInterval:              o.ScanInterval,
-		IgnoreSchedulablePods:     sd.IgnoreSchedulablePods,
-		SkipNodesWithSystemPods:   sd.SkipNodesWithSystemPods,
-		SkipNodesWithLocalStorage: sd.SkipNodesWithLocalStorage,
-		MaxEmptyBulkDelete:        sd.MaxEmptyBulkDelete,
-		MaxScaleDownParallelism:   sd.MaxScaleDownParallelism,
-		MaxDrainParallelism:       sd.MaxDrainParallelism,
-		SpreadLabel:               o.EmulatedTopologySpreadLabel,
+		Enabled:                     sd.Enabled,
+		UtilizationThreshold:        sd.UtilizationThreshold,
+		UnneededTime:                sd.UnneededTime,
+		UnreadyTime:                 sd.UnreadyTime,
+		DelayAfterAdd:               sd.DelayAfterAdd,
+		DelayAfterDelete:            sd.DelayAfterDelete,
+		DelayAfterFailure:           sd.DelayAfterFailure,
+		ScanInterval:                o.ScanInterval,
+		IgnoreSchedulablePods:       sd.IgnoreSchedulablePods,
+		SkipNodesWithSystemPods:     sd.SkipNodesWithSystemPods,
+		SkipNodesWithLocalStorage:   sd.SkipNodesWithLocalStorage,
+		MaxEmptyBulkDelete:          sd.MaxEmptyBulkDelete,
+		MaxScaleDownParallelism:     sd.MaxScaleDownParallelism,
+		MaxDrainParallelism:         sd.MaxDrainParallelism,
+		UnreadyEnabled:              sd.UnreadyEnabled,
+		IgnoreDaemonSetsUtilization: sd.IgnoreDaemonSetsUtilization,
+		IgnoreMirrorPodsUtilization: sd.IgnoreMirrorPodsUtilization,
+		SpreadLabel:                 o.EmulatedTopologySpreadLabel,
 	}
 }
 

@@ -23,13 +23,18 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	return &Planner{cfg: cfg, since: map[string]time.Time{}}, nil
 }
 
+// ClearUnneeded forgets since when every node has been unneeded, as
+// upstream does while the cluster is unhealthy: after it recovers, nodes
+// must be unneeded for the full time again.
+func (p *Planner) ClearUnneeded() { clear(p.since) }
+
 // Plan runs one planning round at in.Now.
 func (p *Planner) Plan(in Input) (Plan, error) {
 	groups := make(map[string]Group, len(in.Groups))
 	for _, g := range in.Groups {
 		groups[g.ID] = g
 	}
-	states := gatherNodes(&in)
+	states := gatherNodes(&in, p.cfg)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers)
 	removed, err := simulateRemoval(&p.cfg, &in, states)
 	if err != nil {
@@ -118,7 +123,7 @@ func (p *Planner) choose(unneeded []Candidate, inFlight InFlight, now time.Time)
 	budget := p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty
 	drainBudget := p.cfg.MaxDrainParallelism - inFlight.NonEmpty
 	for _, c := range unneeded {
-		if !p.longEnough(&c, now) {
+		if !p.longEnough(&c, now) || (!c.Ready && !p.cfg.UnreadyEnabled) {
 			continue
 		}
 		switch {

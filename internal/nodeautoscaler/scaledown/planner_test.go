@@ -108,6 +108,23 @@ func TestPlanBlockingReasons(t *testing.T) {
 			blocked:  map[string]Reason{"a": ReasonNotSafeToEvict},
 		},
 		{
+			name:     "safe-to-evict on-completion keeps the node while the pod runs",
+			world:    new(world).node("a", "g").node("b", "g").pod("p", "a", "100m", annotate(SafeToEvictAnnotation, "on-completion")),
+			unneeded: []string{"b"},
+			blocked:  map[string]Reason{"a": ReasonOnCompletionPod},
+		},
+		{
+			name: "safe-to-evict on-completion: a finished pod no longer counts",
+			world: new(world).node("a", "g").node("b", "g").
+				pod("p", "a", "100m", annotate(SafeToEvictAnnotation, "on-completion"), func(p *corev1.Pod) { p.Status.Phase = corev1.PodSucceeded }),
+			unneeded: []string{"b", "a"},
+		},
+		{
+			name:     "a pod annotated daemonset-pod is ignored like a DaemonSet pod",
+			world:    new(world).node("a", "g").node("b", "g").barePod("p", "a", "100m", annotate(DaemonSetPodAnnotation, "true")),
+			unneeded: []string{"b", "a"},
+		},
+		{
 			name: "Job pod is unmovable even when safe to evict",
 			world: new(world).node("a", "g").node("b", "g").
 				barePod("p", "a", "100m", fixture.WithOwner(jobKind, "job", "uid-job"), annotate(SafeToEvictAnnotation, "true")),

@@ -19,7 +19,12 @@ const (
 	ScaleDownDisabledAnnotation = "cluster-autoscaler.kubernetes.io/scale-down-disabled"
 	// MirrorPodAnnotation marks static (mirror) pods.
 	MirrorPodAnnotation = "kubernetes.io/config.mirror"
-	systemNamespace     = "kube-system"
+	// DaemonSetPodAnnotation set to "true" makes a pod count as a DaemonSet
+	// pod whatever its owner, as upstream.
+	DaemonSetPodAnnotation = "cluster-autoscaler.kubernetes.io/daemonset-pod"
+	// safeToEvictOnCompletion keeps the node until the pod finished.
+	safeToEvictOnCompletion = "on-completion"
+	systemNamespace         = "kube-system"
 )
 
 // podKind is how the drain rules see one pod.
@@ -48,6 +53,9 @@ func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerL
 		return podMovable, ""
 	case "false":
 		return podMovable, ReasonNotSafeToEvict
+	case safeToEvictOnCompletion:
+		// Finished pods were ignored above; a running one keeps its node.
+		return podMovable, ReasonOnCompletionPod
 	}
 	ref := controllerOf(pod)
 	if ref == nil {
@@ -78,6 +86,15 @@ func isIgnored(pod *corev1.Pod) bool {
 		return true
 	}
 	if _, ok := pod.Annotations[MirrorPodAnnotation]; ok {
+		return true
+	}
+	return isDaemonSetPod(pod)
+}
+
+// isDaemonSetPod reports pods a DaemonSet controls or that are annotated
+// DaemonSetPodAnnotation=true.
+func isDaemonSetPod(pod *corev1.Pod) bool {
+	if pod.Annotations[DaemonSetPodAnnotation] == "true" {
 		return true
 	}
 	owner := controllerOf(pod)

@@ -39,6 +39,10 @@ const (
 	// ReasonNotSafeToEvict: a pod is annotated
 	// cluster-autoscaler.kubernetes.io/safe-to-evict: "false".
 	ReasonNotSafeToEvict Reason = "NotSafeToEvict"
+	// ReasonOnCompletionPod: a pod is annotated
+	// cluster-autoscaler.kubernetes.io/safe-to-evict: "on-completion" and
+	// has not finished; upstream's BlockedByOnCompletionPod.
+	ReasonOnCompletionPod Reason = "BlockedByOnCompletionPod"
 	// ReasonPDB: a pod's PodDisruptionBudget allows no disruption now.
 	ReasonPDB Reason = "NotEnoughPDB"
 	// ReasonNoPlaceToMove: some pod fits on no other node (resources,

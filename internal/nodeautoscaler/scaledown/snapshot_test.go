@@ -172,7 +172,7 @@ func TestPlanOnLoopSnapshotManyNodes(t *testing.T) {
 func sameSimulationSnapshot(t *testing.T, cfg Config, in Input) {
 	t.Helper()
 	open := func(in Input) ([]string, *removal) {
-		states := gatherNodes(&in)
+		states := gatherNodes(&in, cfg)
 		groups := map[string]Group{}
 		for _, g := range in.Groups {
 			groups[g.ID] = g

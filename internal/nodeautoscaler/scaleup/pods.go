@@ -16,6 +16,25 @@ type PodFilter struct {
 	ExpendablePriorityCutoff int
 }
 
+// PodScaleUpDelayAnnotation is upstream's per-pod scale-up delay: a Go
+// duration that can only raise --new-pod-scale-up-delay for the pod.
+const PodScaleUpDelayAnnotation = "cluster-autoscaler.kubernetes.io/pod-scale-up-delay"
+
+// scaleUpDelay is the pod's minimum age: --new-pod-scale-up-delay, raised
+// by a longer PodScaleUpDelayAnnotation. A shorter or malformed value is
+// ignored, as upstream ignores it (with a log line there).
+func (f PodFilter) scaleUpDelay(p *corev1.Pod) time.Duration {
+	raw, ok := p.Annotations[PodScaleUpDelayAnnotation]
+	if !ok {
+		return f.NewPodScaleUpDelay
+	}
+	d, err := time.ParseDuration(raw)
+	if err != nil {
+		return f.NewPodScaleUpDelay
+	}
+	return max(d, f.NewPodScaleUpDelay)
+}
+
 // Skipped counts pods left out by a PodFilter.
 type Skipped struct {
 	// TooNew pods are younger than the scale-up delay.
@@ -32,7 +51,7 @@ func (f PodFilter) Apply(pods []*corev1.Pod, now time.Time) ([]*corev1.Pod, Skip
 		switch {
 		case priority(p) < int32(f.ExpendablePriorityCutoff):
 			s.Expendable++
-		case now.Sub(p.CreationTimestamp.Time) < f.NewPodScaleUpDelay:
+		case now.Sub(p.CreationTimestamp.Time) < f.scaleUpDelay(p):
 			s.TooNew++
 		default:
 			out = append(out, p)

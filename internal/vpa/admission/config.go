@@ -55,6 +55,12 @@ type Config struct {
 	ServicePort int32
 	// Namespace holds the Service and the status Lease ($NAMESPACE).
 	Namespace string
+	// StatusLease names the status Lease (--status-lease-name); default
+	// StatusLeaseName.
+	StatusLease string
+	// StatusLeaseNamespace holds it (--status-lease-namespace); default
+	// Namespace.
+	StatusLeaseNamespace string
 	// ConfigurationName names the MutatingWebhookConfiguration; --webhook-config-name.
 	ConfigurationName string
 	// FailurePolicyFail sets failurePolicy Fail instead of Ignore; --webhook-failure-policy-fail.
@@ -75,7 +81,7 @@ func DefaultConfig() Config {
 		Port: DefaultPort, MinTLSVersion: DefaultMinTLSVersion, RegisterWebhook: true,
 		ServiceName: DefaultServiceName, ServicePort: 443, Namespace: DefaultNamespace,
 		ConfigurationName: DefaultConfigurationName, TimeoutSeconds: DefaultTimeoutSeconds,
-		StatusLeaseInterval: DefaultStatusLeaseInterval,
+		StatusLeaseInterval: DefaultStatusLeaseInterval, StatusLease: StatusLeaseName,
 	}
 }
 

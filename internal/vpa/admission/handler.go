@@ -32,12 +32,14 @@ type Handler struct {
 	pods reviewer
 	vpas reviewer
 	log  klog.Logger
+	m    *upstreamMetrics
 }
 
 // ServeHTTP decodes the review, dispatches it by resource and writes the
 // response. Malformed requests get HTTP 400.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := klog.NewContext(r.Context(), h.log)
+	timer := h.m.timer()
 	if r.Method != http.MethodPost {
 		http.Error(w, "only POST is served", http.StatusMethodNotAllowed)
 		return
@@ -52,13 +54,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("decoding AdmissionReview v1: %v", err), http.StatusBadRequest)
 		return
 	}
+	timer.step("read_request")
 	resp := h.dispatch(ctx, review.Request)
+	timer.step("admit")
 	resp.UID = review.Request.UID
 	out := admissionv1.AdmissionReview{TypeMeta: review.TypeMeta, Response: resp}
+	timer.step("build_response")
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(out); err != nil {
 		h.log.Error(err, "Writing admission response")
 	}
+	timer.step("write_response")
+	timer.done(review.Request, resp)
 }
 
 func (h *Handler) dispatch(ctx context.Context, req *admissionv1.AdmissionRequest) *admissionv1.AdmissionResponse {

@@ -17,6 +17,7 @@ import (
 type statusLease struct {
 	client    client.Client
 	namespace string
+	name      string
 	holder    string
 	interval  time.Duration
 	clock     clock.Clock
@@ -42,23 +43,23 @@ func (l *statusLease) renew(ctx context.Context) error {
 	now := metav1.NewMicroTime(l.clock.Now())
 	seconds := int32(l.interval / time.Second)
 	lease := &coordinationv1.Lease{}
-	err := l.client.Get(ctx, client.ObjectKey{Namespace: l.namespace, Name: StatusLeaseName}, lease)
+	err := l.client.Get(ctx, client.ObjectKey{Namespace: l.namespace, Name: l.name}, lease)
 	if apierrors.IsNotFound(err) {
 		lease = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: l.namespace, Name: StatusLeaseName},
+			ObjectMeta: metav1.ObjectMeta{Namespace: l.namespace, Name: l.name},
 			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &l.holder, LeaseDurationSeconds: &seconds, RenewTime: &now},
 		}
 		if err := l.client.Create(ctx, lease); err != nil {
-			return fmt.Errorf("creating Lease %s/%s: %w", l.namespace, StatusLeaseName, err)
+			return fmt.Errorf("creating Lease %s/%s: %w", l.namespace, l.name, err)
 		}
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("reading Lease %s/%s: %w", l.namespace, StatusLeaseName, err)
+		return fmt.Errorf("reading Lease %s/%s: %w", l.namespace, l.name, err)
 	}
 	lease.Spec.HolderIdentity, lease.Spec.LeaseDurationSeconds, lease.Spec.RenewTime = &l.holder, &seconds, &now
 	if err := l.client.Update(ctx, lease); err != nil {
-		return fmt.Errorf("renewing Lease %s/%s: %w", l.namespace, StatusLeaseName, err)
+		return fmt.Errorf("renewing Lease %s/%s: %w", l.namespace, l.name, err)
 	}
 	return nil
 }

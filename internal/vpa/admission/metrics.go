@@ -8,8 +8,9 @@ import (
 
 // Metrics are the webhook's Prometheus metrics.
 type Metrics struct {
-	pods *prometheus.CounterVec
-	vpas *prometheus.CounterVec
+	pods     *prometheus.CounterVec
+	vpas     *prometheus.CounterVec
+	upstream *upstreamMetrics
 }
 
 // NewMetrics creates the webhook's metrics and registers them on reg.
@@ -25,6 +26,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"result"}),
 	}
 	if err := promreg.Register(reg, "admission", m.pods, m.vpas); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.upstream, err = newUpstreamMetrics(reg); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -48,6 +48,12 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	if deps.Client == nil || deps.Resolver == nil || deps.Registerer == nil {
 		return nil, errors.New("building admission webhook: Client, Resolver and Registerer are required")
 	}
+	if cfg.StatusLease == "" {
+		cfg.StatusLease = StatusLeaseName
+	}
+	if cfg.StatusLeaseNamespace == "" {
+		cfg.StatusLeaseNamespace = cfg.Namespace
+	}
 	if deps.Clock == nil {
 		deps.Clock = clock.RealClock{}
 	}
@@ -65,6 +71,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	h := &Handler{
 		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver}, reader: deps.Client, metrics: m},
 		vpas: &vpaReviewer{metrics: m},
+		m:    m.upstream,
 	}
 	return &Server{cfg: cfg, deps: deps, handler: h, certs: certs}, nil
 }
@@ -101,7 +108,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		}
 		log.Info("Registered the admission webhook", "configuration", s.cfg.ConfigurationName)
 	}
-	lease := &statusLease{client: s.deps.Client, namespace: s.cfg.Namespace, holder: s.deps.Identity,
+	lease := &statusLease{client: s.deps.Client, namespace: s.cfg.StatusLeaseNamespace, name: s.cfg.StatusLease, holder: s.deps.Identity,
 		interval: s.cfg.StatusLeaseInterval, clock: s.deps.Clock}
 	leaseCtx, stopLease := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -50,10 +50,14 @@ func (r *Recommender) RunOnce(ctx context.Context) error {
 	errs = append(errs, r.step("update_vpas", func() error { return r.updateVPAs(ctx, vpas, metricsErr) }))
 	errs = append(errs, r.step("checkpoints", func() error { return r.maintainCheckpoints(ctx, vpas, now) }))
 	if r.lastAggregateGC.IsZero() || now.Sub(r.lastAggregateGC) >= r.cfg.AggregateGCInterval {
+		gcStart := r.deps.Clock.Now()
 		r.cluster.GarbageCollect(now)
 		r.lastAggregateGC = now
+		r.metrics.upstream.step("GarbageCollect", r.deps.Clock.Since(gcStart))
 	}
 	r.metrics.aggregates.Set(float64(r.cluster.NumAggregates()))
+	r.metrics.upstream.aggregates.Set(float64(r.cluster.NumAggregates()))
+	r.metrics.upstream.step("total", r.deps.Clock.Since(now))
 	r.mu.Lock()
 	r.lastLoop = now
 	r.mu.Unlock()
@@ -75,6 +79,7 @@ func timed[T any](r *Recommender, name string, f func() (T, error)) (T, error) {
 	start := r.deps.Clock.Now()
 	v, err := f()
 	r.metrics.loopDuration.WithLabelValues(name).Observe(r.deps.Clock.Since(start).Seconds())
+	r.metrics.upstream.step(name, r.deps.Clock.Since(start))
 	if err != nil {
 		r.metrics.errors.WithLabelValues(name).Inc()
 	}

@@ -15,6 +15,7 @@ type metrics struct {
 	errors                *prometheus.CounterVec
 	checkpointsWritten    prometheus.Counter
 	lastLoop              prometheus.Gauge
+	upstream              *upstreamMetrics
 }
 
 // newMetrics creates the metrics and registers them on reg.
@@ -52,6 +53,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}),
 	}
 	if err := promreg.Register(reg, "recommender", m.loopDuration, m.recommendationLatency, m.aggregates, m.vpas, m.errors, m.checkpointsWritten, m.lastLoop); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.upstream, err = newUpstreamMetrics(reg); err != nil {
 		return nil, err
 	}
 	return m, nil

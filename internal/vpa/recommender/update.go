@@ -103,17 +103,19 @@ func (r *Recommender) updateVPAs(ctx context.Context, vpas []*vpaEntry, metricsE
 		errs     []error
 		withRec  int
 		withoutR int
+		objects  = map[vpaObject]int{}
 	)
 	now := metav1.NewTime(r.deps.Clock.Now())
 	for range min(r.cfg.Workers, max(len(vpas), 1)) {
 		wg.Go(func() {
 			for e := range work {
-				has, err := r.updateVPA(ctx, e, metricsErr, now)
+				obj, err := r.updateVPA(ctx, e, metricsErr, now)
 				mu.Lock()
 				if err != nil {
 					errs = append(errs, err)
 				}
-				if has {
+				objects[obj]++
+				if obj.hasRecommendation {
 					withRec++
 				} else {
 					withoutR++
@@ -129,28 +131,32 @@ func (r *Recommender) updateVPAs(ctx context.Context, vpas []*vpaEntry, metricsE
 	wg.Wait()
 	r.metrics.vpas.WithLabelValues("true").Set(float64(withRec))
 	r.metrics.vpas.WithLabelValues("false").Set(float64(withoutR))
+	r.metrics.upstream.setObjects(objects)
 	return errors.Join(errs...)
 }
 
 // updateVPA computes and, when it changed, patches one VPA's status. It
 // reports whether the VPA has a recommendation.
-func (r *Recommender) updateVPA(ctx context.Context, e *vpaEntry, metricsErr error, now metav1.Time) (bool, error) {
-	st := buildStatus(&e.vpa.Status, r.recommend(e, metricsErr), now)
+func (r *Recommender) updateVPA(ctx context.Context, e *vpaEntry, metricsErr error, now metav1.Time) (vpaObject, error) {
+	o := r.recommend(e, metricsErr)
+	st := buildStatus(&e.vpa.Status, o, now)
 	has := st.Recommendation != nil && len(st.Recommendation.ContainerRecommendations) > 0
+	obj := objectOf(e.vpa, o, has)
 	if apiequality.Semantic.DeepEqual(e.vpa.Status, st) {
-		return has, nil
+		return obj, nil
 	}
 	patch, err := json.Marshal([]map[string]any{{"op": "add", "path": "/status", "value": st}})
 	if err != nil {
-		return has, fmt.Errorf("encoding status of VPA %s/%s: %w", e.id.Namespace, e.id.Name, err)
+		return obj, fmt.Errorf("encoding status of VPA %s/%s: %w", e.id.Namespace, e.id.Name, err)
 	}
 	_, err = r.deps.VPAs.VerticalPodAutoscalers(e.id.Namespace).Patch(ctx, e.id.Name, types.JSONPatchType, patch, metav1.PatchOptions{}, "status")
 	if err != nil {
-		return has, fmt.Errorf("patching status of VPA %s/%s: %w", e.id.Namespace, e.id.Name, err)
+		return obj, fmt.Errorf("patching status of VPA %s/%s: %w", e.id.Namespace, e.id.Name, err)
 	}
 	old := e.vpa.Status.Recommendation
 	if has && (old == nil || len(old.ContainerRecommendations) == 0) {
 		r.metrics.recommendationLatency.Observe(now.Sub(e.vpa.CreationTimestamp.Time).Seconds())
+		r.metrics.upstream.latency.Observe(now.Sub(e.vpa.CreationTimestamp.Time).Seconds())
 	}
-	return has, nil
+	return obj, nil
 }

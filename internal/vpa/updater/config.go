@@ -47,6 +47,9 @@ type Config struct {
 	AdmissionStatusTimeout time.Duration
 	// StatusNamespace holds the admission webhook's status Lease.
 	StatusNamespace string
+	// StatusLease names it (--admission-controller-status-lease-name);
+	// default AdmissionStatusLeaseName.
+	StatusLease string
 	// VPAObjectNamespace restricts the updater to one namespace ("" = all).
 	VPAObjectNamespace string
 	// IgnoredNamespaces are never updated.
@@ -77,6 +80,9 @@ func (c *Config) Default() {
 	}
 	if c.AdmissionStatusTimeout == 0 {
 		c.AdmissionStatusTimeout = DefaultAdmissionStatusTimeout
+	}
+	if c.StatusLease == "" {
+		c.StatusLease = AdmissionStatusLeaseName
 	}
 	if c.StatusNamespace == "" {
 		c.StatusNamespace = DefaultStatusNamespace

@@ -139,14 +139,17 @@ func (u *Updater) evict(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, p
 	switch {
 	case apierrors.IsTooManyRequests(err):
 		u.metrics.failures.WithLabelValues("DisruptionBudget").Inc()
+		u.metrics.upstream.failedEviction(vpa)
 		log.Info("Eviction refused by a PodDisruptionBudget", "err", err)
 		return false
 	case err != nil:
 		u.metrics.failures.WithLabelValues("Error").Inc()
+		u.metrics.upstream.failedEviction(vpa)
 		log.Error(err, "Evicting pod")
 		return false
 	}
 	u.metrics.evictions.WithLabelValues(reason).Inc()
+	u.metrics.upstream.evictedPod(vpa)
 	u.recorder.Eventf(pod, vpa, corev1.EventTypeNormal, "EvictedByVPA", "Evict",
 		"Pod was evicted by the VPA updater to apply the resource recommendation (%s).", reason)
 	u.recorder.Eventf(vpa, pod, corev1.EventTypeNormal, "EvictedPod", "Evict",

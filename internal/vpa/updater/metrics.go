@@ -14,6 +14,7 @@ type Metrics struct {
 	loops          *prometheus.CounterVec
 	candidates     prometheus.Gauge
 	loopDurationSe prometheus.Histogram
+	upstream       *upstreamMetrics
 }
 
 // NewMetrics creates the updater's metrics and registers them on reg.
@@ -45,6 +46,10 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}),
 	}
 	if err := promreg.Register(reg, "updater", m.evictions, m.failures, m.inPlace, m.loops, m.candidates, m.loopDurationSe); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.upstream, err = newUpstreamMetrics(reg); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -25,12 +25,12 @@ func (u *Updater) admissionAlive(ctx context.Context) (bool, error) {
 		return true, nil
 	}
 	lease := &coordinationv1.Lease{}
-	err := u.client.Get(ctx, client.ObjectKey{Namespace: u.cfg.StatusNamespace, Name: AdmissionStatusLeaseName}, lease)
+	err := u.client.Get(ctx, client.ObjectKey{Namespace: u.cfg.StatusNamespace, Name: u.cfg.StatusLease}, lease)
 	switch {
 	case apierrors.IsNotFound(err):
 		return false, nil
 	case err != nil:
-		return false, fmt.Errorf("reading the admission status Lease %s/%s: %w", u.cfg.StatusNamespace, AdmissionStatusLeaseName, err)
+		return false, fmt.Errorf("reading the admission status Lease %s/%s: %w", u.cfg.StatusNamespace, u.cfg.StatusLease, err)
 	}
 	return AdmissionAlive(lease, u.clock.Now(), u.cfg.AdmissionStatusTimeout), nil
 }

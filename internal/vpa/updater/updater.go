@@ -59,6 +59,7 @@ type Updater struct {
 	metrics  *Metrics
 	limiter  *rateLimiter
 	resizing map[types.UID]time.Time
+	health   activity
 }
 
 // New validates cfg and builds an Updater.
@@ -90,6 +91,8 @@ func (u *Updater) Start(ctx context.Context) error {
 	ctx = klog.NewContext(ctx, log)
 	t := u.clock.NewTicker(u.cfg.Interval)
 	defer t.Stop()
+	u.health.start(u.clock.Now())
+	defer u.health.stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -98,6 +101,7 @@ func (u *Updater) Start(ctx context.Context) error {
 			if err := u.RunOnce(ctx); err != nil {
 				log.Error(err, "Updater loop failed")
 			}
+			u.health.record(u.clock.Now())
 		}
 	}
 }
@@ -110,21 +114,31 @@ func (u *Updater) NeedLeaderElection() bool { return true }
 // and evicts (or resizes) the worthiest pods within each group's budget.
 func (u *Updater) RunOnce(ctx context.Context) error {
 	start := u.clock.Now()
-	defer func() { u.metrics.loopDurationSe.Observe(u.clock.Since(start).Seconds()) }()
+	defer func() {
+		u.metrics.loopDurationSe.Observe(u.clock.Since(start).Seconds())
+		u.metrics.upstream.step("total", u.clock.Since(start))
+	}()
 	ctx, cancel := context.WithTimeout(ctx, u.cfg.Interval)
 	defer cancel()
 	log := klog.FromContext(ctx)
+	stepStart := u.clock.Now()
 	alive, err := u.admissionAlive(ctx)
+	u.metrics.upstream.step("AdmissionInit", u.clock.Since(stepStart))
 	if err != nil || !alive {
 		u.metrics.loops.WithLabelValues("SkippedAdmissionNotReady").Inc()
 		log.Info("Skipping the loop: the admission webhook's status Lease is missing or stale", "namespace", u.cfg.StatusNamespace, "err", err)
 		return err
 	}
+	stepStart = u.clock.Now()
 	work, err := u.collect(ctx)
+	u.metrics.upstream.step("ListPods", u.clock.Since(stepStart))
 	if err != nil {
 		u.metrics.loops.WithLabelValues("Error").Inc()
 		return err
 	}
+	u.metrics.upstream.observeWork(work)
+	stepStart = u.clock.Now()
+	defer func() { u.metrics.upstream.step("EvictPods", u.clock.Since(stepStart)) }()
 	u.pruneResizing(work)
 	candidates := 0
 	for _, w := range work {

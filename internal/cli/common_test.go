@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// componentCommands builds every component command, by name.
+func componentCommands() map[string]*cobra.Command {
+	return map[string]*cobra.Command{
+		"node-autoscaler": newNodeAutoscalerCommand(),
+		"vpa-recommender": newVPARecommenderCommand(),
+		"vpa-updater":     newVPAUpdaterCommand(),
+		"vpa-admission":   newVPAAdmissionCommand(),
+		"custom-metrics":  newCustomMetricsCommand(),
+	}
+}
+
+// TestCommonFlagsEveryComponent checks that every component takes the
+// logging, feature-gate and profiling flags upstream components take, with
+// either word separator, and rejects bad values as usage errors.
+func TestCommonFlagsEveryComponent(t *testing.T) {
+	accepted := []string{
+		"-v=4", "--v=2", "-v", "3", "--vmodule=autoscaler*=4", "--logging-format=json", "--logging_format=text",
+		"--stderrthreshold=info", "--logtostderr=true", "--alsologtostderr=false", "--log-dir=/tmp", "--log_dir=/tmp",
+		"--log-file=/tmp/x.log", "--log-file-max-size=100", "--log-backtrace-at=main.go:1", "--add-dir-header",
+		"--skip-headers", "--skip-log-headers", "--one-output", "--log-flush-frequency=1s", "--alsologtostderrthreshold=ERROR",
+		"--legacy-stderr-threshold-behavior=false", "--feature-gates=ContextualLogging=true", "--profiling",
+	}
+	rejected := []string{"--logging-format=xml", "--v=high", "--stderrthreshold=loud", "--feature-gates=NoSuchGate=true"}
+	for name := range componentCommands() {
+		for _, arg := range accepted {
+			t.Run(name+" "+arg, func(t *testing.T) {
+				cmd := componentCommands()[name]
+				args := []string{arg}
+				if arg == "-v" {
+					args = []string{"-v", "3"}
+				}
+				if err := cmd.ParseFlags(args); err != nil {
+					t.Fatalf("parsing %q: %v", args, err)
+				}
+				if err := cmd.Flags().Lookup("logging-format").Value.String(); err != "text" && err != "json" {
+					t.Fatalf("--logging-format = %q", err)
+				}
+			})
+		}
+		for _, arg := range rejected {
+			t.Run(name+" "+arg, func(t *testing.T) {
+				cmd := componentCommands()[name]
+				err := cmd.ParseFlags([]string{arg})
+				if err == nil {
+					err = cmd.PreRunE(cmd, nil)
+				}
+				if err == nil {
+					t.Fatalf("%s accepted", arg)
+				}
+			})
+		}
+	}
+}
+
+// TestCommonFlagDefaults checks upstream's defaults: the VPA components log
+// at -v=4, the node autoscaler at 0; both copy INFO to stderr.
+func TestCommonFlagDefaults(t *testing.T) {
+	for name, cmd := range componentCommands() {
+		want := map[string]string{"v": "0", "logging-format": "text", "logtostderr": "true", "stderrthreshold": "0", // klog prints severities as numbers: 0 is INFO
+
+			"legacy-stderr-threshold-behavior": "false"}
+		if strings.HasPrefix(name, "vpa-") {
+			want["v"] = "4"
+		}
+		t.Run(name, func(t *testing.T) { expectDefaults(t, cmd.Flags().Lookup, want) })
+	}
+}
+
+// TestVPAFeatureGates checks that the VPA components know upstream's gates
+// and refuse to turn on one kscale cannot honour, naming it.
+func TestVPAFeatureGates(t *testing.T) {
+	for _, name := range []string{"vpa-recommender", "vpa-updater", "vpa-admission"} {
+		cmd := componentCommands()[name]
+		if err := cmd.ParseFlags([]string{"--feature-gates=InPlace=false,CPUStartupBoost=false,PerVPAConfig=false"}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := cmd.ParseFlags([]string{"--feature-gates=PerVPAConfig=true"}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		err := cmd.PreRunE(cmd, nil)
+		var usage *UsageError
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "PerVPAConfig") {
+			t.Errorf("%s with PerVPAConfig=true: error %v, want a usage error naming the gate", name, err)
+		}
+	}
+}
+
+// runChild runs kscale with args in a child process (see TestMain) and
+// returns its exit code and combined output.
+func runChild(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatalf("running %v: %v", args, err)
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// TestLoggingApplied runs a component as its own process and checks that
+// the logger it logs through honours -v, --logging-format and --log-file
+// with --logtostderr=false, and that a klog flag without effect is named in
+// a warning.
+func TestLoggingApplied(t *testing.T) {
+	dir := t.TempDir()
+	missing := "--kubeconfig=" + filepath.Join(dir, "missing")
+	code, out := runChild(t, "vpa-updater", missing, "-v=0", "--stderrthreshold=info", "--logtostderr=true")
+	if code != 1 || strings.Contains(out, "Logging configured") || strings.Contains(out, "Warning") {
+		t.Errorf("-v=0: exit %d, output:\n%s\nwant exit 1 without the V(1) line or a warning", code, out)
+	}
+	code, out = runChild(t, "vpa-updater", missing, "-v=1")
+	if code != 1 || !strings.Contains(out, "Logging configured") {
+		t.Errorf("-v=1: exit %d, output:\n%s\nwant the V(1) line", code, out)
+	}
+	logFile := filepath.Join(dir, "logs", "kscale.log")
+	code, out = runChild(t, "vpa-updater", missing, "--v=1", "--logging-format=json", "--log_file="+logFile,
+		"--logtostderr=false", "--log-dir=/var/log")
+	if code != 1 || strings.Contains(out, "Logging configured") {
+		t.Errorf("--log-file: exit %d, output:\n%s\nwant the log lines in the file only", code, out)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sawWarning bool
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line %q is not JSON: %v", line, err)
+		}
+		if strings.HasPrefix(entry["msg"].(string), "Warning") && entry["flags"] == "--log-dir" {
+			sawWarning = true
+		}
+	}
+	if !sawWarning {
+		t.Errorf("log file lacks the warning naming --log-dir:\n%s", data)
+	}
+}

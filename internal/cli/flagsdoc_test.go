@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/spf13/pflag"
+)
+
+// TestFlagsDocListsEveryFlag checks that docs/flags.md has a row for every
+// flag of every component, so the reference cannot fall behind the code.
+func TestFlagsDocListsEveryFlag(t *testing.T) {
+	data, err := os.ReadFile("../../docs/flags.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	for name, cmd := range componentCommands() {
+		section := doc
+		if i := strings.Index(doc, "\n## `"+name+"`"); i >= 0 {
+			section = doc[i:]
+			if j := strings.Index(section[1:], "\n## "); j >= 0 {
+				section = section[:j+1]
+			}
+		} else {
+			t.Errorf("docs/flags.md has no section for %s", name)
+			continue
+		}
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || isLibraryFlag(name, f.Name) {
+				return
+			}
+			if !strings.Contains(section, "`--"+f.Name+"`") {
+				t.Errorf("docs/flags.md section %s lacks --%s", name, f.Name)
+			}
+		})
+	}
+}
+
+// isLibraryFlag reports flags the custom-metrics API server library
+// registers; docs/flags.md points to the library for them.
+func isLibraryFlag(component, flag string) bool {
+	return component == "custom-metrics" && libraryFlags()[flag]
+}
+
+// libraryFlags are the custom-metrics-apiserver library's flags.
+func libraryFlags() map[string]bool {
+	fs := pflag.NewFlagSet("lib", pflag.ContinueOnError)
+	o := &customMetricsOptions{}
+	before := map[string]bool{}
+	o.addFlags(fs)
+	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
+	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
+	o2 := &customMetricsOptions{}
+	o2.addOwnFlags(own)
+	own.VisitAll(func(f *pflag.Flag) { delete(before, f.Name) })
+	return before
+}
