@@ -55,12 +55,6 @@ func gardenerMCMArgs(kubeconfig string, nodes ...string) []string {
 	return args
 }
 
-// awaitingDropinFlags are flags of Gardener's line that the drop-in flags
-// work registers (branch dropin); until it is merged this build lacks
-// them and the test leaves exactly these out. Any other unknown flag
-// fails the test. Delete this list once they are registered.
-var awaitingDropinFlags = []string{"stderrthreshold", "v", "ignore-daemonsets-utilization", "emit-per-nodegroup-metrics", "max-binpacking-time"}
-
 // mcmWorld is a target cluster (real kube-scheduler, deployment and
 // replicaset controllers) and a separate control cluster with the real
 // MCM CRDs, joined by the stand-in MCM.
@@ -174,29 +168,15 @@ func (w *mcmWorld) replicas(ctx context.Context, zone string) (int64, error) {
 	return n, err
 }
 
-// gardenerLine is Gardener's command line for this world, with the
-// flags this build does not register yet left out (awaitingDropinFlags
-// only) and the test's faster timings appended (later values win).
+// gardenerLine is Gardener's command line for this world with the
+// test's faster timings appended (later values win).
 func gardenerLine(t *testing.T, targetKubeconfig string) []string {
 	t.Helper()
 	var nodes []string
 	for _, z := range mcmZones {
 		nodes = append(nodes, "0:3:"+mcmNamespace+"."+mcmMD(z))
 	}
-	fs := newNodeAutoscalerCommand().Flags()
-	var args []string
-	for _, a := range gardenerMCMArgs(targetKubeconfig, nodes...) {
-		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if fs.Lookup(name) == nil {
-			if !slices.Contains(awaitingDropinFlags, name) {
-				t.Fatalf("Gardener's flag %s is not registered", a)
-			}
-			t.Logf("leaving out %s: not registered in this build yet (drop-in flags)", a)
-			continue
-		}
-		args = append(args, a)
-	}
-	return append(args, "--address", naFreeAddress(t), "--scan-interval=1s", "--scale-down-unneeded-time=2s",
+	return append(gardenerMCMArgs(targetKubeconfig, nodes...), "--address", naFreeAddress(t), "--scan-interval=1s", "--scale-down-unneeded-time=2s",
 		"--scale-down-delay-after-add=0s")
 }
 
