@@ -26,6 +26,7 @@ type cloudFlags struct {
 	autoDiscovery []string
 	aws           awsFlags
 	clusterAPI    clusterAPIFlags
+	mcm           mcmFlags
 }
 
 // addFlags registers the cloud flags.
@@ -36,6 +37,7 @@ func (c *cloudFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&c.autoDiscovery, "node-group-auto-discovery", nil, "Find node groups in the cloud as <discoverer>:<spec> (repeatable), e.g. asg:tag=k8s.io/cluster-autoscaler/enabled.")
 	c.aws.addFlags(fs)
 	c.clusterAPI.addFlags(fs)
+	c.mcm.addFlags(fs)
 }
 
 // cloudDeps is what a provider may use when it is built for a leader term.
@@ -82,6 +84,7 @@ func cloudBuilders() map[string]cloudBuilder {
 		"kwok":       &kwokCloud{},
 		"aws":        &awsCloud{},
 		"clusterapi": &clusterAPICloud{},
+		"mcm":        &mcmCloud{},
 	}
 }
 
@@ -111,6 +114,9 @@ func (c *cloudFlags) complete() (cloudBuilder, error) {
 		return nil, &unsupportedCloudError{provider: c.provider}
 	}
 	if err := c.clusterAPI.check(c.provider); err != nil {
+		return nil, err
+	}
+	if err := c.mcm.check(c.provider); err != nil {
 		return nil, err
 	}
 	if err := b.complete(c); err != nil {

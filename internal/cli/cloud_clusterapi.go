@@ -129,13 +129,9 @@ func (c *clusterAPICloud) build(_ context.Context, deps cloudDeps) (*cloud, erro
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(mgmt)
+	dyn, dc, err := dynamicClients(mgmt, "management")
 	if err != nil {
-		return nil, fmt.Errorf("building the management cluster's client: %w", err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(mgmt)
-	if err != nil {
-		return nil, fmt.Errorf("building the management cluster's discovery client: %w", err)
+		return nil, err
 	}
 	cfg := c.cfg
 	cfg.Client, cfg.Discovery, cfg.Nodes = dyn, dc, deps.Factory.Core().V1().Nodes().Lister()
@@ -144,4 +140,18 @@ func (c *clusterAPICloud) build(_ context.Context, deps cloudDeps) (*cloud, erro
 		return nil, err
 	}
 	return &cloud{provider: provider}, nil
+}
+
+// dynamicClients builds the dynamic and discovery clients of a machine
+// API's cluster; which names it in errors.
+func dynamicClients(cfg *rest.Config, which string) (dynamic.Interface, discovery.DiscoveryInterface, error) {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the %s cluster's client: %w", which, err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("building the %s cluster's discovery client: %w", which, err)
+	}
+	return dyn, dc, nil
 }

@@ -56,7 +56,7 @@ var upstreamCommandLines = []upstreamCommandLine{
 			"--startup-taint=example.com/starting", "--status-taint=example.com/status", "--ignore-taint=example.com/ignored",
 			"--nodes=1:3:shoot--foo--bar.bar-worker-z1", "--nodes=0:2:shoot--foo--bar.bar-worker-z2",
 			"--max-total-unready-percentage=100",
-		}},
+		}, cloudProviderBuilt: true},
 	{name: "1.4 VPA 1.8.1 recommender-deployment.yaml (no args)", command: "vpa-recommender"},
 	{name: "1.4 VPA 1.8.1 updater-deployment.yaml (no args)", command: "vpa-updater", env: map[string]string{"NAMESPACE": "kube-system"}},
 	{name: "1.4 VPA 1.8.1 admission-controller-deployment.yaml", command: "vpa-admission", env: map[string]string{"NAMESPACE": "kube-system"},

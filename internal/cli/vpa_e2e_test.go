@@ -213,8 +213,15 @@ func applyManifests(t *testing.T, c client.Client, dir string, files ...string) 
 // kube-system ServiceAccount name with a fresh token.
 func serviceAccountKubeconfig(t *testing.T, env *testenv.Env, name string) string {
 	t.Helper()
+	return serviceAccountKubeconfigIn(t, env, "kube-system", name)
+}
+
+// serviceAccountKubeconfigIn writes a kubeconfig authenticating as the
+// ServiceAccount namespace/name with a fresh token.
+func serviceAccountKubeconfigIn(t *testing.T, env *testenv.Env, namespace, name string) string {
+	t.Helper()
 	exp := int64(3600)
-	tok, err := env.Client.CoreV1().ServiceAccounts("kube-system").CreateToken(t.Context(), name,
+	tok, err := env.Client.CoreV1().ServiceAccounts(namespace).CreateToken(t.Context(), name,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &exp}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("requesting a token for %s: %v", name, err)
@@ -224,7 +231,7 @@ func serviceAccountKubeconfig(t *testing.T, env *testenv.Env, name string) strin
 	cfg.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: tok.Status.Token}
 	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: name}
 	cfg.CurrentContext = "test"
-	path := filepath.Join(t.TempDir(), name+".kubeconfig")
+	path := filepath.Join(t.TempDir(), namespace+"-"+name+".kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,8 @@ package clusterapi
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/runtime"
-
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
 // Error codes of failed Machines without a failure reason.
@@ -68,24 +67,14 @@ func machineError(m *machine) *cloudprovider.ErrorInfo {
 	return e
 }
 
-// placeholderID is the id (and provider id) of a group's i-th placeholder.
-func placeholderID(groupID string, i int) string {
-	return fmt.Sprintf("%splaceholder/%s/%d", SyntheticPrefix, groupID, i)
-}
-
 // placeholders returns one placeholder per replica without a Machine
 // that is not being deleted (creation may stall, for example on a
 // MachineSet pre-flight check).
 func placeholders(groupID string, replicas, live int) []cloudprovider.Instance {
-	var out []cloudprovider.Instance
-	for i := live; i < replicas; i++ {
-		id := placeholderID(groupID, i)
-		out = append(out, cloudprovider.Instance{ID: id, ProviderID: id, State: cloudprovider.InstanceCreating, Placeholder: true})
-	}
-	return out
+	return machineapi.Placeholders(SyntheticPrefix, groupID, replicas, live)
 }
 
 // fromUnstructured converts an unstructured map into a typed value.
 func fromUnstructured(raw map[string]any, into any) error {
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(raw, into)
+	return machineapi.FromUnstructured(raw, into)
 }

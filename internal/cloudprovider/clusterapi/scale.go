@@ -2,15 +2,13 @@ package clusterapi
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
 // scaleSubresource is the subresource every scalable resource serves.
@@ -34,13 +32,8 @@ func (p *Provider) replicas(ctx context.Context, r *scalable) (int, string, erro
 // resourceVersion makes a concurrent change fail with a conflict instead
 // of being overwritten.
 func (p *Provider) setReplicas(ctx context.Context, r *scalable, replicas int, resourceVersion string) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": resourceVersion},
-		"spec": map[string]any{"replicas": replicas}})
-	if err != nil {
-		return fmt.Errorf("encoding the scale patch: %w", err)
-	}
-	if _, err := p.cfg.Client.Resource(r.gvr).Namespace(r.namespace).Patch(ctx, r.name, types.MergePatchType, patch,
-		metav1.PatchOptions{}, scaleSubresource); err != nil {
+	if err := machineapi.MergePatch(ctx, p.cfg.Client.Resource(r.gvr).Namespace(r.namespace), r.name, resourceVersion,
+		map[string]any{"spec": map[string]any{"replicas": replicas}}, scaleSubresource); err != nil {
 		return fmt.Errorf("setting the replicas of %s to %d: %w", r.id(), replicas, err)
 	}
 	return nil
@@ -164,7 +157,7 @@ func (p *Provider) victims(g *group, ids []string) ([]*machine, int, error) {
 	var out []*machine
 	placeholders := 0
 	for _, id := range ids {
-		if strings.HasPrefix(id, SyntheticPrefix+"placeholder/") {
+		if machineapi.IsPlaceholder(SyntheticPrefix, id) {
 			placeholders++
 			continue
 		}
@@ -202,11 +195,8 @@ func (p *Provider) markMachine(ctx context.Context, m *machine, mark bool) error
 	if mark {
 		value = p.cfg.Clock.Now().UTC().Format("2006-01-02T15:04:05Z")
 	}
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]any{p.names.DeleteMachine: value}}})
-	if err != nil {
-		return fmt.Errorf("encoding the Machine patch: %w", err)
-	}
-	if _, err := p.cfg.Client.Resource(p.api.machines).Namespace(m.namespace).Patch(ctx, m.name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if err := machineapi.MergePatch(ctx, p.cfg.Client.Resource(p.api.machines).Namespace(m.namespace), m.name, "",
+		map[string]any{"metadata": map[string]any{"annotations": map[string]any{p.names.DeleteMachine: value}}}); err != nil {
 		return fmt.Errorf("annotating Machine %s with %s: %w", m.id(), p.names.DeleteMachine, err)
 	}
 	return nil

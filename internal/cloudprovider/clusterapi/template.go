@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
 // Node labels a template takes from a live node of its group.
@@ -142,30 +143,17 @@ func templateTaints(r *scalable) ([]corev1.Taint, error) {
 		return nil, fmt.Errorf("annotation %s: %w", TaintsAnnotation, err)
 	}
 	raw, _, _ := unstructured.NestedSlice(r.obj.Object, "spec", "template", "spec", "taints")
+	tmpl, err := machineapi.Taints(raw, r.id()+": spec.template.spec.taints")
+	if err != nil {
+		return nil, err
+	}
 	var out []corev1.Taint
-	for _, item := range raw {
-		m, ok := item.(map[string]any)
-		if !ok {
-			continue
-		}
-		var t corev1.Taint
-		if err := fromUnstructured(map[string]any{"key": m["key"], "value": m["value"], "effect": m["effect"]}, &t); err != nil {
-			return nil, fmt.Errorf("%s: spec.template.spec.taints: %w", r.id(), err)
-		}
-		if !containsTaint(ann, t) {
+	for _, t := range tmpl {
+		if !machineapi.ContainsTaint(ann, t) {
 			out = append(out, t)
 		}
 	}
 	return append(out, ann...), nil
-}
-
-func containsTaint(ts []corev1.Taint, t corev1.Taint) bool {
-	for i := range ts {
-		if ts[i].MatchTaint(&t) {
-			return true
-		}
-	}
-	return false
 }
 
 // infraInfo reads the infrastructure template's status.capacity and

@@ -22,6 +22,20 @@ var ignoredLabels = map[string]bool{
 	"eks.amazonaws.com/nodegroup":                             true,
 	"k8s.amazonaws.com/eniConfig":                             true,
 	"node.kubernetes.io/exclude-from-external-load-balancers": true,
+	// Upstream's basic set also ignores the region.
+	"topology.kubernetes.io/region":            true,
+	"failure-domain.beta.kubernetes.io/region": true,
+	// Per-zone CSI topology keys Gardener's provider extensions put on each
+	// zone's MachineDeployment of a worker pool (GCP, Azure, OpenStack,
+	// STACKIT, Alicloud); AWS's is above.
+	"topology.gke.io/zone":                          true,
+	"topology.disk.csi.azure.com/zone":              true,
+	"topology.cinder.csi.openstack.org/zone":        true,
+	"topology.manila.csi.openstack.org/zone":        true,
+	"topology.block-storage.csi.stackit.cloud/zone": true,
+	"topology.diskplugin.csi.alibabacloud.com/zone": true,
+	// Gardener labels each node with its Machine's name.
+	"node.gardener.cloud/machine-name": true,
 }
 
 // distribute turns the chosen option into increases: alone, or with

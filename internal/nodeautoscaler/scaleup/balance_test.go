@@ -186,3 +186,25 @@ func TestBalancedScaleUpSettles(t *testing.T) {
 		}
 	}
 }
+
+// TestGardenerZonesAreSimilar checks that the templates of one Gardener
+// worker pool's MachineDeployments (one per zone) are similar: they
+// differ only in the zone labels Gardener's provider extensions set
+// (zone, the CSI driver's zone key) and the machine name, and balancing
+// must spread over them; a different pool label is not similar.
+func TestGardenerZonesAreSimilar(t *testing.T) {
+	node := func(zone, csiKey, pool string) *corev1.Node {
+		return fixture.Node("template-"+zone, fixture.WithZone(zone), fixture.WithNodeLabels(map[string]string{
+			"worker.gardener.cloud/pool": pool, csiKey: zone, "node.gardener.cloud/machine-name": "shoot--p--c-" + pool + "-" + zone + "-abcde",
+			"topology.kubernetes.io/region": "eu-1", "node.kubernetes.io/instance-type": "m5.xlarge"}))
+	}
+	for _, key := range []string{"topology.ebs.csi.aws.com/zone", "topology.gke.io/zone", "topology.disk.csi.azure.com/zone",
+		"topology.cinder.csi.openstack.org/zone", "topology.block-storage.csi.stackit.cloud/zone"} {
+		if !similar(node("eu-1a", key, "a"), node("eu-1b", key, "a")) {
+			t.Errorf("one pool's zones with %s differ: not similar", key)
+		}
+	}
+	if similar(node("eu-1a", "topology.gke.io/zone", "a"), node("eu-1b", "topology.gke.io/zone", "b")) {
+		t.Errorf("two pools are similar")
+	}
+}

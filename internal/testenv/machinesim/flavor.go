@@ -1,6 +1,8 @@
 package machinesim
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,6 +37,35 @@ type Flavor interface {
 	// DeletePriority ranks a set's machines for scale-down; higher goes
 	// first.
 	DeletePriority(machine *unstructured.Unstructured) int
+}
+
+// Orderer is a Flavor with its own scale-down order: it replaces
+// DeletePriority and the newest-first tie-break.
+type Orderer interface {
+	// DeleteOrder compares two machines of a set; the one that sorts
+	// first is deleted first.
+	DeleteOrder(a, b *unstructured.Unstructured) int
+}
+
+// Marker is a Flavor whose deployment controller marks machines for
+// deletion from the deployment's own fields (Gardener MCM's
+// trigger-deletion annotation).
+type Marker interface {
+	// Mark changes the deployment's machines (those of its sets) as the
+	// controller would, and prunes the deployment; it reports whether the
+	// deployment changed and which machines did.
+	Mark(deployment *unstructured.Unstructured, machines []*unstructured.Unstructured) (bool, []*unstructured.Unstructured)
+}
+
+// Replacer is a Flavor whose failed machines turn terminal after a
+// timeout, and whose sets delete terminal machines and create
+// replacements (Gardener MCM's creation timeout).
+type Replacer interface {
+	// Expire turns a failed machine terminal when its time is up and
+	// reports whether it changed the machine's status.
+	Expire(machine *unstructured.Unstructured, now time.Time) bool
+	// Terminal reports a machine its set deletes and replaces.
+	Terminal(machine *unstructured.Unstructured) bool
 }
 
 // Failure is how a failing deployment's machines fail.

@@ -134,6 +134,11 @@ func (s *Simulator) Reconcile(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listing machines: %w", err)
 	}
+	if m, ok := s.cfg.Flavor.(Marker); ok {
+		for i := range deps.Items {
+			errs = append(errs, s.mark(ctx, m, &deps.Items[i], sets.Items, machines.Items))
+		}
+	}
 	for i := range sets.Items {
 		errs = append(errs, s.syncSet(ctx, &sets.Items[i], machines.Items))
 	}
@@ -177,14 +182,21 @@ func (s *Simulator) syncDeployment(ctx context.Context, d *unstructured.Unstruct
 func (s *Simulator) syncSet(ctx context.Context, set *unstructured.Unstructured, machines []unstructured.Unstructured) error {
 	_, _, mGVR := s.cfg.Flavor.Resources()
 	replicas, _, _ := unstructured.NestedInt64(set.Object, "spec", "replicas")
+	api := s.cfg.Management.Resource(mGVR).Namespace(set.GetNamespace())
 	var alive []*unstructured.Unstructured
 	for i := range machines {
 		m := &machines[i]
-		if ownedBy(m, set) && m.GetDeletionTimestamp() == nil {
-			alive = append(alive, m)
+		if !ownedBy(m, set) || m.GetDeletionTimestamp() != nil {
+			continue
 		}
+		if r, ok := s.cfg.Flavor.(Replacer); ok && r.Terminal(m) {
+			if err := api.Delete(ctx, m.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("deleting terminal machine %s: %w", m.GetName(), err)
+			}
+			continue
+		}
+		alive = append(alive, m)
 	}
-	api := s.cfg.Management.Resource(mGVR).Namespace(set.GetNamespace())
 	for n := len(alive); n < int(replicas); n++ {
 		m := s.cfg.Flavor.NewMachine(set.DeepCopy())
 		m.SetNamespace(set.GetNamespace())
@@ -199,6 +211,9 @@ func (s *Simulator) syncSet(ctx context.Context, set *unstructured.Unstructured,
 		return nil
 	}
 	slices.SortStableFunc(alive, func(a, b *unstructured.Unstructured) int {
+		if o, ok := s.cfg.Flavor.(Orderer); ok {
+			return o.DeleteOrder(a, b)
+		}
 		if pa, pb := s.cfg.Flavor.DeletePriority(a), s.cfg.Flavor.DeletePriority(b); pa != pb {
 			return pb - pa
 		}
@@ -220,6 +235,11 @@ func (s *Simulator) syncSet(ctx context.Context, set *unstructured.Unstructured,
 func (s *Simulator) syncMachine(ctx context.Context, m *unstructured.Unstructured) error {
 	if m.GetDeletionTimestamp() != nil {
 		return s.finishDeletion(ctx, m)
+	}
+	if r, ok := s.cfg.Flavor.(Replacer); ok && s.cfg.Flavor.Failed(m) && r.Expire(m, time.Now()) {
+		_, _, mGVR := s.cfg.Flavor.Resources()
+		_, err := s.cfg.Management.Resource(mGVR).Namespace(m.GetNamespace()).UpdateStatus(ctx, m, metav1.UpdateOptions{})
+		return err
 	}
 	if s.cfg.Flavor.ProviderID(m) != "" || s.cfg.Flavor.Failed(m) {
 		return nil

@@ -1,0 +1,245 @@
+package mcm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
+)
+
+// lookup returns a group of the last Refresh.
+func (p *Provider) lookup(groupID string) (*group, error) {
+	g, ok := p.view.byID[groupID]
+	if !ok {
+		return nil, &cloudprovider.NotFoundError{Kind: "node group", Name: groupID}
+	}
+	return g, nil
+}
+
+// fresh reads a MachineDeployment from the API server.
+func (p *Provider) fresh(ctx context.Context, name string) (*unstructured.Unstructured, int, error) {
+	md, err := p.cfg.Client.Resource(MachineDeployments).Namespace(p.cfg.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, 0, fmt.Errorf("reading MachineDeployment %s/%s: %w", p.cfg.Namespace, name, err)
+	}
+	n, _, err := unstructured.NestedInt64(md.Object, "spec", "replicas")
+	if err != nil {
+		return nil, 0, fmt.Errorf("MachineDeployment %s/%s: spec.replicas: %w", p.cfg.Namespace, name, err)
+	}
+	return md, int(n), nil
+}
+
+// update patches the MachineDeployment itself (Gardener's RBAC grants
+// patch on machinedeployments, not on their scale subresource), guarded
+// by the resourceVersion it was read at; a conflict is retried from a
+// fresh read by the caller.
+func (p *Provider) update(ctx context.Context, md *unstructured.Unstructured, fields map[string]any) error {
+	return machineapi.MergePatch(ctx, p.cfg.Client.Resource(MachineDeployments).Namespace(p.cfg.Namespace), md.GetName(), md.GetResourceVersion(), fields)
+}
+
+// IncreaseSize raises the MachineDeployment's replicas by delta.
+func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if delta <= 0 {
+		return fmt.Errorf("increasing node group %q: delta %d is not positive", groupID, delta)
+	}
+	g, err := p.lookup(groupID)
+	if err != nil {
+		return err
+	}
+	return p.resize(ctx, "IncreaseSize", g, func(cur int) (int, error) {
+		if cur+delta > g.ng.MaxSize {
+			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur + delta, Limit: g.ng.MaxSize, Reason: "above max size"}
+		}
+		return cur + delta, nil
+	})
+}
+
+// DecreaseTargetSize lowers replicas by delta without choosing a victim;
+// it refuses during a rollout and below the Machines that exist and are
+// not being deleted (MCM then removes Machines that are not up first).
+func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta int) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if delta <= 0 {
+		return fmt.Errorf("decreasing node group %q: delta %d is not positive", groupID, delta)
+	}
+	g, err := p.lookup(groupID)
+	if err != nil {
+		return err
+	}
+	if g.ng.ScaleDownBlocked != "" {
+		return fmt.Errorf("decreasing node group %q: %s", groupID, g.ng.ScaleDownBlocked)
+	}
+	exist := 0
+	for _, m := range g.machines {
+		if !m.deleting {
+			exist++
+		}
+	}
+	return p.resize(ctx, "DecreaseTargetSize", g, func(cur int) (int, error) {
+		if cur-delta < exist {
+			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
+		}
+		return cur - delta, nil
+	})
+}
+
+// resize sets replicas to next(current) on a fresh read, retrying
+// conflicts.
+func (p *Provider) resize(ctx context.Context, op string, g *group, next func(int) (int, error)) error {
+	var target int
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		md, cur, err := p.fresh(ctx, g.spec.Name)
+		if err != nil {
+			return err
+		}
+		if target, err = next(cur); err != nil {
+			return err
+		}
+		return p.update(ctx, md, map[string]any{"spec": map[string]any{"replicas": target}})
+	})
+	var se *cloudprovider.SizeError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case err != nil:
+		return &cloudprovider.APIError{Op: op, Group: g.ng.ID, Err: err}
+	}
+	g.ng.TargetSize = target
+	return nil
+}
+
+// DeleteInstances removes the chosen Machines: in one update of the
+// MachineDeployment it lowers replicas by their number and lists them in
+// MCM's trigger-deletion annotation (with the replica-change time), so
+// MCM marks them priority 1 and deletes exactly those; then it marks them
+// priority 1 itself (see markMachines). Placeholders and
+// failed Machines only lower replicas (MCM deletes failed Machines
+// first); Machines being deleted are skipped. A preserved Machine or a
+// rollout refuses the whole call, changing nothing.
+func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instanceIDs []string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	g, err := p.lookup(groupID)
+	if err != nil {
+		return err
+	}
+	marked, unmarked, err := p.victims(g, instanceIDs)
+	if err != nil {
+		return err
+	}
+	if len(marked)+unmarked == 0 {
+		return nil
+	}
+	if g.ng.ScaleDownBlocked != "" {
+		return fmt.Errorf("deleting instances of node group %q: %s", groupID, g.ng.ScaleDownBlocked)
+	}
+	now := p.cfg.Clock.Now().UTC().Format(time.RFC3339)
+	var target int
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		md, cur, err := p.fresh(ctx, g.spec.Name)
+		if err != nil {
+			return err
+		}
+		entries, listed := triggerEntries(md.GetAnnotations()[TriggerDeletionAnnotation])
+		var add []string
+		for _, m := range marked {
+			if !listed[m] {
+				add = append(add, m)
+			}
+		}
+		target = cur - len(add) - unmarked
+		if target < g.ng.MinSize {
+			return &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Reason: "below min size"}
+		}
+		slices.Sort(add)
+		for _, m := range add {
+			entries = append(entries, m+"~"+now)
+		}
+		ann := map[string]any{ReplicaChangeAnnotation: now}
+		if len(entries) > 0 {
+			ann[TriggerDeletionAnnotation] = strings.Join(entries, ",")
+		}
+		return p.update(ctx, md, map[string]any{"metadata": map[string]any{"annotations": ann}, "spec": map[string]any{"replicas": target}})
+	})
+	var se *cloudprovider.SizeError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case err != nil:
+		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: err}
+	}
+	g.ng.TargetSize = target
+	p.markMachines(ctx, marked, now)
+	return nil
+}
+
+// markMachines gives the chosen Machines priority 1 and their
+// marked-for-deletion time, as MCM's MachineDeployment controller does
+// from the annotation; doing it here too makes MCM releases without the
+// trigger-deletion annotation (the legacy flow) delete exactly them. The
+// annotation already carries the decision, so a failure is only logged.
+func (p *Provider) markMachines(ctx context.Context, names []string, now string) {
+	api := p.cfg.Client.Resource(Machines).Namespace(p.cfg.Namespace)
+	for _, name := range names {
+		err := machineapi.MergePatch(ctx, api, name, "", map[string]any{"metadata": map[string]any{"annotations": map[string]any{
+			PriorityAnnotation: "1", MarkedForDeletionAnnotation: now}}})
+		if err != nil {
+			logr.FromContextOrDiscard(ctx).Error(err, "Cannot mark Machine for deletion; MCM marks it from the MachineDeployment's annotation", "machine", name)
+		}
+	}
+}
+
+// victims splits instance ids into Machines to list in the annotation
+// and a count of replicas to drop without listing (placeholders, failed
+// Machines).
+func (p *Provider) victims(g *group, ids []string) (marked []string, unmarked int, err error) {
+	for _, id := range ids {
+		if machineapi.IsPlaceholder(placeholderPrefix, id) {
+			unmarked++
+			continue
+		}
+		m, ok := g.machines[id]
+		switch {
+		case !ok:
+			return nil, 0, &cloudprovider.NotFoundError{Kind: "instance", Name: id}
+		case m.deleting:
+			continue
+		case m.preserved() != "":
+			return nil, 0, fmt.Errorf("deleting instances of node group %q: %s", g.ng.ID, m.preserved())
+		case m.failed():
+			unmarked++
+		default:
+			marked = append(marked, m.name)
+		}
+	}
+	return marked, unmarked, nil
+}
+
+// triggerEntries splits the trigger-deletion annotation into its entries
+// and the Machine names they list.
+func triggerEntries(v string) ([]string, map[string]bool) {
+	listed := map[string]bool{}
+	var entries []string
+	for _, e := range strings.Split(v, ",") {
+		if e == "" {
+			continue
+		}
+		entries = append(entries, e)
+		name, _, _ := strings.Cut(e, "~")
+		listed[name] = true
+	}
+	return entries, listed
+}
