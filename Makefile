@@ -9,7 +9,7 @@ BENCHTIME ?= 1x
 BENCH ?= .
 TEST_TIMEOUT ?= 40m
 
-.PHONY: build test lint bench testbin deps fmt
+.PHONY: build test lint bench testbin deps fmt uplot
 
 ## build: compile the kscale binary into bin/
 build:
@@ -39,3 +39,7 @@ fmt:
 ## bench: every benchmark (targets live here, never in timed tests)
 bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
+
+## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
+uplot:
+	hack/update-uplot.sh

@@ -23,6 +23,9 @@ type cluster struct {
 	// gen counts changes, so the scheduler can skip ticks where nothing
 	// changed.
 	gen int
+	// requested sums the requests of bound, unfinished pods; allocatable
+	// sums the nodes' allocatable. Both are kept up to date by every change.
+	requested, allocatable Usage
 }
 
 var _ nodeautoscaler.Cluster = (*cluster)(nil)
@@ -62,18 +65,23 @@ func (c *cluster) podList() []*corev1.Pod {
 
 func (c *cluster) addNode(n *corev1.Node) {
 	c.gen++
-	if _, ok := c.nodes[n.Name]; !ok {
+	if old, ok := c.nodes[n.Name]; ok {
+		c.allocatable.add(nodeUsage(old), -1)
+	} else {
 		c.nodeOrder = append(c.nodeOrder, n.Name)
 	}
+	c.allocatable.add(nodeUsage(n), 1)
 	c.nodes[n.Name] = n
 }
 
 // removeNode deletes a node and every pod bound to it.
 func (c *cluster) removeNode(name string) {
-	if _, ok := c.nodes[name]; !ok {
+	old, ok := c.nodes[name]
+	if !ok {
 		return
 	}
 	c.gen++
+	c.allocatable.add(nodeUsage(old), -1)
 	delete(c.nodes, name)
 	c.nodeOrder = slices.DeleteFunc(c.nodeOrder, func(s string) bool { return s == name })
 	var gone []string
@@ -88,9 +96,12 @@ func (c *cluster) removeNode(name string) {
 func (c *cluster) addPod(p *corev1.Pod) {
 	c.gen++
 	k := podKey(p)
-	if _, ok := c.pods[k]; !ok {
+	if old, ok := c.pods[k]; ok {
+		c.requested.add(podUsage(old), -1)
+	} else {
 		c.podOrder = append(c.podOrder, k)
 	}
+	c.requested.add(podUsage(p), 1)
 	c.pods[k] = p
 }
 
@@ -101,6 +112,9 @@ func (c *cluster) removePods(keys []string) {
 	c.gen++
 	drop := map[string]bool{}
 	for _, k := range keys {
+		if old, ok := c.pods[k]; ok {
+			c.requested.add(podUsage(old), -1)
+		}
 		drop[k] = true
 		delete(c.pods, k)
 	}

@@ -77,6 +77,10 @@ type Sample struct {
 	// expectation asks about, by workload name: desired pods minus pods
 	// bound and ready.
 	Unavailable map[string]int `json:"unavailable,omitempty"`
+	// Requested sums the requests of the bound pods that run.
+	Requested Usage `json:"requested"`
+	// Allocatable sums the nodes' allocatable resources.
+	Allocatable Usage `json:"allocatable"`
 }
 
 // GroupFinal is a group's state at the end.
@@ -129,4 +133,8 @@ type Result struct {
 	MaxLoopWall time.Duration
 	// MaxLoopCPU is the most CPU time one RunOnce used on its thread.
 	MaxLoopCPU time.Duration
+	// Waits holds every pod that waited for a node: those bound after the
+	// start with the time from creation to binding, then those still
+	// pending at the end; longest wait first.
+	Waits []PodWait
 }

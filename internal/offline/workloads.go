@@ -236,6 +236,7 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 // copy of the pod bound to node and running since now, and starts a Job
 // pod's run time. It returns the stored copy.
 func (w *World) bindPod(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
+	w.recordWait(p, now)
 	b := p.DeepCopy()
 	b.Spec.NodeName = node
 	b.Status.Phase = corev1.PodRunning

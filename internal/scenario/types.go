@@ -92,6 +92,9 @@ type NodeGroup struct {
 	// RealNodes says how the group's registered nodes differ from its
 	// template; the autoscaler is not told.
 	RealNodes *RealNodes `yaml:"realNodes"`
+	// PricePerHour is what one of the group's instances costs per hour,
+	// in any currency; only the report uses it (cost per group).
+	PricePerHour float64 `yaml:"pricePerHour"`
 }
 
 // RealNodes describes how a group's registered nodes differ from what its

@@ -28,6 +28,9 @@ func (c *checker) failf(cond bool, path []any, format string, args ...any) {
 
 func p(parts ...any) []any { return parts }
 
+// maxPricePerHour bounds an instance's price, so costs stay finite.
+const maxPricePerHour = 1e6
+
 func validate(s *Scenario, t tree) error {
 	c := &checker{t: t}
 	c.failf(s.APIVersion != APIVersion, p("apiVersion"), "apiVersion: want %q, got %q", APIVersion, s.APIVersion)
@@ -97,6 +100,8 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 		c.failf(!cpu || !mem, f("resources"), "nodeGroups %q: resources need cpu and memory", g.Name)
 	}
 	c.failf(g.BootTime != nil && g.BootTime.Duration < 0, f("bootTime"), "nodeGroups %q: bootTime must not be negative", g.Name)
+	c.failf(!(g.PricePerHour >= 0 && g.PricePerHour <= maxPricePerHour), f("pricePerHour"),
+		"nodeGroups %q: pricePerHour must be a number from 0 to %g, got %v", g.Name, float64(maxPricePerHour), g.PricePerHour)
 	c.cloudError(g.StockoutError, f("stockoutError"))
 	c.realNodes(g.RealNodes, f("realNodes"))
 }
