@@ -88,8 +88,8 @@ func (w *World) addInitialNodes() error {
 		if err != nil {
 			return err
 		}
-		if g.Target > target {
-			if err := w.cloud.SetTargetSize(g.Name, g.Target); err != nil {
+		if g.InitialTarget() > target {
+			if err := w.cloud.SetTargetSize(g.Name, g.InitialTarget()); err != nil {
 				return err
 			}
 		}

@@ -26,7 +26,9 @@ type workload struct {
 
 func ownerKind(kind string) (apiVersion, k string) {
 	switch kind {
-	case "ReplicaSet":
+	case "ReplicaSet", "Deployment":
+		// A Deployment's pods belong to its ReplicaSet; the simulation
+		// has no rollouts, so one ReplicaSet named like the workload.
 		return "apps/v1", "ReplicaSet"
 	case "Job":
 		return "batch/v1", "Job"

@@ -53,10 +53,13 @@ func Parse(data []byte) (_ *Scenario, err error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(err)
+		return nil, syntaxError(data, err)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, &ParseError{Line: 1, Msg: "want a YAML map with apiVersion, kind, duration, ..."}
+	}
+	if err := WholeNumbers(root.Content[0], Scenario{}); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

@@ -55,6 +55,9 @@ func validate(s *Scenario, t tree) error {
 	workloads := c.workloads(s)
 	c.events(s, groups, workloads)
 	c.expectations(s, workloads)
+	if len(c.errs) == 0 {
+		c.limits(s)
+	}
 	return errors.Join(c.errs...)
 }
 
@@ -87,7 +90,7 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 	groups[g.Name] = true
 	c.failf(g.Min < 0 || g.Max < g.Min, f("max"), "nodeGroups %q: need 0 <= min (%d) <= max (%d)", g.Name, g.Min, g.Max)
 	c.failf(g.Max == 0, f("max"), "nodeGroups %q: max must be set and positive", g.Name)
-	c.failf(g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min, max]", g.Name, g.Target)
+	c.failf(g.Target != 0 && g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min %d, max %d] (without target the group starts at min)", g.Name, g.Target, g.Min, g.Max)
 	c.failf((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), at,
 		"nodeGroups %q: set exactly one of instanceTypes and resources", g.Name)
 	for _, it := range g.InstanceTypes {
@@ -146,7 +149,7 @@ func (c *checker) nodes(s *Scenario, groups map[string]bool) {
 	}
 }
 
-var workloadKinds = []string{"ReplicaSet", "Job", "DaemonSet", "Pods"}
+var workloadKinds = []string{"ReplicaSet", "Deployment", "Job", "DaemonSet", "Pods"}
 
 func (c *checker) workloads(s *Scenario) map[string]string {
 	kinds := map[string]string{}
