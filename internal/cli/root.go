@@ -41,6 +41,8 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			return cmd.Help()
 		},
 	}
+	root.Version = version()
+	root.SetVersionTemplate("kscale {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -95,19 +98,58 @@ type waitHistogram struct {
 	Counts []int    `json:"counts"`
 }
 
-func writeReportFile(path string, scn *scenario.Scenario, res *offline.Result, checks []offline.Check) error {
+// reportFile is the report being written: a temporary file beside the
+// path, created before the simulation so an unwritable path fails at
+// once, and renamed onto the path when the report is complete.
+type reportFile struct {
+	path string
+	tmp  *os.File
+	done bool
+}
+
+func createReport(path string) (*reportFile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, &UsageError{Err: fmt.Errorf("--report: %s is a directory", path)}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kscale-report-*.html")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &UsageError{Err: fmt.Errorf("--report: cannot create %s: %w", path, err)}
+	}
+	return &reportFile{path: path, tmp: tmp}, nil
+}
+
+// write renders the report and moves it onto the path.
+func (r *reportFile) write(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) error {
 	page, err := buildReport(scn, res, checks)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	if err := reportTemplate.Execute(&b, page); err != nil {
+	if err := reportTemplate.Execute(r.tmp, page); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := r.tmp.Chmod(0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
+	if err := r.tmp.Close(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.Rename(r.tmp.Name(), r.path); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	r.done = true
 	return nil
+}
+
+// discard removes the temporary file unless the report was written.
+func (r *reportFile) discard() {
+	if !r.done {
+		_ = r.tmp.Close()
+		_ = os.Remove(r.tmp.Name())
+	}
 }
 
 func buildReport(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) (reportPage, error) {

@@ -112,9 +112,9 @@ type Final struct {
 	// LoopErrors is the number of loops that failed.
 	LoopErrors int `json:"loopErrors"`
 	// MaxLoop is the longest loop's wall time.
-	MaxLoop string `json:"maxLoopWallTime"`
+	MaxLoop string `json:"maxLoopWallTime,omitempty"`
 	// MaxLoopAt is the simulated time of the longest loop.
-	MaxLoopAt string `json:"maxLoopAt"`
+	MaxLoopAt string `json:"maxLoopAt,omitempty"`
 }
 
 // Result is a finished simulation.
