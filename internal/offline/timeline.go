@@ -68,6 +68,8 @@ type Sample struct {
 	At time.Duration `json:"-"`
 	// Pending is the number of pending pods.
 	Pending int `json:"pending"`
+	// Pods is the number of pods in the cluster.
+	Pods int `json:"pods"`
 	// Groups holds each group's state by id.
 	Groups map[string]GroupSample `json:"groups"`
 	// Zones counts the nodes per topology.kubernetes.io/zone label value;

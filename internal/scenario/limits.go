@@ -10,8 +10,11 @@ const (
 	MaxPods = 200000
 	// MaxWorkloads bounds the workloads.
 	MaxWorkloads = 10000
-	// MaxNodes bounds the sum of the node groups' max sizes.
+	// MaxNodes bounds the nodes the groups start with: their min sizes,
+	// targets and initial nodes. Later growth is bounded by the pods.
 	MaxNodes = 20000
+	// MaxGroupSize bounds one node group's max size.
+	MaxGroupSize = 100000
 	// MaxLoops bounds the autoscaler loops: duration / scan-interval.
 	MaxLoops = 300000
 )
@@ -32,11 +35,16 @@ func (c *checker) limits(s *Scenario) {
 					s.Duration.Duration, step, int64(loops), MaxLoops)})
 		}
 	}
+	initial := map[string]int{}
+	for _, n := range s.Nodes {
+		initial[n.Group] += max(n.Count, 1)
+	}
 	nodes := 0
 	for i, g := range s.NodeGroups {
-		nodes += g.Max
-		c.failf(nodes > MaxNodes, p("nodeGroups", i, "max"), "nodeGroups %q: the groups' max sizes add up to %d; at most %d", g.Name, nodes, MaxNodes)
+		c.failf(g.Max > MaxGroupSize, p("nodeGroups", i, "max"), "nodeGroups %q: max %d; at most %d", g.Name, g.Max, MaxGroupSize)
+		nodes += max(g.InitialTarget(), initial[g.Name])
 		if nodes > MaxNodes {
+			c.failf(true, p("nodeGroups", i), "nodeGroups %q: the groups start with %d nodes (min, target, initial nodes); at most %d", g.Name, nodes, MaxNodes)
 			return
 		}
 	}
