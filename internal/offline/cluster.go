@@ -51,7 +51,9 @@ func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 func (c *cluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.nodeList(), nil }
 
 // ListPods returns the pods in creation order.
-func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) { return slices.Clone(c.podList()), nil }
+func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
+	return slices.Clone(c.podList()), nil
+}
 
 // ListDaemonSets returns the DaemonSets.
 func (c *cluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
