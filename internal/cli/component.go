@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // component is a long-running subcommand: its flags, a check that turns
@@ -35,6 +37,9 @@ func newComponentCommand(use, short string, c component) *cobra.Command {
 			if err := c.complete(); err != nil {
 				return &UsageError{Err: err}
 			}
+			// controller-runtime logs through its own global logger; without
+			// one it prints a stack trace instead of its messages.
+			ctrllog.SetLogger(klog.NewKlogr())
 			return c.run(cmd.Context())
 		},
 	}

@@ -50,6 +50,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
+	fs.DurationVar(&c.CacheSyncTimeout, "cache-sync-timeout", custommetrics.DefaultCacheSyncTimeout, "How long to wait at start-up for the kube-apiserver pod and secret caches; then exit with an error.")
 	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and /healthz over HTTP; empty disables it.")
 	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
 	fs.StringVar(&o.namespacePattern, "namespace-pattern", "^shoot-", "Regular expression the namespace of a scraped pod must match.")
@@ -115,6 +116,8 @@ func (o *customMetricsOptions) complete() error {
 		}
 	}
 	switch {
+	case o.cfg.CacheSyncTimeout <= 0:
+		return fmt.Errorf("--cache-sync-timeout: must be positive, got %s", o.cfg.CacheSyncTimeout)
 	case o.cfg.Schedule.Timeout < 0 || o.cfg.Schedule.Timeout > o.cfg.Schedule.Period:
 		return fmt.Errorf("--scrape-timeout: must be between 0 and --scrape-period (%s)", o.cfg.Schedule.Period)
 	case o.cfg.Schedule.MaxInFlight < 1:

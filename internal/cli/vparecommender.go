@@ -18,7 +18,6 @@ import (
 	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -27,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/recommender"
@@ -228,21 +228,38 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 		return err
 	}
 	defer func() { _ = srv.Close() }()
-	return leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
-		if err := watcher.Start(ctx, o.cacheTimeout); err != nil {
-			klog.FromContext(ctx).Error(err, "Pod cache did not sync")
-			return
-		}
-		defer watcher.Shutdown()
-		go func() { _ = informers.Start(ctx) }()
-		syncCtx, cancel := context.WithTimeout(ctx, o.cacheTimeout)
-		defer cancel()
-		if !informers.WaitForCacheSync(syncCtx) {
-			klog.FromContext(ctx).Error(errors.New("timed out"), "Controller cache did not sync")
-			return
-		}
-		_ = r.Run(ctx)
+	// The work's error ends the leader election too, and is the command's.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var workErr error
+	err = leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
+		workErr = o.work(ctx, watcher, informers, r)
+		cancel()
 	})
+	if workErr != nil {
+		return workErr
+	}
+	return err
+}
+
+// work fills the caches, saying what it waits for, and runs the
+// recommender until ctx ends.
+func (o *vpaRecommenderOptions) work(ctx context.Context, watcher *input.PodWatcher, informers cache.Cache, r *recommender.Recommender) error {
+	ctx, cancel := context.WithCancel(ctx)
+	watcher.Start(ctx)
+	defer watcher.Shutdown() // after cancel: the informers stop when ctx ends
+	defer cancel()
+	if err := cachesync.Wait(ctx, "pods and events", o.cacheTimeout, "--cache-sync-timeout", watcher.WaitForSync); err != nil {
+		return err
+	}
+	go func() { _ = informers.Start(ctx) }()
+	if err := cachesync.Wait(ctx, "VPA target controllers", o.cacheTimeout, "--cache-sync-timeout", informers.WaitForCacheSync); err != nil {
+		return err
+	}
+	if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("running the recommender: %w", err)
+	}
+	return nil
 }
 
 // deps builds the recommender's clients.
