@@ -3,6 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
+	"net"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -32,7 +37,12 @@ func newComponentCommand(use, short string, c component) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &UsageError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := c.complete(); err != nil {
 				return &UsageError{Err: err}
@@ -74,10 +84,69 @@ func (f *clientFlags) add(fs *pflag.FlagSet, spec clientFlagSpec) {
 	fs.IntVar(&f.burst, spec.burstFlag, spec.burst, "Burst limit of the Kubernetes API client.")
 }
 
-// validate rejects limits that would stall the client.
+// validate rejects limits that would stall the client and a kubeconfig
+// that does not exist.
 func (f *clientFlags) validate() error {
-	if f.qps <= 0 || f.burst <= 0 {
+	if !(f.qps > 0) || math.IsInf(f.qps, 0) || f.burst <= 0 {
 		return fmt.Errorf("--%s and --%s: must be positive, got %g and %d", f.spec.qpsFlag, f.spec.burstFlag, f.qps, f.burst)
+	}
+	return validateFile("--kubeconfig", f.kubeconfig)
+}
+
+// validateFile checks that a file flag, when set, names a readable file.
+func validateFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: %s is a directory", flag, path)
+	}
+	return nil
+}
+
+// validateAddress checks a host:port flag (the host may be empty); empty
+// is accepted when allowEmpty.
+func validateAddress(flag, addr string, allowEmpty bool) error {
+	if addr == "" && allowEmpty {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not host:port: %w", flag, addr, err)
+	}
+	return validatePort(flag, port)
+}
+
+// validatePort checks a TCP port number (0 picks a free one).
+func validatePort(flag, port string) error {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%s: port %q is not a number from 0 to 65535", flag, port)
+	}
+	return nil
+}
+
+// validateFraction checks a float flag that must lie in [lo, hi] (NaN is
+// outside every range).
+func validateFraction(flag string, v, lo, hi float64) error {
+	if !(v >= lo && v <= hi) {
+		return fmt.Errorf("%s: must be within [%g, %g], got %v", flag, lo, hi, v)
+	}
+	return nil
+}
+
+// minLoopInterval is the shortest loop interval a command accepts: a
+// shorter one only burns CPU.
+const minLoopInterval = time.Second
+
+// validateInterval checks a loop interval flag.
+func validateInterval(flag string, d time.Duration) error {
+	if d < minLoopInterval {
+		return fmt.Errorf("%s: must be at least %v, got %v", flag, minLoopInterval, d)
 	}
 	return nil
 }

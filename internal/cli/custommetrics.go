@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -91,6 +92,15 @@ func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
 func (o *customMetricsOptions) complete() error {
 	if err := o.client.validate(); err != nil {
 		return err
+	}
+	if err := o.server.Validate(); err != nil {
+		return err
+	}
+	if err := validateAddress("--metrics-bind-address", o.metricsAddress, true); err != nil {
+		return err
+	}
+	if len(o.metricNames) == 0 || slices.Contains(o.metricNames, "") {
+		return fmt.Errorf("--metric-names: want one or more non-empty names, got %q", o.metricNames)
 	}
 	sel, err := labels.Parse(o.podSelector)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -76,17 +77,27 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.opts.Validate(); err != nil {
 		return err
 	}
+	if !(o.qps > 0) || math.IsInf(o.qps, 0) || o.burst <= 0 {
+		return fmt.Errorf("--kube-client-qps and --kube-client-burst: must be positive, got %g and %d", o.qps, o.burst)
+	}
+	if err := validateFile("--kubeconfig", o.kubeconfig); err != nil {
+		return err
+	}
+	if err := validateAddress("--address", o.address, false); err != nil {
+		return err
+	}
 	if o.maxInactivity <= 0 {
 		return fmt.Errorf("--max-inactivity: must be positive, got %v", o.maxInactivity)
-	}
-	var err error
-	if o.builder, err = o.cloud.complete(); err != nil {
-		return err
 	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
-	return o.leader.Validate()
+	if err := o.leader.Validate(); err != nil {
+		return err
+	}
+	var err error
+	o.builder, err = o.cloud.complete()
+	return err
 }
 
 // restConfig loads the client configuration.

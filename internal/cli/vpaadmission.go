@@ -76,6 +76,13 @@ func (o *vpaAdmissionOptions) complete() error {
 	if o.cfg.WebhookLabels, err = admission.ParseLabels(o.labels); err != nil {
 		return err
 	}
+	for _, f := range []struct{ flag, path string }{
+		{"--tls-cert-file", o.cfg.CertFile}, {"--tls-private-key", o.cfg.KeyFile}, {"--client-ca-file", o.cfg.CAFile},
+	} {
+		if err := validateFile(f.flag, f.path); err != nil {
+			return err
+		}
+	}
 	o.cfg.ServicePort = 443
 	o.cfg.Namespace = o.client.namespace
 	o.cfg.VPAObjectNamespace = o.client.only

@@ -122,6 +122,18 @@ func (o *vpaRecommenderOptions) complete() error {
 	if err := o.client.validate(); err != nil {
 		return err
 	}
+	if err := validateAddress("--address", o.address, false); err != nil {
+		return err
+	}
+	if err := validateInterval("--recommender-interval", o.cfg.Interval); err != nil {
+		return err
+	}
+	if o.cacheTimeout <= 0 {
+		return fmt.Errorf("--cache-sync-timeout: must be positive, got %v", o.cacheTimeout)
+	}
+	if o.cfg.Workers < 1 {
+		return fmt.Errorf("--update-worker-count: must be at least 1, got %d", o.cfg.Workers)
+	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration

@@ -61,6 +61,7 @@ func (f *vpaClientFlags) validate() error {
 	if f.namespace == "" {
 		errs = append(errs, errors.New("--namespace: required"))
 	}
+	errs = append(errs, validateAddress("--address", f.address, false))
 	return errors.Join(errs...)
 }
 
@@ -157,7 +158,7 @@ func (o *vpaUpdaterOptions) complete() error {
 	if o.leaseNS == "" {
 		o.leaseNS = o.client.namespace
 	}
-	if o.leader && (o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0) {
+	if o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0 {
 		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
 	}
 	return o.cfg.Validate()

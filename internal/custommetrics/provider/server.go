@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 
@@ -64,4 +65,10 @@ func (s *Server) Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) 
 		return fmt.Errorf("running custom metrics API server: %w", err)
 	}
 	return nil
+}
+
+// Validate checks the serving, authentication and authorization flags
+// the library registered, each error naming its flag.
+func (s *Server) Validate() error {
+	return errors.Join(s.base.CustomMetricsAdapterServerOptions.Validate()...)
 }

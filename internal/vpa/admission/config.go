@@ -27,7 +27,7 @@ const (
 type Config struct {
 	// Port is the HTTPS port; --port.
 	Port int
-	// CertFile and KeyFile are the serving certificate and key; --tls-cert-file, --tls-private-key-file.
+	// CertFile and KeyFile are the serving certificate and key; --tls-cert-file, --tls-private-key.
 	CertFile, KeyFile string
 	// CAFile is the CA that signed the serving certificate, put into the
 	// webhook's caBundle; --client-ca-file.
@@ -86,7 +86,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("--port: must be within [0, 65535], got %d", c.Port))
 	}
 	if c.CertFile == "" || c.KeyFile == "" {
-		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key-file: both are required"))
+		errs = append(errs, errors.New("--tls-cert-file and --tls-private-key: both are required"))
 	}
 	if _, err := tlsVersion(c.MinTLSVersion); err != nil {
 		errs = append(errs, err)
