@@ -3,8 +3,8 @@ package options
 import (
 	"errors"
 	"fmt"
-	"time"
 	"slices"
+	"time"
 )
 
 var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority}
