@@ -130,15 +130,6 @@ func validatePort(flag, port string) error {
 	return nil
 }
 
-// validateFraction checks a float flag that must lie in [lo, hi] (NaN is
-// outside every range).
-func validateFraction(flag string, v, lo, hi float64) error {
-	if !(v >= lo && v <= hi) {
-		return fmt.Errorf("%s: must be within [%g, %g], got %v", flag, lo, hi, v)
-	}
-	return nil
-}
-
 // minLoopInterval is the shortest loop interval a command accepts: a
 // shorter one only burns CPU.
 const minLoopInterval = time.Second

@@ -105,7 +105,7 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 // readScenario reads the file, or standard input for "-", refusing more
 // than a scenario may hold.
 func readScenario(stdin io.Reader, path string) ([]byte, error) {
-	var r io.Reader = stdin
+	r := stdin
 	if path != "-" {
 		file, err := os.Open(path)
 		if err != nil {

@@ -48,7 +48,7 @@ func TestRunawayScaleUp(t *testing.T) {
 			pod: "{requests: {cpu: 1500m, memory: 1Gi}}"},
 		{name: "DaemonSet pods missing from the template", group: "  realNodes: {labels: {agent: \"yes\"}}",
 			extra: "- {name: agent, kind: DaemonSet, pod: {requests: {cpu: 500m, memory: 256Mi}, nodeSelector: {agent: \"yes\"}}}",
-			pod: "{requests: {cpu: 1700m, memory: 1Gi}}", mismatch: "pod default/agent-"},
+			pod:   "{requests: {cpu: 1700m, memory: 1Gi}}", mismatch: "pod default/agent-"},
 	}
 	for _, tc := range cases {
 		for _, noFull := range []bool{false, true} {

@@ -70,5 +70,5 @@ func (s *Server) Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) 
 // Validate checks the serving, authentication and authorization flags
 // the library registered, each error naming its flag.
 func (s *Server) Validate() error {
-	return errors.Join(s.base.CustomMetricsAdapterServerOptions.Validate()...)
+	return errors.Join(s.base.Validate()...)
 }
