@@ -12,12 +12,12 @@ import (
 	"github.com/kscale/kscale/internal/scenario"
 )
 
-// largeDayScenario is a cluster of about 3,000 nodes and 100,000 pods over
-// the duration: 100 services of 900 pods each start running on 2,700
-// nodes of three zones, a DaemonSet runs on every node, and 10 of the
-// services follow a daily load curve (scaled every 15 minutes between 900
-// and 1,900 pods), so the cluster grows to about 3,000 nodes and 100,000
-// pods at noon and shrinks again.
+// largeDayScenario is a cluster that grows to about 3,000 nodes and
+// 100,000 pods over the day: 100 services of 750 pods each start running
+// on 2,460 nodes of three zones, a DaemonSet runs on every node, and 10 of
+// the services follow a daily load curve (scaled every 15 minutes between
+// 750 and 3,250 pods), so the cluster grows to about 100,000 pods and
+// 3,200 nodes at noon and shrinks again.
 func largeDayScenario(duration time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `apiVersion: kscale.dev/v1alpha1
@@ -36,15 +36,15 @@ nodeGroups:
 	}
 	b.WriteString("nodes:\n")
 	for _, z := range []string{"a", "b", "c"} {
-		fmt.Fprintf(&b, "  - {group: main-%s, count: 900}\n", z)
+		fmt.Fprintf(&b, "  - {group: main-%s, count: 820}\n", z)
 	}
 	b.WriteString("workloads:\n  - {name: agent, kind: DaemonSet, pod: {requests: {cpu: 50m, memory: 64Mi}}}\n")
 	for i := range 100 {
-		fmt.Fprintf(&b, "  - {name: svc-%d, kind: ReplicaSet, replicas: 900, scheduled: 900, pod: {requests: {cpu: 200m, memory: 768Mi}}}\n", i)
+		fmt.Fprintf(&b, "  - {name: svc-%d, kind: ReplicaSet, replicas: 750, scheduled: 750, pod: {requests: {cpu: 250m, memory: 768Mi}}}\n", i)
 	}
 	b.WriteString("events:\n")
 	for m := 15; m < int(duration.Minutes()); m += 15 {
-		load := 900 + int(1000*math.Max(0, math.Sin(math.Pi*float64(m)/(12*60))))
+		load := 750 + int(2500*math.Max(0, math.Sin(math.Pi*float64(m)/(12*60))))
 		for i := range 10 {
 			fmt.Fprintf(&b, "  - {at: %dm, scaleWorkload: {workload: svc-%d, count: %d}}\n", m, i, load)
 		}
