@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot
 
 ## build: compile the kscale binary into bin/
 build:
@@ -65,3 +65,7 @@ fmt:
 ## bench: every benchmark (targets live here, never in timed tests)
 bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
+
+## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
+uplot:
+	hack/update-uplot.sh

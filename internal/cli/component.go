@@ -3,6 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
+	"net"
+	"os"
+	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -13,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/buildinfo"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // component is a long-running subcommand: its flags, a check that turns
@@ -37,7 +43,12 @@ func newComponentCommand(use, short string, c component, spec commonSpec) *cobra
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args:  cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return &UsageError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])}
+			}
+			return nil
+		},
 		PreRunE: func(*cobra.Command, []string) error {
 			if err := c.common().complete(); err != nil {
 				return &UsageError{Err: err}
@@ -56,6 +67,9 @@ func newComponentCommand(use, short string, c component, spec commonSpec) *cobra
 			if err != nil {
 				return &UsageError{Err: err}
 			}
+			// controller-runtime logs through its own global logger; without
+			// one it prints a stack trace instead of its messages.
+			ctrllog.SetLogger(klog.FromContext(ctx))
 			logStartup(klog.FromContext(ctx), use)
 			return c.run(ctx)
 		},
@@ -93,10 +107,60 @@ func (f *clientFlags) add(fs *pflag.FlagSet, spec clientFlagSpec) {
 	fs.IntVar(&f.burst, spec.burstFlag, spec.burst, "Burst limit of the Kubernetes API client.")
 }
 
-// validate rejects limits that would stall the client.
+// validate rejects limits that would stall the client and a kubeconfig
+// that does not exist.
 func (f *clientFlags) validate() error {
-	if f.qps <= 0 || f.burst <= 0 {
+	if !(f.qps > 0) || math.IsInf(f.qps, 0) || f.burst <= 0 {
 		return fmt.Errorf("--%s and --%s: must be positive, got %g and %d", f.spec.qpsFlag, f.spec.burstFlag, f.qps, f.burst)
+	}
+	return validateFile("--kubeconfig", f.kubeconfig)
+}
+
+// validateFile checks that a file flag, when set, names a readable file.
+func validateFile(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", flag, err)
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s: %s is a directory", flag, path)
+	}
+	return nil
+}
+
+// validateAddress checks a host:port flag (the host may be empty); empty
+// is accepted when allowEmpty.
+func validateAddress(flag, addr string, allowEmpty bool) error {
+	if addr == "" && allowEmpty {
+		return nil
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not host:port: %w", flag, addr, err)
+	}
+	return validatePort(flag, port)
+}
+
+// validatePort checks a TCP port number (0 picks a free one).
+func validatePort(flag, port string) error {
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("%s: port %q is not a number from 0 to 65535", flag, port)
+	}
+	return nil
+}
+
+// minLoopInterval is the shortest loop interval a command accepts: a
+// shorter one only burns CPU.
+const minLoopInterval = time.Second
+
+// validateInterval checks a loop interval flag.
+func validateInterval(flag string, d time.Duration) error {
+	if d < minLoopInterval {
+		return fmt.Errorf("%s: must be at least %v, got %v", flag, minLoopInterval, d)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -62,6 +63,7 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
+	fs.DurationVar(&c.CacheSyncTimeout, "cache-sync-timeout", custommetrics.DefaultCacheSyncTimeout, "How long to wait at start-up for the kube-apiserver pod and secret caches; then exit with an error.")
 	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8080", "Address serving the provider's own /metrics and its health (/health-check, /healthz, /readyz) over HTTP; empty disables it.")
 	fs.StringVar(&o.healthAddress, "health-bind-address", ":8081", "Address serving the health paths (and /metrics) as gardener-custom-metrics' health server; empty disables it.")
 	fs.StringVar(&o.podSelector, "pod-selector", "app=kubernetes,role=apiserver", "Label selector of the kube-apiserver pods to scrape.")
@@ -105,6 +107,15 @@ func (o *customMetricsOptions) complete() error {
 	if err := o.client.validate(); err != nil {
 		return err
 	}
+	if err := o.server.Validate(); err != nil {
+		return err
+	}
+	if err := validateAddress("--metrics-bind-address", o.metricsAddress, true); err != nil {
+		return err
+	}
+	if len(o.metricNames) == 0 || slices.Contains(o.metricNames, "") {
+		return fmt.Errorf("--metric-names: want one or more non-empty names, got %q", o.metricNames)
+	}
 	sel, err := labels.Parse(o.podSelector)
 	if err != nil {
 		return fmt.Errorf("--pod-selector: %w", err)
@@ -129,6 +140,8 @@ func (o *customMetricsOptions) complete() error {
 		}
 	}
 	switch {
+	case o.cfg.CacheSyncTimeout <= 0:
+		return fmt.Errorf("--cache-sync-timeout: must be positive, got %s", o.cfg.CacheSyncTimeout)
 	case o.cfg.Schedule.Timeout < 0 || o.cfg.Schedule.Timeout > o.cfg.Schedule.Period:
 		return fmt.Errorf("--scrape-timeout: must be between 0 and --scrape-period (%s)", o.cfg.Schedule.Period)
 	case o.cfg.Schedule.MaxInFlight < 1:

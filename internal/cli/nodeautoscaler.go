@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -81,6 +82,15 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 // (which reads its config).
 func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.opts.Validate(); err != nil {
+		return err
+	}
+	if !(o.qps > 0) || math.IsInf(o.qps, 0) || o.burst <= 0 {
+		return fmt.Errorf("--kube-client-qps and --kube-client-burst: must be positive, got %g and %d", o.qps, o.burst)
+	}
+	if err := validateFile("--kubeconfig", o.kubeconfig); err != nil {
+		return err
+	}
+	if err := validateAddress("--address", o.address, false); err != nil {
 		return err
 	}
 	for _, d := range []struct {

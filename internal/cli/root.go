@@ -10,6 +10,8 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kscale/kscale/internal/buildinfo"
 )
 
 // ExitCodeUsage is the exit code for bad flags, arguments or input files.
@@ -42,6 +44,8 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 			return cmd.Help()
 		},
 	}
+	root.Version = buildinfo.Get().String()
+	root.SetVersionTemplate("kscale {{.Version}}\n")
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
@@ -59,9 +63,17 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 // Execute runs the command tree with args and returns the process exit code:
 // 0 on success, ExitCodeUsage for bad input, 1 for any other failure.
 func Execute(args []string, stdout, stderr io.Writer) int {
+	return execute(withProcessLogging(context.Background()), args, stdout, stderr)
+}
+
+// execute runs the command line under ctx. Only a context marked by
+// withProcessLogging applies the logging flags to the process (which
+// component-base allows once per process), so tests run many command lines
+// in one process with a plain context.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := NewRootCommand(stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(withProcessLogging(context.Background()))
+	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return 0
 	}

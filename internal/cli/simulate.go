@@ -21,19 +21,21 @@ type simulateFlags struct {
 	output string
 	report string
 	seeds  int
+	timing bool
 }
 
 func newSimulateCommand() *cobra.Command {
 	f := &simulateFlags{}
 	cmd := &cobra.Command{
-		Use:   "simulate FILE",
+		Use:   "simulate FILE|-",
 		Short: "Run the node autoscaler against a simulated cluster and cloud on a fake clock",
 		Long: "simulate reads a scenario file (docs/scenarios.md), runs the real node autoscaler loop in an\n" +
 			"offline world for the scenario's duration and prints the timeline of its decisions.\n" +
-			"With --check it exits non-zero when an expectation of the file fails.",
+			"With --check it exits non-zero when an expectation of the file fails. FILE - reads standard input\n" +
+			"(kscale snapshot | kscale simulate -).",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return &UsageError{Err: fmt.Errorf("simulate takes exactly one scenario file, got %d arguments", len(args))}
+				return &UsageError{Err: fmt.Errorf("simulate takes exactly one scenario file (or - for standard input), got %d arguments", len(args))}
 			}
 			return nil
 		},
@@ -49,6 +51,7 @@ func newSimulateCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.check, "check", false, "Exit non-zero when an expectation of the scenario fails")
 	cmd.Flags().StringVarP(&f.output, "output", "o", "text", "Output format: text, json or none (none prints only failed checks)")
 	cmd.Flags().StringVar(&f.report, "report", "", "Also write a self-contained HTML report with charts to this file")
+	cmd.Flags().BoolVar(&f.timing, "timing", false, "Also print wall-clock figures (the longest loop's wall time); without it the output is the same on every run")
 	cmd.Flags().IntVar(&f.seeds, "seeds", 1, "Run the scenario under this many seeds (the file's seed, seed+1, ...) and report every seed under which an expectation fails")
 	return cmd
 }
@@ -63,9 +66,12 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if f.seeds > 1 && f.report != "" {
 		return &UsageError{Err: fmt.Errorf("--report: writes the report of one run; it needs --seeds 1, got %d", f.seeds)}
 	}
-	data, err := os.ReadFile(path)
+	data, err := readScenario(cmd.InOrStdin(), path)
 	if err != nil {
-		return &UsageError{Err: fmt.Errorf("reading scenario: %w", err)}
+		return err
+	}
+	if path == "-" {
+		path = "standard input"
 	}
 	scn, err := scenario.Parse(data)
 	if err != nil {
@@ -74,23 +80,51 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if f.seeds > 1 {
 		return runSeeds(cmd, path, scn, f)
 	}
-	res, checks, err := simulateOnce(cmd, path, scn)
+	var report *reportFile
+	if f.report != "" {
+		if report, err = createReport(f.report); err != nil { // before the run, which may take minutes
+			return err
+		}
+		defer report.discard()
+	}
+	res, checks, err := simulateOnce(cmd, path, scn, f)
 	if err != nil {
 		return err
 	}
 	if err := writeOutput(cmd.OutOrStdout(), f.output, scn, res, checks, f.check); err != nil {
 		return err
 	}
-	if f.report != "" {
-		if err := writeReportFile(f.report, scn, res, checks); err != nil {
+	if report != nil {
+		if err := report.write(scn, res, checks); err != nil {
 			return err
 		}
 	}
 	return checkResult(f.check, checks)
 }
 
-// simulateOnce runs the scenario and checks its expectations.
-func simulateOnce(cmd *cobra.Command, path string, scn *scenario.Scenario) (*offline.Result, []offline.Check, error) {
+// readScenario reads the file, or standard input for "-", refusing more
+// than a scenario may hold.
+func readScenario(stdin io.Reader, path string) ([]byte, error) {
+	r := stdin
+	if path != "-" {
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("reading scenario: %w", err)}
+		}
+		defer func() { _ = file.Close() }()
+		r = file
+	}
+	data, err := io.ReadAll(io.LimitReader(r, scenario.MaxFileSize+1))
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("reading scenario %s: %w", path, err)}
+	}
+	return data, nil
+}
+
+// simulateOnce runs the scenario and checks its expectations. Without
+// --timing the wall-clock figures are dropped, so the output is the same
+// on every run.
+func simulateOnce(cmd *cobra.Command, path string, scn *scenario.Scenario, f *simulateFlags) (*offline.Result, []offline.Check, error) {
 	world, err := offline.New(scn)
 	if err != nil {
 		return nil, nil, &UsageError{Err: fmt.Errorf("%s: setting up the scenario: %w", path, err)}
@@ -98,6 +132,9 @@ func simulateOnce(cmd *cobra.Command, path string, scn *scenario.Scenario) (*off
 	res, err := world.Run(cmd.Context())
 	if err != nil {
 		return nil, nil, fmt.Errorf("simulating %s: %w", path, err)
+	}
+	if !f.timing {
+		res.Final.MaxLoop, res.Final.MaxLoopAt = "", ""
 	}
 	return res, res.Checks(scn), nil
 }

@@ -1,191 +1,320 @@
 package cli
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kscale/kscale/internal/offline"
 	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/third_party/uplot"
 )
 
-// Chart geometry of the report's SVGs.
+// Bounds of what the report embeds, so a day-long run of a large cluster
+// still makes a page a browser opens quickly.
 const (
-	chartW, chartH, chartPad = 900.0, 220.0, 40.0
-	maxPoints                = 1500
+	maxPoints    = 3000 // samples per chart series
+	maxMarkers   = 2000 // timeline events drawn on the charts
+	maxEventRows = 1000 // rows of the event table
+	worstPods    = 20   // rows of the longest-waiting pods table
 )
 
-var palette = []string{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"}
-
-// series is one line of a chart.
-type series struct {
-	Name, Color, Points string
+// reportPage feeds the page template: the summary and tables are rendered
+// by the template (escaped), the charts by script from Data, which is
+// embedded as JSON in a non-executable script element.
+type reportPage struct {
+	Title, Description string
+	Summary            []summaryRow
+	Groups             []groupRow
+	HasCost            bool
+	Worst              []offline.PodWait
+	WaitsShown         int
+	Events             []eventRow
+	EventsTotal        int
+	Checks             []offline.Check
+	Data               template.JS
+	UPlotJS            template.JS
+	UPlotCSS           template.CSS
 }
 
-// span is one backoff interval of a group.
-type span struct {
-	X, W float64
+// eventRow is one line of the event table.
+type eventRow struct {
+	At, Kind, Type, Text string
 }
 
-// backoffRow is one group's backoff spans.
-type backoffRow struct {
-	Group, Color string
-	Y            float64
-	Spans        []span
+// summaryRow is one line of the summary table.
+type summaryRow struct {
+	Label, Value, ID string
 }
 
-// reportData feeds the report template.
-type reportData struct {
-	Title, Description, Duration string
-	Nodes, Pending               []series
-	NodesMax, PendingMax         int
-	Backoff                      []backoffRow
-	BackoffH                     float64
-	Actions                      []offline.Event
-	Checks                       []offline.Check
-	Final                        offline.Final
-	Groups                       []string
-	Ticks                        []tick
+// groupRow is one node group's line in the capacity table.
+type groupRow struct {
+	Name                   string
+	Min, Max, Peak, Final  int
+	NodeHours, Price, Cost float64
 }
 
-// tick is an x-axis label.
-type tick struct {
-	X     float64
-	Label string
+// chartData is what the page's script draws; times are seconds since the
+// start.
+type chartData struct {
+	Duration float64       `json:"duration"`
+	T        []float64     `json:"t"`
+	Pending  []int         `json:"pending"`
+	CPUReq   []float64     `json:"cpuReq"`
+	CPUAlloc []float64     `json:"cpuAlloc"`
+	MemReq   []float64     `json:"memReq"`
+	MemAlloc []float64     `json:"memAlloc"`
+	Groups   []chartGroup  `json:"groups"`
+	Markers  []chartMarker `json:"markers"`
+	Waits    waitHistogram `json:"waits"`
 }
 
-func writeReportFile(path string, scn *scenario.Scenario, res *offline.Result, checks []offline.Check) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return &UsageError{Err: fmt.Errorf("--report: %w", err)}
+// chartGroup is one node group's series.
+type chartGroup struct {
+	Name    string       `json:"name"`
+	Price   float64      `json:"price"`
+	Target  []int        `json:"target"`
+	Ready   []int        `json:"ready"`
+	Nodes   []int        `json:"nodes"`
+	Backoff [][2]float64 `json:"backoff"`
+}
+
+// chartMarker is a timeline event drawn as a vertical line.
+type chartMarker struct {
+	T    float64 `json:"t"`
+	Kind string  `json:"kind"`
+	Text string  `json:"text"`
+}
+
+// waitHistogram counts pods by how long they waited for a node.
+type waitHistogram struct {
+	Labels []string `json:"labels"`
+	Counts []int    `json:"counts"`
+}
+
+// reportFile is the report being written: a temporary file beside the
+// path, created before the simulation so an unwritable path fails at
+// once, and renamed onto the path when the report is complete.
+type reportFile struct {
+	path string
+	tmp  *os.File
+	done bool
+}
+
+func createReport(path string) (*reportFile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, &UsageError{Err: fmt.Errorf("--report: %s is a directory", path)}
 	}
-	data := buildReport(scn, res, checks)
-	if err := reportTemplate.Execute(f, data); err != nil {
-		_ = f.Close()
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".kscale-report-*.html")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, &UsageError{Err: fmt.Errorf("--report: cannot create %s: %w", path, err)}
+	}
+	return &reportFile{path: path, tmp: tmp}, nil
+}
+
+// write renders the report and moves it onto the path.
+func (r *reportFile) write(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) error {
+	page, err := buildReport(scn, res, checks)
+	if err != nil {
+		return err
+	}
+	if err := reportTemplate.Execute(r.tmp, page); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	return f.Close()
+	if err := r.tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := r.tmp.Close(); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	if err := os.Rename(r.tmp.Name(), r.path); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	r.done = true
+	return nil
 }
 
-func buildReport(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) reportData {
-	d := reportData{Title: scn.Name, Description: scn.Description, Duration: scn.Duration.String(), Checks: checks,
-		Final: res.Final, Groups: res.GroupOrder}
-	end := scn.Duration.Duration
-	x := func(t time.Duration) float64 { return chartPad + (chartW-2*chartPad)*float64(t)/float64(max(end, 1)) }
-	step := max(1, len(res.Samples)/maxPoints)
-	for _, s := range res.Samples {
-		d.PendingMax = max(d.PendingMax, s.Pending)
-		for _, g := range s.Groups {
-			d.NodesMax = max(d.NodesMax, g.Target, g.Nodes)
-		}
+// discard removes the temporary file unless the report was written.
+func (r *reportFile) discard() {
+	if !r.done {
+		_ = r.tmp.Close()
+		_ = os.Remove(r.tmp.Name())
 	}
-	y := func(v, top int) float64 {
-		return chartH - chartPad - (chartH-2*chartPad)*float64(v)/float64(max(top, 1))
+}
+
+func buildReport(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) (reportPage, error) {
+	prices := groupPrices(scn)
+	data := chartSeries(scn, res, prices)
+	data.Markers = markers(res.Events)
+	data.Waits = waitHistogramOf(res.Waits)
+	js, err := json.Marshal(data) // escapes <, > and & so the data cannot end its script element
+	if err != nil {
+		return reportPage{}, fmt.Errorf("writing report: %w", err)
 	}
-	var pending strings.Builder
-	for i, s := range res.Samples {
-		if i%step == 0 || i == len(res.Samples)-1 {
-			fmt.Fprintf(&pending, "%.1f,%.1f ", x(s.At), y(s.Pending, d.PendingMax))
-		}
-	}
-	d.Pending = []series{{Name: "pending pods", Color: "#d62728", Points: pending.String()}}
-	for gi, id := range res.GroupOrder {
-		color := palette[gi%len(palette)]
-		var target, ready strings.Builder
-		row := backoffRow{Group: id, Color: color, Y: float64(gi) * 22}
-		var spanStart time.Duration = -1
-		for i, s := range res.Samples {
-			g, ok := s.Groups[id]
-			if i%step == 0 || i == len(res.Samples)-1 {
-				if ok {
-					fmt.Fprintf(&target, "%.1f,%.1f ", x(s.At), y(g.Target, d.NodesMax))
-					fmt.Fprintf(&ready, "%.1f,%.1f ", x(s.At), y(g.Ready, d.NodesMax))
-				}
-			}
-			switch {
-			case ok && g.BackedOff && spanStart < 0:
-				spanStart = s.At
-			case (!ok || !g.BackedOff) && spanStart >= 0:
-				row.Spans = append(row.Spans, span{X: x(spanStart), W: max(1, x(s.At)-x(spanStart))})
-				spanStart = -1
-			}
-		}
-		if spanStart >= 0 {
-			row.Spans = append(row.Spans, span{X: x(spanStart), W: max(1, x(end)-x(spanStart))})
-		}
-		d.Nodes = append(d.Nodes, series{Name: id + " target", Color: color, Points: target.String()},
-			series{Name: id + " ready", Color: color, Points: ready.String()})
-		d.Backoff = append(d.Backoff, row)
-	}
-	d.BackoffH = float64(len(res.GroupOrder))*22 + 30
-	for i := range 6 {
-		t := end * time.Duration(i) / 5
-		d.Ticks = append(d.Ticks, tick{X: x(t), Label: t.Round(time.Second).String()})
-	}
+	page := reportPage{Title: scn.Name, Description: scn.Description, Checks: checks, Data: template.JS(js),
+		UPlotJS: template.JS(uplot.JS), UPlotCSS: template.CSS(uplot.CSS), EventsTotal: len(res.Events)}
+	page.Groups, page.HasCost = groupRows(res, prices)
+	page.Summary = summarize(scn, res, checks, page.Groups, page.HasCost)
+	page.Worst = res.Waits[:min(len(res.Waits), worstPods)]
+	page.WaitsShown = len(res.Waits)
 	for _, e := range res.Events {
-		if e.IsAction() || strings.HasPrefix(e.Type, "Backoff") || e.Type == "ScaleUpFailed" || e.Type == "ScaleUpTimedOut" {
-			d.Actions = append(d.Actions, e)
+		if len(page.Events) == maxEventRows {
+			break
+		}
+		if kind := markerKind(e.Type); kind != "" {
+			page.Events = append(page.Events, eventRow{At: e.At.String(), Kind: kind, Type: e.Type, Text: eventText(e)})
 		}
 	}
+	return page, nil
+}
+
+// groupPrices collects each group's price, including groups added by
+// events.
+func groupPrices(scn *scenario.Scenario) map[string]float64 {
+	out := map[string]float64{}
+	for _, g := range scn.NodeGroups {
+		out[g.Name] = g.PricePerHour
+	}
+	for _, e := range scn.Events {
+		if e.AddGroup != nil {
+			out[e.AddGroup.Name] = e.AddGroup.PricePerHour
+		}
+	}
+	return out
+}
+
+// chartSeries thins the samples to at most maxPoints and turns them into
+// the chart series.
+func chartSeries(scn *scenario.Scenario, res *offline.Result, prices map[string]float64) chartData {
+	d := chartData{Duration: scn.Duration.Seconds()}
+	step := (len(res.Samples) + maxPoints - 1) / maxPoints
+	groups := make([]chartGroup, len(res.GroupOrder))
+	for i, id := range res.GroupOrder {
+		groups[i] = chartGroup{Name: id, Price: prices[id], Backoff: [][2]float64{}}
+	}
+	const gib = 1 << 30
+	for i, s := range res.Samples {
+		if i%max(step, 1) != 0 && i != len(res.Samples)-1 {
+			continue
+		}
+		d.T = append(d.T, s.At.Seconds())
+		d.Pending = append(d.Pending, s.Pending)
+		d.CPUReq = append(d.CPUReq, float64(s.Requested.CPU)/1000)
+		d.CPUAlloc = append(d.CPUAlloc, float64(s.Allocatable.CPU)/1000)
+		d.MemReq = append(d.MemReq, float64(s.Requested.Memory)/gib)
+		d.MemAlloc = append(d.MemAlloc, float64(s.Allocatable.Memory)/gib)
+		for gi, id := range res.GroupOrder {
+			g := s.Groups[id]
+			groups[gi].Target = append(groups[gi].Target, g.Target)
+			groups[gi].Ready = append(groups[gi].Ready, g.Ready)
+			groups[gi].Nodes = append(groups[gi].Nodes, g.Nodes)
+		}
+	}
+	for gi, id := range res.GroupOrder {
+		groups[gi].Backoff = backoffSpans(res.Samples, id, scn.Duration.Duration)
+	}
+	d.Groups = groups
 	return d
 }
 
-var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kscale simulate: {{.Title}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.1em;margin-top:2em}
-svg{background:#fafafa;border:1px solid #ddd}
-table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left}
-.ok{color:#2ca02c}.fail{color:#d62728;font-weight:bold}.legend span{margin-right:1em}
-</style></head><body>
-<script>
-window.kscaleErrors = [];
-window.addEventListener("error", function (e) {
-  window.kscaleErrors.push(String(e.message));
-  document.body.setAttribute("data-errors", window.kscaleErrors.join("; "));
-});
-</script>
-<h1>{{.Title}}</h1><p>{{.Description}}</p><p>Duration {{.Duration}}; {{.Final.Loops}} loops, {{.Final.LoopErrors}} errors; longest loop {{.Final.MaxLoop}}.</p>
-<h2>Nodes per group (solid: target, dashed: ready)</h2>
-<svg id="nodes-chart" class="chart" width="900" height="220" viewBox="0 0 900 220" role="img">
-<text x="4" y="36" font-size="10">{{.NodesMax}}</text><text x="4" y="180" font-size="10">0</text>
-{{range .Ticks}}<text x="{{.X}}" y="214" font-size="10" text-anchor="middle">{{.Label}}</text>{{end}}
-{{range $i, $s := .Nodes}}<polyline fill="none" stroke="{{$s.Color}}" stroke-width="1.5" points="{{$s.Points}}" data-series="{{$s.Name}}"/>{{end}}
-</svg>
-<div class="legend">{{range .Nodes}}<span style="color:{{.Color}}">{{.Name}}</span>{{end}}</div>
-<h2>Pending pods</h2>
-<svg id="pending-chart" class="chart" width="900" height="220" viewBox="0 0 900 220" role="img">
-<text x="4" y="36" font-size="10">{{.PendingMax}}</text><text x="4" y="180" font-size="10">0</text>
-{{range .Ticks}}<text x="{{.X}}" y="214" font-size="10" text-anchor="middle">{{.Label}}</text>{{end}}
-{{range .Pending}}<polyline fill="none" stroke="{{.Color}}" stroke-width="1.5" points="{{.Points}}" data-series="{{.Name}}"/>{{end}}
-</svg>
-<h2>Backoff spans</h2>
-<svg id="backoff-chart" class="chart" width="900" height="{{.BackoffH}}" viewBox="0 0 900 {{.BackoffH}}" role="img">
-{{range .Backoff}}<text x="4" y="{{.Y}}" dy="14" font-size="10">{{.Group}}</text>{{$row := .}}{{range .Spans}}<rect x="{{.X}}" y="{{$row.Y}}" width="{{.W}}" height="16" fill="{{$row.Color}}" opacity="0.7"/>{{end}}{{end}}
-</svg>
-<h2>Actions and backoff changes</h2>
-<table id="actions"><tr><th>time</th><th>type</th><th>group</th><th>delta</th><th>nodes</th><th>details</th></tr>
-{{range .Actions}}<tr><td>{{.At}}</td><td>{{.Type}}</td><td>{{.Group}}</td><td>{{if .Delta}}{{.Delta}}{{end}}</td><td>{{range .Nodes}}{{.}} {{end}}</td><td>{{.Reason}} {{.Message}}</td></tr>
-{{end}}</table>
-{{if .Checks}}<h2>Checks</h2><table id="checks"><tr><th>line</th><th>expectation</th><th>result</th></tr>
-{{range .Checks}}<tr><td>{{.Line}}</td><td>{{.What}}</td><td>{{if .OK}}<span class="ok">ok</span>{{else}}<span class="fail">FAIL</span> {{.Detail}}{{end}}</td></tr>
-{{end}}</table>{{end}}
-<script>
-document.querySelectorAll("svg.chart").forEach(function (svg) {
-  var drawn = 0;
-  svg.querySelectorAll("polyline,rect").forEach(function (el) {
-    var box = el.getBBox();
-    if (box.width > 0 || box.height > 0) { drawn++; }
-  });
-  svg.setAttribute("data-elements", String(drawn));
-});
-document.querySelectorAll("polyline").forEach(function (p) {
-  if (p.getAttribute("data-series").indexOf(" ready") > 0) { p.setAttribute("stroke-dasharray", "4 3"); }
-});
-document.body.setAttribute("data-script", "ok");
-</script>
-</body></html>
-`))
+// backoffSpans are the intervals in which a group was backed off.
+func backoffSpans(samples []offline.Sample, id string, end time.Duration) [][2]float64 {
+	out := [][2]float64{}
+	start := time.Duration(-1)
+	for _, s := range samples {
+		on := s.Groups[id].BackedOff
+		switch {
+		case on && start < 0:
+			start = s.At
+		case !on && start >= 0:
+			out = append(out, [2]float64{start.Seconds(), s.At.Seconds()})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, [2]float64{start.Seconds(), end.Seconds()})
+	}
+	return out
+}
+
+// markerKind sorts the timeline events the charts mark; "" for the
+// others.
+func markerKind(t string) string {
+	switch {
+	case t == "ScaleUp":
+		return "scale-up"
+	case t == "DeleteNodes" || t == "DecreaseTargetSize":
+		return "scale-down"
+	case t == "EvictPod" || t == "ScaleDownStarted":
+		return "drain"
+	case strings.HasPrefix(t, "Backoff"):
+		return "backoff"
+	case strings.HasPrefix(t, "TemplateMismatch"):
+		return "mismatch"
+	case t == "ScaleUpFailed" || t == "ScaleUpTimedOut" || t == "ScaleUpError" || t == "ScaleDownFailed" ||
+		t == "LoopError" || t == "EventError" || t == "Error":
+		return "failure"
+	case t == "ScenarioEvent":
+		return "scenario"
+	}
+	return ""
+}
+
+func markers(events []offline.Event) []chartMarker {
+	out := []chartMarker{}
+	for _, e := range events {
+		kind := markerKind(e.Type)
+		if kind == "" || len(out) == maxMarkers {
+			continue
+		}
+		out = append(out, chartMarker{T: e.At.Seconds(), Kind: kind, Text: e.Type + " " + eventText(e)})
+	}
+	return out
+}
+
+// waitBuckets are the upper bounds of the wait histogram's buckets.
+var waitBuckets = []time.Duration{0, 10 * time.Second, 30 * time.Second, time.Minute, 2 * time.Minute, 3 * time.Minute,
+	5 * time.Minute, 10 * time.Minute, 20 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 6 * time.Hour}
+
+func waitHistogramOf(waits []offline.PodWait) waitHistogram {
+	h := waitHistogram{Counts: make([]int, len(waitBuckets)+2)}
+	h.Labels = append(h.Labels, "0s")
+	for i := 1; i < len(waitBuckets); i++ {
+		h.Labels = append(h.Labels, "≤"+shortDuration(waitBuckets[i]))
+	}
+	h.Labels = append(h.Labels, ">"+shortDuration(waitBuckets[len(waitBuckets)-1]), "still pending")
+	for _, w := range waits {
+		if !w.Bound {
+			h.Counts[len(h.Counts)-1]++
+			continue
+		}
+		i := 0
+		for i < len(waitBuckets) && w.Wait > waitBuckets[i] {
+			i++
+		}
+		h.Counts[i]++
+	}
+	return h
+}
+
+// shortDuration prints 1h, 1h30m, 2m, 10s instead of 1h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}

@@ -29,7 +29,7 @@ func runSeeds(cmd *cobra.Command, path string, scn *scenario.Scenario, f *simula
 	for i := range f.seeds {
 		s := *scn // the world only reads the scenario
 		s.Seed = scn.Seed + uint64(i)
-		res, checks, err := simulateOnce(cmd, path, &s)
+		res, checks, err := simulateOnce(cmd, path, &s, f)
 		if err != nil {
 			return fmt.Errorf("seed %d: %w", s.Seed, err)
 		}

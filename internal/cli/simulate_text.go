@@ -17,8 +17,12 @@ func writeTimeline(w io.Writer, scn *scenario.Scenario, res *offline.Result) err
 	for _, e := range res.Events {
 		_, _ = fmt.Fprintf(tw, "%v\t%s\t%s\n", e.At, e.Type, eventText(e))
 	}
-	_, _ = fmt.Fprintf(tw, "\nFinal state after %s (%d loops, %d errors, longest loop %s):\n", res.Final.Time, res.Final.Loops,
-		res.Final.LoopErrors, res.Final.MaxLoop)
+	timing := ""
+	if res.Final.MaxLoop != "" {
+		timing = ", longest loop " + res.Final.MaxLoop + " at " + res.Final.MaxLoopAt
+	}
+	_, _ = fmt.Fprintf(tw, "\nFinal state after %s (%d loops, %d errors%s):\n", res.Final.Time, res.Final.Loops,
+		res.Final.LoopErrors, timing)
 	_, _ = fmt.Fprintf(tw, "  group\tmin\tmax\ttarget\tready\tbackoff\n")
 	for _, id := range res.GroupOrder {
 		g, ok := res.Final.Groups[id]

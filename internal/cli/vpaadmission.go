@@ -39,6 +39,7 @@ type vpaAdmissionOptions struct {
 	labels      string
 	cmn         commonFlags
 	selfSigned  selfSignedFlags
+	fs          *pflag.FlagSet
 }
 
 func (o *vpaAdmissionOptions) common() *commonFlags { return &o.cmn }
@@ -73,6 +74,7 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.StatusLeaseInterval, "status-lease-update-interval", d.StatusLeaseInterval, "How often the status Lease (read by the updater) is renewed.")
 	o.client.add(fs, ":8944")
 	o.selfSigned.add(fs, "--tls-cert-file, --tls-private-key and --client-ca-file")
+	o.fs = fs
 }
 
 // complete validates the flags and fills the derived settings.
@@ -104,10 +106,28 @@ func (o *vpaAdmissionOptions) complete() error {
 		o.cfg.WebhookURL = "https://" + net.JoinHostPort(o.webhookAddr, o.webhookPort) + "/"
 	}
 	o.cfg.SelfSignedSecret = o.selfSigned.secret
+	if o.selfSigned.enabled() {
+		// The certificate flags' defaults are upstream's paths; only
+		// values the user wrote conflict with self-signed certificates.
+		for flag, v := range map[string]*string{"tls-cert-file": &o.cfg.CertFile, "tls-private-key": &o.cfg.KeyFile, "client-ca-file": &o.cfg.CAFile} {
+			if !o.fs.Changed(flag) {
+				*v = ""
+			}
+		}
+	}
 	if err := o.cfg.Validate(); err != nil {
 		return err
 	}
 	if !o.selfSigned.enabled() {
+		// The certificate files are read at start: a missing one is a
+		// usage error naming its flag, not a failure later.
+		for _, f := range []struct{ flag, path string }{
+			{"--tls-cert-file", o.cfg.CertFile}, {"--tls-private-key", o.cfg.KeyFile}, {"--client-ca-file", o.cfg.CAFile},
+		} {
+			if err := validateFile(f.flag, f.path); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	dns, ips := o.servingNames()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/opsserver"
 	"github.com/kscale/kscale/internal/vpa/input"
@@ -123,6 +124,18 @@ func (o *vpaRecommenderOptions) addClientFlags(fs *pflag.FlagSet) {
 func (o *vpaRecommenderOptions) complete() error {
 	if err := o.client.validate(); err != nil {
 		return err
+	}
+	if err := validateAddress("--address", o.address, false); err != nil {
+		return err
+	}
+	if err := validateInterval("--recommender-interval", o.cfg.Interval); err != nil {
+		return err
+	}
+	if o.cacheTimeout <= 0 {
+		return fmt.Errorf("--cache-sync-timeout: must be positive, got %v", o.cacheTimeout)
+	}
+	if o.cfg.Workers < 1 {
+		return fmt.Errorf("--update-worker-count: must be at least 1, got %d", o.cfg.Workers)
 	}
 	for _, d := range []struct {
 		flag string
@@ -229,27 +242,45 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("--address: %w", err)
 	}
+	// The work's error ends the leader election and the metrics server too,
+	// and is the command's.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	health := opsserver.CheckerFunc(func() error { return r.Healthy(clock.RealClock{}.Now()) })
 	go func() {
 		if err := opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling}); err != nil {
 			klog.FromContext(ctx).Error(err, "Serving metrics failed")
 		}
 	}()
-	return leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
-		if err := watcher.Start(ctx, o.cacheTimeout); err != nil {
-			klog.FromContext(ctx).Error(err, "Pod cache did not sync")
-			return
-		}
-		defer watcher.Shutdown()
-		go func() { _ = informers.Start(ctx) }()
-		syncCtx, cancel := context.WithTimeout(ctx, o.cacheTimeout)
-		defer cancel()
-		if !informers.WaitForCacheSync(syncCtx) {
-			klog.FromContext(ctx).Error(errors.New("timed out"), "Controller cache did not sync")
-			return
-		}
-		_ = r.Run(ctx)
+	var workErr error
+	err = leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
+		workErr = o.work(ctx, watcher, informers, r)
+		cancel()
 	})
+	if workErr != nil {
+		return workErr
+	}
+	return err
+}
+
+// work fills the caches, saying what it waits for, and runs the
+// recommender until ctx ends.
+func (o *vpaRecommenderOptions) work(ctx context.Context, watcher *input.PodWatcher, informers cache.Cache, r *recommender.Recommender) error {
+	ctx, cancel := context.WithCancel(ctx)
+	watcher.Start(ctx)
+	defer watcher.Shutdown() // after cancel: the informers stop when ctx ends
+	defer cancel()
+	if err := cachesync.Wait(ctx, "pods and events", o.cacheTimeout, "--cache-sync-timeout", watcher.WaitForSync); err != nil {
+		return err
+	}
+	go func() { _ = informers.Start(ctx) }()
+	if err := cachesync.Wait(ctx, "VPA target controllers", o.cacheTimeout, "--cache-sync-timeout", informers.WaitForCacheSync); err != nil {
+		return err
+	}
+	if err := r.Run(ctx); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("running the recommender: %w", err)
+	}
+	return nil
 }
 
 // deps builds the recommender's clients.

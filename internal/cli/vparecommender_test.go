@@ -69,7 +69,7 @@ func TestVPARecommenderBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--storage=etcd"}, "--storage"},
-		{[]string{"--target-cpu-percentile=2"}, "targetCPUPercentile"},
+		{[]string{"--target-cpu-percentile=2"}, "--target-cpu-percentile"},
 		{[]string{"--container-recommendation-max-allowed-cpu=lots"}, "--container-recommendation-max-allowed-cpu"},
 		{[]string{"--storage=prometheus"}, "prometheus-address"},
 		{[]string{"--storage=prometheus", "--prometheus-address=http://p", "--history-length=eight"}, "--history-length"},

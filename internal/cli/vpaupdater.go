@@ -60,6 +60,7 @@ func (f *vpaClientFlags) validate() error {
 	if f.namespace == "" {
 		errs = append(errs, errors.New("--namespace: required"))
 	}
+	errs = append(errs, validateAddress("--address", f.address, false))
 	return errors.Join(errs...)
 }
 
@@ -162,7 +163,7 @@ func (o *vpaUpdaterOptions) complete() error {
 	if o.lock != "leases" {
 		return fmt.Errorf("--leader-elect-resource-lock: only leases is supported, got %q", o.lock)
 	}
-	if o.leader && (o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0) {
+	if o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0 {
 		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
 	}
 	return o.cfg.Validate()

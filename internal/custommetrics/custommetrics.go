@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/clock"
 	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 
+	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/custommetrics/credentials"
 	"github.com/kscale/kscale/internal/custommetrics/discovery"
 	"github.com/kscale/kscale/internal/custommetrics/ha"
@@ -57,6 +58,9 @@ type Config struct {
 	Clock clock.PassiveClock
 	// Health, when set, learns whether scraping makes progress.
 	Health *Health
+	// CacheSyncTimeout bounds the wait for the pod and secret caches at
+	// start-up; default DefaultCacheSyncTimeout.
+	CacheSyncTimeout time.Duration
 	// SelfSigned, when set, gives the server certificates that manage
 	// themselves instead of --tls-cert-file: Run fills its Secrets client
 	// (from Client) and adds a publisher to the custom metrics APIServices
@@ -70,6 +74,9 @@ type Config struct {
 type ServingCertSetter interface {
 	SetServingCert(src provider.CertSource) error
 }
+
+// DefaultCacheSyncTimeout is Config.CacheSyncTimeout's default.
+const DefaultCacheSyncTimeout = 2 * time.Minute
 
 // Run runs the provider until ctx ends. Discovery and credential informers
 // run on every replica, so a new leader starts with warm caches; scraping
@@ -91,10 +98,14 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	go c.discovery.Run(ctx)
 	go c.creds.Run(ctx)
-	if err := c.discovery.WaitForSync(ctx); err != nil {
+	timeout := cfg.CacheSyncTimeout
+	if timeout <= 0 {
+		timeout = DefaultCacheSyncTimeout
+	}
+	if err := cachesync.Wait(ctx, "kube-apiserver pods", timeout, "--cache-sync-timeout", c.discovery.HasSynced); err != nil {
 		return err
 	}
-	if err := c.creds.WaitForSync(ctx); err != nil {
+	if err := cachesync.Wait(ctx, "CA and token secrets", timeout, "--cache-sync-timeout", c.creds.HasSynced); err != nil {
 		return err
 	}
 	if !cfg.LeaderElection {

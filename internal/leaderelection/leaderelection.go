@@ -43,11 +43,15 @@ type Config struct {
 	// ResourceLock is --leader-elect-resource-lock; only "leases" (the
 	// default) is supported.
 	ResourceLock string
+	// fromFlags is set by AddFlags: the timings are what the user wrote,
+	// so Default leaves a 0 for Validate to reject.
+	fromFlags bool
 }
 
 // AddFlags registers the standard leader election flags with the
 // component's defaults for --leader-elect and the Lease name.
 func (c *Config) AddFlags(fs *pflag.FlagSet, enabled bool, leaseName string) {
+	c.fromFlags = true
 	fs.BoolVar(&c.Enabled, "leader-elect", enabled, "Elect a leader on a Lease before running; run two replicas for availability.")
 	fs.StringVar(&c.Namespace, "leader-elect-resource-namespace", metav1.NamespaceSystem, "Namespace of the leader election Lease.")
 	fs.StringVar(&c.Name, "leader-elect-resource-name", leaseName, "Name of the leader election Lease.")
@@ -63,14 +67,16 @@ func (c *Config) Default() error {
 	if c.Namespace == "" {
 		c.Namespace = metav1.NamespaceSystem
 	}
-	if c.LeaseDuration == 0 {
-		c.LeaseDuration = 15 * time.Second
-	}
-	if c.RenewDeadline == 0 {
-		c.RenewDeadline = 10 * time.Second
-	}
-	if c.RetryPeriod == 0 {
-		c.RetryPeriod = 2 * time.Second
+	if !c.fromFlags {
+		if c.LeaseDuration == 0 {
+			c.LeaseDuration = 15 * time.Second
+		}
+		if c.RenewDeadline == 0 {
+			c.RenewDeadline = 10 * time.Second
+		}
+		if c.RetryPeriod == 0 {
+			c.RetryPeriod = 2 * time.Second
+		}
 	}
 	if c.Enabled && c.Identity == "" {
 		host, err := os.Hostname()
@@ -82,10 +88,19 @@ func (c *Config) Default() error {
 	return nil
 }
 
-// Validate reports the first invalid field, by its flag.
+// Validate reports the first invalid field, by its flag. The durations
+// are checked even with leader election off, so a bad flag is never
+// accepted silently.
 func (c *Config) Validate() error {
-	if c.ResourceLock != "" && c.ResourceLock != resourcelock.LeasesResourceLock {
+	switch {
+	case c.ResourceLock != "" && c.ResourceLock != resourcelock.LeasesResourceLock:
 		return fmt.Errorf("--leader-elect-resource-lock: only %s is supported, got %q", resourcelock.LeasesResourceLock, c.ResourceLock)
+	case c.LeaseDuration <= 0:
+		return fmt.Errorf("--leader-elect-lease-duration: must be positive, got %v", c.LeaseDuration)
+	case c.RenewDeadline <= 0:
+		return fmt.Errorf("--leader-elect-renew-deadline: must be positive, got %v", c.RenewDeadline)
+	case c.RetryPeriod <= 0:
+		return fmt.Errorf("--leader-elect-retry-period: must be positive, got %v", c.RetryPeriod)
 	}
 	if !c.Enabled {
 		return nil

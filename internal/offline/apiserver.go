@@ -127,11 +127,5 @@ func (a apiServer) readyView(wl *workload, now time.Time) []*corev1.Pod {
 
 // PodsOnNode implements actuation.Cluster.
 func (a apiServer) PodsOnNode(_ context.Context, node string) ([]*corev1.Pod, error) {
-	var out []*corev1.Pod
-	for _, p := range a.w.cluster.podList() {
-		if p.Spec.NodeName == node {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return a.w.cluster.podsOnNode(node), nil
 }

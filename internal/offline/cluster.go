@@ -3,7 +3,6 @@ package offline
 import (
 	"context"
 	"slices"
-	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -23,12 +22,27 @@ type cluster struct {
 	// gen counts changes, so the scheduler can skip ticks where nothing
 	// changed.
 	gen int
+	// requested sums the requests of bound, unfinished pods; allocatable
+	// sums the nodes' allocatable. Both are kept up to date by every change.
+	requested, allocatable Usage
+	// owned indexes the pods by their controller (namespace/name), in
+	// creation order; onNode the bound pods by node. They keep a tick's
+	// work linear in the pods however many workloads and nodes there are.
+	owned  map[string][]string
+	onNode map[string]map[string]struct{}
+	// seq numbers the pods in creation order; nextSeq is the next one.
+	seq     map[string]int
+	nextSeq int
+	// pods in creation order as of generation listGen.
+	list    []*corev1.Pod
+	listGen int
 }
 
 var _ nodeautoscaler.Cluster = (*cluster)(nil)
 
 func newCluster() *cluster {
-	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}}
+	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
+		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1}
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -37,7 +51,9 @@ func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 func (c *cluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.nodeList(), nil }
 
 // ListPods returns the pods in creation order.
-func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) { return c.podList(), nil }
+func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
+	return slices.Clone(c.podList()), nil
+}
 
 // ListDaemonSets returns the DaemonSets.
 func (c *cluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
@@ -52,9 +68,29 @@ func (c *cluster) nodeList() []*corev1.Node {
 	return out
 }
 
+// podList returns the pods in creation order; the slice is shared until
+// the next change and must not be modified.
 func (c *cluster) podList() []*corev1.Pod {
+	if c.listGen == c.gen {
+		return c.list
+	}
 	out := make([]*corev1.Pod, 0, len(c.podOrder))
 	for _, k := range c.podOrder {
+		out = append(out, c.pods[k])
+	}
+	c.list, c.listGen = out, c.gen
+	return out
+}
+
+// podsOnNode returns the pods bound to the node in creation order.
+func (c *cluster) podsOnNode(node string) []*corev1.Pod {
+	keys := make([]string, 0, len(c.onNode[node]))
+	for k := range c.onNode[node] {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return c.seq[a] - c.seq[b] })
+	out := make([]*corev1.Pod, 0, len(keys))
+	for _, k := range keys {
 		out = append(out, c.pods[k])
 	}
 	return out
@@ -62,25 +98,28 @@ func (c *cluster) podList() []*corev1.Pod {
 
 func (c *cluster) addNode(n *corev1.Node) {
 	c.gen++
-	if _, ok := c.nodes[n.Name]; !ok {
+	if old, ok := c.nodes[n.Name]; ok {
+		c.allocatable.add(nodeUsage(old), -1)
+	} else {
 		c.nodeOrder = append(c.nodeOrder, n.Name)
 	}
+	c.allocatable.add(nodeUsage(n), 1)
 	c.nodes[n.Name] = n
 }
 
 // removeNode deletes a node and every pod bound to it.
 func (c *cluster) removeNode(name string) {
-	if _, ok := c.nodes[name]; !ok {
+	old, ok := c.nodes[name]
+	if !ok {
 		return
 	}
 	c.gen++
+	c.allocatable.add(nodeUsage(old), -1)
 	delete(c.nodes, name)
 	c.nodeOrder = slices.DeleteFunc(c.nodeOrder, func(s string) bool { return s == name })
-	var gone []string
-	for _, k := range c.podOrder {
-		if c.pods[k].Spec.NodeName == name {
-			gone = append(gone, k)
-		}
+	gone := make([]string, 0, len(c.onNode[name]))
+	for k := range c.onNode[name] {
+		gone = append(gone, k)
 	}
 	c.removePods(gone)
 }
@@ -88,8 +127,23 @@ func (c *cluster) removeNode(name string) {
 func (c *cluster) addPod(p *corev1.Pod) {
 	c.gen++
 	k := podKey(p)
-	if _, ok := c.pods[k]; !ok {
+	if old, ok := c.pods[k]; ok {
+		c.requested.add(podUsage(old), -1)
+		c.unbind(old, k)
+	} else {
 		c.podOrder = append(c.podOrder, k)
+		c.seq[k] = c.nextSeq
+		c.nextSeq++
+		if o := controllerOf(p); o != "" {
+			c.owned[o] = append(c.owned[o], k)
+		}
+	}
+	c.requested.add(podUsage(p), 1)
+	if n := p.Spec.NodeName; n != "" {
+		if c.onNode[n] == nil {
+			c.onNode[n] = map[string]struct{}{}
+		}
+		c.onNode[n][k] = struct{}{}
 	}
 	c.pods[k] = p
 }
@@ -100,28 +154,54 @@ func (c *cluster) removePods(keys []string) {
 	}
 	c.gen++
 	drop := map[string]bool{}
+	owners := map[string]bool{}
 	for _, k := range keys {
+		if old, ok := c.pods[k]; ok {
+			c.requested.add(podUsage(old), -1)
+			c.unbind(old, k)
+			if o := controllerOf(old); o != "" {
+				owners[o] = true
+			}
+		}
 		drop[k] = true
 		delete(c.pods, k)
+		delete(c.seq, k)
 	}
 	c.podOrder = slices.DeleteFunc(c.podOrder, func(s string) bool { return drop[s] })
+	for o := range owners {
+		c.owned[o] = slices.DeleteFunc(c.owned[o], func(s string) bool { return drop[s] })
+		if len(c.owned[o]) == 0 {
+			delete(c.owned, o)
+		}
+	}
+}
+
+// unbind drops a stored pod from the node index.
+func (c *cluster) unbind(p *corev1.Pod, k string) {
+	if set := c.onNode[p.Spec.NodeName]; set != nil {
+		delete(set, k)
+		if len(set) == 0 {
+			delete(c.onNode, p.Spec.NodeName)
+		}
+	}
+}
+
+// controllerOf is the index key of the pod's controller, "" without one.
+func controllerOf(p *corev1.Pod) string {
+	for _, r := range p.OwnerReferences {
+		if r.Controller != nil && *r.Controller {
+			return p.Namespace + "/" + r.Name
+		}
+	}
+	return ""
 }
 
 // ownedBy returns the pods a workload controls, oldest first.
 func (c *cluster) ownedBy(namespace, owner string) []*corev1.Pod {
-	var out []*corev1.Pod
-	prefix := namespace + "/"
-	for _, k := range c.podOrder {
-		if !strings.HasPrefix(k, prefix) {
-			continue
-		}
-		p := c.pods[k]
-		for _, r := range p.OwnerReferences {
-			if r.Name == owner && r.Controller != nil && *r.Controller {
-				out = append(out, p)
-				break
-			}
-		}
+	keys := c.owned[namespace+"/"+owner]
+	out := make([]*corev1.Pod, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, c.pods[k])
 	}
 	return out
 }

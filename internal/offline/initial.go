@@ -10,20 +10,7 @@ import (
 
 // bindInitial binds pods to the initial nodes, first fit, as the
 // scheduler would have before the simulation starts.
-func (w *World) bindInitial(wl *workload, pods []*corev1.Pod) error {
-	snap := simulator.NewSnapshot()
-	for _, n := range w.cluster.nodeList() {
-		if err := snap.AddNode(n); err != nil {
-			return err
-		}
-	}
-	for _, p := range w.cluster.podList() {
-		if p.Spec.NodeName != "" {
-			if err := snap.AddPod(p); err != nil {
-				return err
-			}
-		}
-	}
+func (w *World) bindInitial(snap *simulator.Snapshot, wl *workload, pods []*corev1.Pod) error {
 	res := simulator.FilterSchedulable(snap, pods, simulator.FilterOptions{Now: w.clock.Now()})
 	if len(res.Remaining) > 0 {
 		return fmt.Errorf("workload %q: only %d of %d scheduled pods fit the initial nodes", wl.spec.Name, len(res.Placements), len(pods))
@@ -32,4 +19,24 @@ func (w *World) bindInitial(wl *workload, pods []*corev1.Pod) error {
 		w.bindPod(pl.Pod, pl.NodeName, w.clock.Now())
 	}
 	return nil
+}
+
+// initialSnapshot is the cluster's nodes and bound pods, which
+// FilterSchedulable then keeps up to date as it places pods, so every
+// workload's initial pods are placed with one snapshot.
+func (w *World) initialSnapshot() (*simulator.Snapshot, error) {
+	snap := simulator.NewSnapshot()
+	for _, n := range w.cluster.nodeList() {
+		if err := snap.AddNode(n); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range w.cluster.podList() {
+		if p.Spec.NodeName != "" {
+			if err := snap.AddPod(p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return snap, nil
 }

@@ -165,3 +165,21 @@ expect:
 `)
 	expectChecks(t, res, scn)
 }
+
+// TestMinWithoutTarget is issue 19: a group with a min size and no target
+// starts at its min size, and a Deployment's pods run like a ReplicaSet's.
+func TestMinWithoutTarget(t *testing.T) {
+	res, scn := runText(t, `apiVersion: kscale.dev/v1alpha1
+kind: Scenario
+duration: 3m
+nodeGroups:
+  - {name: a, min: 2, max: 4, resources: {cpu: "2", memory: 8Gi}}
+workloads:
+  - {name: web, kind: Deployment, replicas: 2, pod: {requests: {cpu: "1"}}}
+expect:
+  - group: {name: a, at: 0s, target: 2, registered: 0}
+  - group: {name: a, at: 2m, target: 2, registered: 2, ready: 2}
+  - pendingPods: {at: 2m, count: 0}
+`)
+	expectChecks(t, res, scn)
+}

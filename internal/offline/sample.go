@@ -31,7 +31,8 @@ func (w *World) watch(expect []scenario.Expectation) {
 // sample records the state after a tick.
 func (w *World) sample() {
 	now := w.clock.Now()
-	s := Sample{At: now.Sub(Start), Pending: w.pending, Groups: map[string]GroupSample{}}
+	s := Sample{At: now.Sub(Start), Pending: w.pending, Pods: len(w.cluster.pods), Groups: map[string]GroupSample{},
+		Requested: w.cluster.requested, Allocatable: w.cluster.allocatable}
 	for _, st := range w.autoscaler.State() {
 		id := st.Group.ID
 		if !w.seen[id] {
@@ -86,6 +87,7 @@ func podReady(p *corev1.Pod, startup time.Duration, now time.Time) bool {
 
 // finish fills the final state.
 func (w *World) finish() {
+	w.recordPendingWaits()
 	f := &w.res.Final
 	f.Time = w.clock.Now().Sub(Start).String()
 	f.Groups = map[string]GroupFinal{}

@@ -7,6 +7,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/simulator"
 )
 
 // DefaultBootTime is a group's boot time when the scenario sets none.
@@ -88,8 +89,8 @@ func (w *World) addInitialNodes() error {
 		if err != nil {
 			return err
 		}
-		if g.Target > target {
-			if err := w.cloud.SetTargetSize(g.Name, g.Target); err != nil {
+		if g.InitialTarget() > target {
+			if err := w.cloud.SetTargetSize(g.Name, g.InitialTarget()); err != nil {
 				return err
 			}
 		}
@@ -105,15 +106,22 @@ func (w *World) addInitialNodes() error {
 func (w *World) placeInitialPods() error {
 	created := Start.Add(-2 * time.Second)
 	w.reconcileWorkloads(created)
+	var snap *simulator.Snapshot
 	for _, wl := range w.workloads {
 		if wl.spec.Scheduled == 0 {
 			continue
+		}
+		if snap == nil {
+			var err error
+			if snap, err = w.initialSnapshot(); err != nil {
+				return err
+			}
 		}
 		pods := w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name)
 		if wl.spec.Kind == "Pods" {
 			pods = w.podsOf(wl)
 		}
-		if err := w.bindInitial(wl, pods[:wl.spec.Scheduled]); err != nil {
+		if err := w.bindInitial(snap, wl, pods[:wl.spec.Scheduled]); err != nil {
 			return err
 		}
 	}

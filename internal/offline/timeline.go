@@ -68,6 +68,8 @@ type Sample struct {
 	At time.Duration `json:"-"`
 	// Pending is the number of pending pods.
 	Pending int `json:"pending"`
+	// Pods is the number of pods in the cluster.
+	Pods int `json:"pods"`
 	// Groups holds each group's state by id.
 	Groups map[string]GroupSample `json:"groups"`
 	// Zones counts the nodes per topology.kubernetes.io/zone label value;
@@ -77,6 +79,10 @@ type Sample struct {
 	// expectation asks about, by workload name: desired pods minus pods
 	// bound and ready.
 	Unavailable map[string]int `json:"unavailable,omitempty"`
+	// Requested sums the requests of the bound pods that run.
+	Requested Usage `json:"requested"`
+	// Allocatable sums the nodes' allocatable resources.
+	Allocatable Usage `json:"allocatable"`
 }
 
 // GroupFinal is a group's state at the end.
@@ -108,9 +114,9 @@ type Final struct {
 	// LoopErrors is the number of loops that failed.
 	LoopErrors int `json:"loopErrors"`
 	// MaxLoop is the longest loop's wall time.
-	MaxLoop string `json:"maxLoopWallTime"`
+	MaxLoop string `json:"maxLoopWallTime,omitempty"`
 	// MaxLoopAt is the simulated time of the longest loop.
-	MaxLoopAt string `json:"maxLoopAt"`
+	MaxLoopAt string `json:"maxLoopAt,omitempty"`
 }
 
 // Result is a finished simulation.
@@ -129,4 +135,8 @@ type Result struct {
 	MaxLoopWall time.Duration
 	// MaxLoopCPU is the most CPU time one RunOnce used on its thread.
 	MaxLoopCPU time.Duration
+	// Waits holds every pod that waited for a node: those bound after the
+	// start with the time from creation to binding, then those still
+	// pending at the end; longest wait first.
+	Waits []PodWait
 }

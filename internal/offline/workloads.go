@@ -26,7 +26,9 @@ type workload struct {
 
 func ownerKind(kind string) (apiVersion, k string) {
 	switch kind {
-	case "ReplicaSet":
+	case "ReplicaSet", "Deployment":
+		// A Deployment's pods belong to its ReplicaSet; the simulation
+		// has no rollouts, so one ReplicaSet named like the workload.
 		return "apps/v1", "ReplicaSet"
 	case "Job":
 		return "batch/v1", "Job"
@@ -236,6 +238,7 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 // copy of the pod bound to node and running since now, and starts a Job
 // pod's run time. It returns the stored copy.
 func (w *World) bindPod(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
+	w.recordWait(p, now)
 	b := p.DeepCopy()
 	b.Spec.NodeName = node
 	b.Status.Phase = corev1.PodRunning

@@ -51,6 +51,8 @@ type World struct {
 	replicasChanged bool
 	res             Result
 	seen            map[string]bool
+	// waited marks the pods whose wait is recorded.
+	waited map[string]bool
 }
 
 // New builds the world of a parsed scenario at its start.

@@ -18,6 +18,8 @@ var EventTypes = []string{
 	// Scale-up state and explanations.
 	"ScaleUpError", "ScaleUpCompleted", "ScaleUpTimedOut", "ScaleUpFailed",
 	"BackoffStarted", "BackoffCleared", "NotTriggerScaleUp",
+	// The unready gate.
+	"ClusterUnhealthy",
 	// The runaway guard.
 	"TemplateMismatch", "TemplateMismatchBlocked", "TemplateMismatchCleared",
 	// Scale-down.

@@ -36,9 +36,9 @@ func IsParseError(err error) bool {
 
 func lineErr(line int, msg string) error { return &ParseError{Line: line, Msg: msg} }
 
-// maxFileSize bounds what Parse accepts, so a hostile file cannot make the
+// MaxFileSize bounds what Parse accepts, so a hostile file cannot make the
 // parser allocate without limit.
-const maxFileSize = 4 << 20
+const MaxFileSize = 4 << 20
 
 // Parse reads and validates one scenario file. On any problem it returns
 // nil and an error made of *ParseError values.
@@ -48,15 +48,18 @@ func Parse(data []byte) (_ *Scenario, err error) {
 			err = &ParseError{Msg: fmt.Sprintf("malformed YAML: %v", r)}
 		}
 	}()
-	if len(data) > maxFileSize {
-		return nil, &ParseError{Msg: fmt.Sprintf("file is larger than %d bytes", maxFileSize)}
+	if len(data) > MaxFileSize {
+		return nil, &ParseError{Msg: fmt.Sprintf("file is larger than %d bytes", MaxFileSize)}
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(err)
+		return nil, syntaxError(data, err)
 	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, &ParseError{Line: 1, Msg: "want a YAML map with apiVersion, kind, duration, ..."}
+	}
+	if err := WholeNumbers(root.Content[0], Scenario{}); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

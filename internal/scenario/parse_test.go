@@ -77,6 +77,9 @@ func TestParseErrors(t *testing.T) {
 		{"negative seed", head + "seed: -1\n", "line 4: cannot unmarshal"},
 		{"two documents", head + "---\nkind: x\n", "only one YAML document"},
 		{"not a map", "- a\n- b\n", "line 1: want a YAML map"},
+		{"negative price", head + group + "    pricePerHour: -0.1\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number from 0 to 1e+06"},
+		{"NaN price", head + group + "    pricePerHour: .nan\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number"},
+		{"huge price", head + group + "    pricePerHour: 1e300\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number"},
 		{"syntax", "a: [\n", "line"},
 	}
 	for _, tt := range tests {

@@ -66,7 +66,8 @@ type NodeGroup struct {
 	Min int `yaml:"min"`
 	// Max is the maximum size.
 	Max int `yaml:"max"`
-	// Target is the initial target size (default 0 plus initial nodes).
+	// Target is the initial target size; the group starts with at least
+	// its min size and its initial nodes (InitialTarget).
 	Target int `yaml:"target"`
 	// InstanceTypes names built-in catalog types; several mean a mixed group.
 	InstanceTypes []string `yaml:"instanceTypes"`
@@ -92,7 +93,15 @@ type NodeGroup struct {
 	// RealNodes says how the group's registered nodes differ from its
 	// template; the autoscaler is not told.
 	RealNodes *RealNodes `yaml:"realNodes"`
+	// PricePerHour is what one of the group's instances costs per hour,
+	// in any currency; only the report uses it (cost per group).
+	PricePerHour float64 `yaml:"pricePerHour"`
 }
+
+// InitialTarget is the target size a group starts with, before its
+// initial nodes are counted: the written target, raised to the min size
+// as a cloud keeps a group's desired size at least at its minimum.
+func (g NodeGroup) InitialTarget() int { return max(g.Target, g.Min) }
 
 // RealNodes describes how a group's registered nodes differ from what its
 // template (the provider's tags) says, as when another controller taints
@@ -137,7 +146,8 @@ type Workload struct {
 	Name string `yaml:"name"`
 	// Namespace defaults to "default".
 	Namespace string `yaml:"namespace"`
-	// Kind is ReplicaSet, Job, DaemonSet or Pods (bare pods).
+	// Kind is ReplicaSet, Deployment (its pods owned by one ReplicaSet of
+	// the same name), Job, DaemonSet or Pods (bare pods).
 	Kind string `yaml:"kind"`
 	// Replicas is the pod count (ReplicaSet, Job parallelism, Pods).
 	Replicas int `yaml:"replicas"`

@@ -28,6 +28,9 @@ func (c *checker) failf(cond bool, path []any, format string, args ...any) {
 
 func p(parts ...any) []any { return parts }
 
+// maxPricePerHour bounds an instance's price, so costs stay finite.
+const maxPricePerHour = 1e6
+
 func validate(s *Scenario, t tree) error {
 	c := &checker{t: t}
 	c.failf(s.APIVersion != APIVersion, p("apiVersion"), "apiVersion: want %q, got %q", APIVersion, s.APIVersion)
@@ -52,6 +55,9 @@ func validate(s *Scenario, t tree) error {
 	workloads := c.workloads(s)
 	c.events(s, groups, workloads)
 	c.expectations(s, workloads)
+	if len(c.errs) == 0 {
+		c.limits(s)
+	}
 	return errors.Join(c.errs...)
 }
 
@@ -84,7 +90,7 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 	groups[g.Name] = true
 	c.failf(g.Min < 0 || g.Max < g.Min, f("max"), "nodeGroups %q: need 0 <= min (%d) <= max (%d)", g.Name, g.Min, g.Max)
 	c.failf(g.Max == 0, f("max"), "nodeGroups %q: max must be set and positive", g.Name)
-	c.failf(g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min, max]", g.Name, g.Target)
+	c.failf(g.Target != 0 && g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min %d, max %d] (without target the group starts at min)", g.Name, g.Target, g.Min, g.Max)
 	c.failf((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), at,
 		"nodeGroups %q: set exactly one of instanceTypes and resources", g.Name)
 	for _, it := range g.InstanceTypes {
@@ -97,6 +103,8 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 		c.failf(!cpu || !mem, f("resources"), "nodeGroups %q: resources need cpu and memory", g.Name)
 	}
 	c.failf(g.BootTime != nil && g.BootTime.Duration < 0, f("bootTime"), "nodeGroups %q: bootTime must not be negative", g.Name)
+	c.failf(!(g.PricePerHour >= 0 && g.PricePerHour <= maxPricePerHour), f("pricePerHour"),
+		"nodeGroups %q: pricePerHour must be a number from 0 to %g, got %v", g.Name, float64(maxPricePerHour), g.PricePerHour)
 	c.cloudError(g.StockoutError, f("stockoutError"))
 	c.realNodes(g.RealNodes, f("realNodes"))
 }
@@ -141,7 +149,7 @@ func (c *checker) nodes(s *Scenario, groups map[string]bool) {
 	}
 }
 
-var workloadKinds = []string{"ReplicaSet", "Job", "DaemonSet", "Pods"}
+var workloadKinds = []string{"ReplicaSet", "Deployment", "Job", "DaemonSet", "Pods"}
 
 func (c *checker) workloads(s *Scenario) map[string]string {
 	kinds := map[string]string{}

@@ -55,11 +55,18 @@ func (r *Resources) UnmarshalYAML(n *yaml.Node) error {
 		if q.Sign() < 0 {
 			return lineErr(v.Line, fmt.Sprintf("resource %q: quantity %q is negative", k.Value, v.Value))
 		}
+		if q.Cmp(maxQuantity) > 0 {
+			return lineErr(v.Line, fmt.Sprintf("resource %q: quantity %q is above %s, the largest counted exactly in milli-units", k.Value, v.Value, maxQuantity.String()))
+		}
 		out[corev1.ResourceName(k.Value)] = q
 	}
 	*r = out
 	return nil
 }
+
+// maxQuantity is the largest resource quantity a scenario may write: its
+// milli-value still fits an int64.
+var maxQuantity = resource.MustParse("9e15")
 
 // List returns the resources as a corev1.ResourceList copy.
 func (r Resources) List() corev1.ResourceList { return corev1.ResourceList(r).DeepCopy() }
@@ -74,9 +81,14 @@ type K8s[T any] struct {
 // UnmarshalYAML decodes the node through the Kubernetes JSON field names,
 // rejecting unknown fields.
 func (k *K8s[T]) UnmarshalYAML(n *yaml.Node) error {
+	budget := maxExpandedNodes
+	resolved, err := expandAliases(n, &budget)
+	if err != nil {
+		return lineErr(n.Line, err.Error())
+	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(n); err != nil {
+	if err := enc.Encode(resolved); err != nil {
 		return lineErr(n.Line, fmt.Sprintf("re-encoding: %v", err))
 	}
 	if err := sigsyaml.UnmarshalStrict(buf.Bytes(), &k.Value); err != nil {
@@ -153,4 +165,32 @@ func settingValue(v *yaml.Node) (string, error) {
 	default:
 		return "", fmt.Errorf("want a scalar or a list of scalars")
 	}
+}
+
+// maxExpandedNodes bounds the nodes a Kubernetes value may expand to once
+// its aliases are resolved, so aliases cannot multiply a small file.
+const maxExpandedNodes = 100000
+
+// expandAliases copies the node with every alias replaced by a copy of
+// the node its anchor names, wherever that anchor is in the file, so the
+// value can be re-encoded on its own.
+func expandAliases(n *yaml.Node, budget *int) (*yaml.Node, error) {
+	*budget--
+	if *budget < 0 {
+		return nil, fmt.Errorf("aliases expand to more than %d YAML nodes", maxExpandedNodes)
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return expandAliases(n.Alias, budget)
+	}
+	out := *n
+	out.Anchor = ""
+	out.Content = nil
+	for _, c := range n.Content {
+		e, err := expandAliases(c, budget)
+		if err != nil {
+			return nil, err
+		}
+		out.Content = append(out.Content, e)
+	}
+	return &out, nil
 }

@@ -32,6 +32,15 @@ type CloudConfig struct {
 // fields, bad values and duplicate groups are errors naming the group and
 // field.
 func ParseCloudConfig(data []byte) (*CloudConfig, error) {
+	if err := configMapHint(data); err != nil {
+		return nil, err
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err == nil && len(root.Content) > 0 {
+		if err := scenario.WholeNumbers(root.Content[0], CloudConfig{}); err != nil {
+			return nil, fmt.Errorf("parsing kwok cloud config: %w", err)
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	var c CloudConfig
@@ -63,13 +72,19 @@ func ParseCloudConfig(data []byte) (*CloudConfig, error) {
 
 // groupConfig turns a node group entry into the in-memory cloud's config.
 func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
-	cfg := inmemory.GroupConfig{ID: g.Name, MinSize: g.Min, MaxSize: g.Max, TargetSize: g.Target,
+	cfg := inmemory.GroupConfig{ID: g.Name, MinSize: g.Min, MaxSize: g.Max, TargetSize: g.InitialTarget(),
 		BootTime: DefaultBootTime, Capacity: inmemory.Unlimited}
 	if errs := validation.IsDNS1123Subdomain(g.Name); len(errs) > 0 {
 		return cfg, fmt.Errorf("name: %q is not a valid name: %v", g.Name, errs)
 	}
 	if g.Max == 0 {
 		return cfg, fmt.Errorf("group %q: max: must be set and positive", g.Name)
+	}
+	if g.Min < 0 || g.Min > g.Max {
+		return cfg, fmt.Errorf("group %q: min: need 0 <= min (%d) <= max (%d)", g.Name, g.Min, g.Max)
+	}
+	if g.Target != 0 && g.Target < g.Min || g.Target > g.Max {
+		return cfg, fmt.Errorf("group %q: target: %d outside [min %d, max %d] (without target the group starts at min)", g.Name, g.Target, g.Min, g.Max)
 	}
 	tmpl, err := groupTemplate(g)
 	if err != nil {
@@ -137,4 +152,25 @@ func groupTemplate(g scenario.NodeGroup) (cloudprovider.Template, error) {
 		t.Tags[cloudprovider.TagTaintPrefix+taint.Key] = taint.Value + ":" + string(taint.Effect)
 	}
 	return t, nil
+}
+
+// configMapKey is the key of the example ConfigMap that holds the cloud
+// config (deploy/node-autoscaler/cloud-config.yaml).
+const configMapKey = "cloud-config.yaml"
+
+// configMapHint recognises a ConfigMap manifest passed where its content
+// belongs and says which key to use.
+func configMapHint(data []byte) error {
+	var head struct {
+		Kind string         `yaml:"kind"`
+		Data map[string]any `yaml:"data"`
+	}
+	if yaml.Unmarshal(data, &head) != nil || head.Kind != "ConfigMap" {
+		return nil
+	}
+	if _, ok := head.Data[configMapKey]; ok {
+		return fmt.Errorf("parsing kwok cloud config: this file is a ConfigMap manifest; --cloud-config wants the content of its %q key "+
+			"(the Deployment mounts that key as a file)", configMapKey)
+	}
+	return errors.New("parsing kwok cloud config: this file is a ConfigMap manifest; --cloud-config wants a file with a nodeGroups list")
 }

@@ -1,6 +1,7 @@
 package kwok_test
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -38,11 +39,20 @@ nodeGroups:
 		{name: "bad name", data: "nodeGroups:\n- name: A_B\n  max: 1\n  instanceTypes: [m5.large]\n", wantErr: "not a valid name"},
 		{name: "duplicate", data: "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n- {name: a, max: 1, instanceTypes: [m5.large]}\n", wantErr: "defined twice"},
 		{name: "target above max", data: "nodeGroups:\n- {name: a, max: 1, target: 2, instanceTypes: [m5.large]}\n", wantErr: "target"},
+		{name: "fractional max", data: "nodeGroups:\n- {name: a, max: 2.5, instanceTypes: [m5.large]}\n", wantErr: "line 2: want a whole number, got 2.5"},
+		{name: "min without target", groups: 1, data: "nodeGroups:\n- {name: a, min: 2, max: 3, instanceTypes: [m5.large]}\n"},
+		{name: "target below min", data: "nodeGroups:\n- {name: a, min: 2, max: 3, target: 1, instanceTypes: [m5.large]}\n", wantErr: "target: 1 outside [min 2, max 3]"},
+		{name: "min above max", data: "nodeGroups:\n- {name: a, min: 4, max: 3, instanceTypes: [m5.large]}\n", wantErr: "min: need 0 <= min (4) <= max (3)"},
 		{name: "resources without memory", data: "nodeGroups:\n- {name: a, max: 1, resources: {cpu: 1}}\n", wantErr: "need cpu and memory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := kwok.ParseCloudConfig([]byte(tc.data))
+			if tc.name == "min without target" && err == nil {
+				if got := c.NodeGroups[0].InitialTarget(); got != 2 {
+					t.Fatalf("initial target %d, want the min 2", got)
+				}
+			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
@@ -56,6 +66,20 @@ nodeGroups:
 				t.Fatalf("%d groups, want %d", len(c.NodeGroups), tc.groups)
 			}
 		})
+	}
+}
+
+// TestParseCloudConfigConfigMap passes the example ConfigMap manifest,
+// as a user would by mistake: one error names the key to use.
+func TestParseCloudConfigConfigMap(t *testing.T) {
+	data, err := os.ReadFile("../../../deploy/node-autoscaler/cloud-config.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kwok.ParseCloudConfig(data)
+	if err == nil || !strings.Contains(err.Error(), `ConfigMap manifest; --cloud-config wants the content of its "cloud-config.yaml" key`) ||
+		strings.Contains(err.Error(), "not found in type") {
+		t.Fatalf("error %v, want one hint naming the cloud-config.yaml key", err)
 	}
 }
 

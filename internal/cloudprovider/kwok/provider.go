@@ -134,7 +134,7 @@ func (p *Provider) Start(ctx context.Context) error {
 	for _, g := range p.cfg.NodeGroups {
 		want, ok := targets[g.Name]
 		if !ok {
-			want = g.Target
+			want = g.InitialTarget()
 		}
 		_, target, err := p.Group(g.Name)
 		if err != nil {

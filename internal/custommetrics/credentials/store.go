@@ -116,12 +116,10 @@ func (s *Store) Run(ctx context.Context) {
 	}
 }
 
-// WaitForSync blocks until both informers are synced or ctx ends.
-func (s *Store) WaitForSync(ctx context.Context) error {
-	if !cache.WaitForCacheSync(ctx.Done(), s.synced...) {
-		return fmt.Errorf("waiting for secret informers sync: %w", ctx.Err())
-	}
-	return nil
+// HasSynced blocks until both informers are synced (true) or ctx ends
+// (false).
+func (s *Store) HasSynced(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), s.synced...)
 }
 
 // Lookup returns the credentials of a namespace or a *MissingError.

@@ -89,12 +89,10 @@ func (d *Discovery) Run(ctx context.Context) {
 	d.factory.Shutdown()
 }
 
-// WaitForSync blocks until the initial pod list is processed or ctx ends.
-func (d *Discovery) WaitForSync(ctx context.Context) error {
-	if !cache.WaitForCacheSync(ctx.Done(), d.synced) {
-		return fmt.Errorf("waiting for pod informer sync: %w", ctx.Err())
-	}
-	return nil
+// HasSynced blocks until the initial pod list is processed (true) or ctx
+// ends (false).
+func (d *Discovery) HasSynced(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), d.synced)
 }
 
 // Changed is signalled (coalesced) whenever the target set changes.

@@ -116,3 +116,9 @@ func (s *Server) Serve(ctx context.Context, p cmprovider.CustomMetricsProvider) 
 	}
 	return nil
 }
+
+// Validate checks the serving, authentication and authorization flags
+// the library registered, each error naming its flag.
+func (s *Server) Validate() error {
+	return errors.Join(s.base.Validate()...)
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority}
@@ -18,7 +19,7 @@ func (o *Options) Validate() error {
 			errs = append(errs, &FlagError{Flag: flag, Msg: fmt.Sprintf(format, args...)})
 		}
 	}
-	bad(o.ScanInterval <= 0, "scan-interval", "must be positive, got %v", o.ScanInterval)
+	bad(o.ScanInterval < time.Second, "scan-interval", "must be at least 1s, got %v", o.ScanInterval)
 	bad(o.MaxNodesTotal < 0, "max-nodes-total", "must not be negative, got %d", o.MaxNodesTotal)
 	bad(o.MaxNodeProvisionTime <= 0, "max-node-provision-time", "must be positive, got %v", o.MaxNodeProvisionTime)
 	bad(o.MaxNodeStartupTime <= 0, "max-node-startup-time", "must be positive, got %v", o.MaxNodeStartupTime)
@@ -71,7 +72,7 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.DelayAfterFailure < 0, "scale-down-delay-after-failure", "must not be negative, got %v", s.DelayAfterFailure)
 	bad(s.UnneededTime < 0, "scale-down-unneeded-time", "must not be negative, got %v", s.UnneededTime)
 	bad(s.UnreadyTime < 0, "scale-down-unready-time", "must not be negative, got %v", s.UnreadyTime)
-	bad(s.UtilizationThreshold < 0 || s.UtilizationThreshold > 1, "scale-down-utilization-threshold", "must be within [0, 1], got %v", s.UtilizationThreshold)
+	bad(!(s.UtilizationThreshold >= 0 && s.UtilizationThreshold <= 1), "scale-down-utilization-threshold", "must be within [0, 1], got %v", s.UtilizationThreshold)
 	bad(s.MaxEmptyBulkDelete <= 0, "max-empty-bulk-delete", "must be positive, got %d", s.MaxEmptyBulkDelete)
 	bad(s.MaxScaleDownParallelism < 1, "max-scale-down-parallelism", "must be at least 1, got %d", s.MaxScaleDownParallelism)
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)

@@ -27,7 +27,7 @@ const (
 type Config struct {
 	// Port is the HTTPS port; --port.
 	Port int
-	// CertFile and KeyFile are the serving certificate and key; --tls-cert-file, --tls-private-key-file.
+	// CertFile and KeyFile are the serving certificate and key; --tls-cert-file, --tls-private-key.
 	CertFile, KeyFile string
 	// CAFile is the CA that signed the serving certificate, put into the
 	// webhook's caBundle; --client-ca-file.
@@ -124,7 +124,7 @@ func (c *Config) validateCertSource() []error {
 		return nil
 	}
 	if c.CertFile == "" || c.KeyFile == "" {
-		return []error{errors.New("--tls-cert-file and --tls-private-key-file: both are required (or --self-signed-cert-secret)")}
+		return []error{errors.New("--tls-cert-file and --tls-private-key: both are required (or --self-signed-cert-secret)")}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package estimator
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -84,26 +85,26 @@ func (c *Config) Validate() error {
 		name string
 		v    float64
 	}{
-		{"targetCPUPercentile", c.TargetCPUPercentile}, {"recommendationLowerBoundCPUPercentile", c.LowerBoundCPUPercentile},
-		{"recommendationUpperBoundCPUPercentile", c.UpperBoundCPUPercentile}, {"targetMemoryPercentile", c.TargetMemoryPercentile},
-		{"recommendationLowerBoundMemoryPercentile", c.LowerBoundMemoryPercentile},
-		{"recommendationUpperBoundMemoryPercentile", c.UpperBoundMemoryPercentile},
+		{"--target-cpu-percentile", c.TargetCPUPercentile}, {"--recommendation-lower-bound-cpu-percentile", c.LowerBoundCPUPercentile},
+		{"--recommendation-upper-bound-cpu-percentile", c.UpperBoundCPUPercentile}, {"--target-memory-percentile", c.TargetMemoryPercentile},
+		{"--recommendation-lower-bound-memory-percentile", c.LowerBoundMemoryPercentile},
+		{"--recommendation-upper-bound-memory-percentile", c.UpperBoundMemoryPercentile},
 	} {
-		if p.v <= 0 || p.v > 1 {
+		if !(p.v > 0 && p.v <= 1) {
 			return fmt.Errorf("%s: %v must be in (0, 1]", p.name, p.v)
 		}
 	}
 	switch {
-	case c.MarginFraction < 0:
-		return fmt.Errorf("recommendationMarginFraction: %v must not be negative", c.MarginFraction)
+	case !(c.MarginFraction >= 0) || math.IsInf(c.MarginFraction, 0):
+		return fmt.Errorf("--recommendation-margin-fraction: %v must not be negative", c.MarginFraction)
 	case c.ConfidenceIntervalCPU <= 0 || c.ConfidenceIntervalMemory <= 0:
-		return errors.New("confidenceInterval: must be positive")
+		return errors.New("--confidence-interval-cpu, --confidence-interval-memory: must be positive")
 	case c.PodMinCPUMillicores < 0 || c.PodMinMemoryBytes < 0:
-		return errors.New("podRecommendationMin: must not be negative")
+		return errors.New("--pod-recommendation-min-cpu-millicores, --pod-recommendation-min-memory-mb: must not be negative")
 	case c.RoundCPUMillicores < 1 || c.RoundMemoryBytes < 1:
-		return errors.New("round: factors must be at least 1")
+		return errors.New("--round-cpu-millicores, --round-memory-bytes: must be at least 1")
 	case c.MaxAllowedCPUMillicores < 0 || c.MaxAllowedMemoryBytes < 0:
-		return errors.New("containerRecommendationMaxAllowed: must not be negative")
+		return errors.New("--container-recommendation-max-allowed-cpu, --container-recommendation-max-allowed-memory: must not be negative")
 	}
 	return nil
 }

@@ -140,13 +140,13 @@ func TestConfigValidate(t *testing.T) {
 	}
 	bad := cfg
 	bad.TargetCPUPercentile = 1.5
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "targetCPUPercentile") {
-		t.Fatalf("Validate = %v, want a targetCPUPercentile error", err)
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "--target-cpu-percentile") {
+		t.Fatalf("Validate = %v, want a --target-cpu-percentile error", err)
 	}
 	bad = cfg
 	bad.MarginFraction = -0.1
-	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "recommendationMarginFraction") {
-		t.Fatalf("Validate = %v, want a recommendationMarginFraction error", err)
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "--recommendation-margin-fraction") {
+		t.Fatalf("Validate = %v, want a --recommendation-margin-fraction error", err)
 	}
 }
 

@@ -2,9 +2,7 @@ package input
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,18 +60,18 @@ func NewPodWatcher(client kubernetes.Interface, watchEvents bool) (*PodWatcher, 
 	return w, nil
 }
 
-// Start runs the informers until ctx ends and waits (at most timeout) for
-// their caches to fill.
-func (w *PodWatcher) Start(ctx context.Context, timeout time.Duration) error {
+// Start runs the informers until ctx ends; WaitForSync waits for their
+// caches to fill.
+func (w *PodWatcher) Start(ctx context.Context) {
 	for _, f := range w.factories {
 		f.Start(ctx.Done())
 	}
-	syncCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	if !cache.WaitForCacheSync(syncCtx.Done(), w.synced...) {
-		return errors.New("waiting for the pod cache to sync: timed out")
-	}
-	return nil
+}
+
+// WaitForSync blocks until the caches are filled (true) or ctx ends
+// (false).
+func (w *PodWatcher) WaitForSync(ctx context.Context) bool {
+	return cache.WaitForCacheSync(ctx.Done(), w.synced...)
 }
 
 // Shutdown stops the informers and waits for them (after ctx ended).

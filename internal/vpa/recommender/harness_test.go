@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/deploy/vpa/crds"
+	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/vpa/input"
@@ -54,7 +55,8 @@ func newHarness(t *testing.T) *harness {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	t.Cleanup(func() { cancel(); w.Shutdown() })
-	if err := w.Start(wctx, time.Minute); err != nil {
+	w.Start(wctx)
+	if err := cachesync.Wait(wctx, "pods and events", time.Minute, "test", w.WaitForSync); err != nil {
 		t.Fatal(err)
 	}
 	h.watcher = w

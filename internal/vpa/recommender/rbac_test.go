@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/vpa/input"
@@ -80,7 +81,8 @@ func testDeployedRBAC(t *testing.T, h *harness) {
 	}
 	wctx, cancel := context.WithCancel(ctx)
 	defer func() { cancel(); w.Shutdown() }()
-	if err := w.Start(wctx, time.Minute); err != nil {
+	w.Start(wctx)
+	if err := cachesync.Wait(wctx, "pods and events", time.Minute, "test", w.WaitForSync); err != nil {
 		t.Fatalf("pod watcher as the ServiceAccount: %v", err)
 	}
 	go func() { _ = informers.Start(wctx) }()

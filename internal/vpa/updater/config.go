@@ -3,6 +3,7 @@ package updater
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -104,13 +105,13 @@ func DefaultConfig() Config {
 // Validate reports the first invalid setting, naming its flag.
 func (c *Config) Validate() error {
 	var errs []error
-	if c.Interval <= 0 {
-		errs = append(errs, fmt.Errorf("--updater-interval: must be positive, got %s", c.Interval))
+	if c.Interval < time.Second {
+		errs = append(errs, fmt.Errorf("--updater-interval: must be at least 1s, got %s", c.Interval))
 	}
 	if c.MinReplicas < 1 {
 		errs = append(errs, fmt.Errorf("--min-replicas: must be at least 1, got %d", c.MinReplicas))
 	}
-	if c.EvictionTolerance < 0 || c.EvictionTolerance > 1 {
+	if !(c.EvictionTolerance >= 0 && c.EvictionTolerance <= 1) {
 		errs = append(errs, fmt.Errorf("--eviction-tolerance: must be within [0, 1], got %g", c.EvictionTolerance))
 	}
 	if c.EvictionRateBurst < 1 {
@@ -119,11 +120,14 @@ func (c *Config) Validate() error {
 	if c.Thresholds.EvictAfterOOM <= 0 {
 		errs = append(errs, fmt.Errorf("--evict-after-oom-threshold: must be positive, got %s", c.Thresholds.EvictAfterOOM))
 	}
-	if c.Thresholds.PodUpdate < 0 {
+	if !(c.Thresholds.PodUpdate >= 0) || math.IsInf(c.Thresholds.PodUpdate, 0) {
 		errs = append(errs, fmt.Errorf("--pod-update-threshold: must not be negative, got %g", c.Thresholds.PodUpdate))
 	}
 	if c.Thresholds.Lifetime < 0 {
 		errs = append(errs, fmt.Errorf("--in-recommendation-bounds-eviction-lifetime-threshold: must not be negative, got %s", c.Thresholds.Lifetime))
+	}
+	if math.IsNaN(c.EvictionRateLimit) || math.IsInf(c.EvictionRateLimit, 0) {
+		errs = append(errs, fmt.Errorf("--eviction-rate-limit: must be a number, got %g", c.EvictionRateLimit))
 	}
 	if c.UseAdmissionStatus && c.AdmissionStatusTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("--admission-controller-status-lease-timeout: must be positive, got %s", c.AdmissionStatusTimeout))
