@@ -26,7 +26,7 @@ var driftCases = []struct {
 	skipCRDs       bool
 	minObjects     int
 }{
-	{"kustomize.yaml", []string{"../../deploy/node-autoscaler/monitoring", "../../deploy/vpa", "../../deploy/custom-metrics"}, false, 40},
+	{"kustomize.yaml", []string{"../../deploy/node-autoscaler-monitoring", "../../deploy/vpa", "../../deploy/custom-metrics"}, false, 40},
 	{"kustomize-aws.yaml", []string{"../../deploy/node-autoscaler-aws"}, true, 8},
 	{"kustomize-clusterapi.yaml", []string{"../../deploy/node-autoscaler-clusterapi"}, true, 10},
 }
