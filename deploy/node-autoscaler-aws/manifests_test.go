@@ -40,6 +40,7 @@ func TestManifests(t *testing.T) {
 	manifesttest.Create(t, env, objs)
 	denied := []manifesttest.Access{
 		{Verb: "create", Resource: "nodes"},
+		{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
 		{Verb: "delete", Resource: "nodes", Name: "ip-10-0-0-1"},
 		{Verb: "update", Resource: "nodes", Subresource: "status", Name: "ip-10-0-0-1"},
 		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},

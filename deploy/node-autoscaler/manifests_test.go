@@ -23,7 +23,7 @@ func TestManifests(t *testing.T) {
 	manifesttest.InstallCRDs(t, env, manifesttest.ModuleCRDs(t, manifesttest.PrometheusOperator,
 		"example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml",
 		"example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"))
-	objs := manifesttest.Load(t, "monitoring")
+	objs := manifesttest.Load(t, "../node-autoscaler-monitoring")
 	if base := manifesttest.Load(t, "."); len(objs) != len(base)+2 {
 		t.Errorf("monitoring has %d objects, want the base's %d and a ServiceMonitor and a PrometheusRule", len(objs), len(base))
 	}

@@ -66,9 +66,22 @@ func TestRenderValues(t *testing.T) {
 			t.Errorf("aws rendering carries kwok's cloud config or node lease Role: %q", a)
 		}
 	})
-	t.Run("clusterapi auto-discovery", func(t *testing.T) {
-		a := args(t, render(t, "clusterapi.yaml"), "kscale-node-autoscaler")
-		expectArgs(t, a, "--cloud-provider=clusterapi", "--node-group-auto-discovery=clusterapi:namespace=capi,clusterName=demo,pool=general")
+	t.Run("clusterapi auto-discovery, management kubeconfig", func(t *testing.T) {
+		r := render(t, "clusterapi.yaml")
+		a := args(t, r, "kscale-node-autoscaler")
+		expectArgs(t, a, "--cloud-provider=clusterapi", "--node-group-auto-discovery=clusterapi:namespace=capi,clusterName=demo,pool=general",
+			"--cloud-config=/etc/kubernetes/mgmt-kubeconfig")
+		if find(r, "ClusterRole", "kscale:node-autoscaler-clusterapi-management") != nil {
+			t.Error("the Cluster API rules are granted in the workload cluster with a separate management cluster")
+		}
+		d := find(r, "Deployment", "kscale-node-autoscaler")
+		volumes, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "volumes")
+		if len(volumes) != 1 {
+			t.Fatalf("volumes %v, want the management kubeconfig Secret", volumes)
+		}
+		if name, _, _ := unstructured.NestedString(volumes[0].(map[string]any), "secret", "secretName"); name != "kscale-management-kubeconfig" {
+			t.Errorf("volume %v, want the Secret kscale-management-kubeconfig", volumes[0])
+		}
 	})
 	t.Run("node autoscaler alone", func(t *testing.T) {
 		r := render(t, "node-autoscaler-only.yaml")
@@ -172,6 +185,10 @@ func TestBadValues(t *testing.T) {
 		{map[string]any{"clusterAutoscaler": map[string]any{"replicaCounts": 3}}, "replicaCounts"},
 		{map[string]any{"image": map[string]any{"pullPolicy": "Sometimes"}}, "/image/pullPolicy"},
 		{map[string]any{"recommender": map[string]any{"extraArgs": "--v=4"}}, "/recommender/extraArgs"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"cloudProvider": "gce"}}, "/clusterAutoscaler/cloudProvider"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"serviceAccount": map[string]any{"name": "ca"}}}, "serviceAccount"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"cloudProvider": "clusterapi", "clusterAPIMode": "incluster-kubeconfig"}},
+			"clusterAutoscaler.clusterAPIKubeconfigSecret: required with clusterAPIMode incluster-kubeconfig"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

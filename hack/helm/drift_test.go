@@ -15,27 +15,57 @@ import (
 
 const chartDir = "../../charts/kscale"
 
-// kustomizations are the bases under deploy/ that together hold what the
-// chart renders with testdata/values/kustomize.yaml.
-var kustomizations = []string{"../../deploy/node-autoscaler/monitoring", "../../deploy/vpa", "../../deploy/custom-metrics"}
+// driftCases pair a values file with the kustomize bases under deploy/
+// that together hold what the chart renders with it, whether the release
+// installs the chart's CRDs (the VPA's; a release without the VPA uses
+// --skip-crds), and the fewest objects the comparison must cover (so a
+// rendering that loses a component fails).
+var driftCases = []struct {
+	values         string
+	kustomizations []string
+	skipCRDs       bool
+	minObjects     int
+}{
+	{"kustomize.yaml", []string{"../../deploy/node-autoscaler-monitoring", "../../deploy/vpa", "../../deploy/custom-metrics"}, false, 40},
+	{"kustomize-aws.yaml", []string{"../../deploy/node-autoscaler-aws"}, true, 8},
+	{"kustomize-clusterapi.yaml", []string{"../../deploy/node-autoscaler-clusterapi"}, true, 10},
+}
 
-// TestChartMatchesKustomize renders the chart as the kustomize bases are
-// set up (namespace kube-system, testdata/values/kustomize.yaml) and
+// TestChartMatchesKustomize renders the chart as each set of kustomize
+// bases is set up (namespace kube-system, the case's values file) and
 // requires the same objects with the same content: RBAC rules and
-// bindings, Deployments (all but the image), Services, PDBs, ConfigMaps,
-// APIServices, monitoring objects and CRDs. The chart may add labels; the
-// bases' labels must be among them. So the two never drift.
+// bindings, ServiceAccounts, Deployments (all but the image), Services,
+// PDBs, ConfigMaps, APIServices, monitoring objects and CRDs. The chart
+// may add labels; the bases' labels must be among them. So the two never
+// drift, for the kwok base and for each cloud provider's.
 func TestChartMatchesKustomize(t *testing.T) {
-	r, err := Render(chartDir, Release{Name: "kscale", Namespace: "kube-system"}, readValues(t, "testdata/values/kustomize.yaml"))
-	if err != nil {
-		t.Fatal(err)
+	for _, tc := range driftCases {
+		t.Run(tc.values, func(t *testing.T) {
+			r, err := Render(chartDir, Release{Name: "kscale", Namespace: "kube-system"}, readValues(t, "testdata/values/"+tc.values))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := r.Objects
+			if !tc.skipCRDs {
+				objs = append(r.CRDs, objs...)
+			}
+			chart := index(t, "chart", objs)
+			var base []*unstructured.Unstructured
+			for _, k := range tc.kustomizations {
+				base = append(base, manifesttest.Load(t, k)...)
+			}
+			compareObjects(t, chart, index(t, "deploy", base))
+			if len(chart) < tc.minObjects {
+				t.Errorf("only %d objects compared, want at least %d; the rendering lost components", len(chart), tc.minObjects)
+			}
+		})
 	}
-	chart := index(t, "chart", append(r.CRDs, r.Objects...))
-	var base []*unstructured.Unstructured
-	for _, k := range kustomizations {
-		base = append(base, manifesttest.Load(t, k)...)
-	}
-	kustomize := index(t, "deploy", base)
+}
+
+// compareObjects requires chart and kustomize to hold the same keys with
+// equal comparable content, and the kustomize labels among the chart's.
+func compareObjects(t *testing.T, chart, kustomize map[string]*unstructured.Unstructured) {
+	t.Helper()
 	for _, key := range slices.Sorted(maps.Keys(kustomize)) {
 		c, ok := chart[key]
 		if !ok {
@@ -57,9 +87,6 @@ func TestChartMatchesKustomize(t *testing.T) {
 		if _, ok := kustomize[key]; !ok {
 			t.Errorf("%s: rendered by the chart, missing from deploy/", key)
 		}
-	}
-	if len(chart) < 40 {
-		t.Errorf("only %d objects compared; the rendering lost components", len(chart))
 	}
 }
 

@@ -86,6 +86,41 @@ var installCases = []installCase{
 			{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
 		}},
 	}},
+	{values: "kustomize-aws.yaml", namespace: "kube-system", access: map[string][2][]A{
+		"kscale-node-autoscaler": {{
+			{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
+			{Verb: "list", Resource: "nodes"},
+			{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
+			{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
+			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-system", Name: "cluster-autoscaler"},
+		}, {
+			{Verb: "create", Resource: "nodes"},
+			{Verb: "delete", Resource: "nodes", Name: "ip-10-0-0-1"},
+			{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
+			{Verb: "update", Resource: "nodes", Subresource: "status", Name: "ip-10-0-0-1"},
+			{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
+			{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
+			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "ip-10-0-0-1"},
+			{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
+			{Verb: "patch", Group: "cluster.x-k8s.io", Resource: "machinedeployments", Subresource: "scale", Namespace: "default", Name: "md-1"},
+		}},
+	}},
+	{values: "kustomize-clusterapi.yaml", namespace: "kube-system", access: map[string][2][]A{
+		"kscale-node-autoscaler": {{
+			{Verb: "patch", Resource: "nodes", Name: "node-1"},
+			{Verb: "list", Group: "cluster.x-k8s.io", Resource: "machinedeployments"},
+			{Verb: "patch", Group: "cluster.x-k8s.io", Resource: "machinedeployments", Subresource: "scale", Namespace: "default", Name: "md-1"},
+			{Verb: "patch", Group: "cluster.x-k8s.io", Resource: "machines", Namespace: "default", Name: "m-1"},
+			{Verb: "list", Group: "infrastructure.cluster.x-k8s.io", Resource: "dockermachinetemplates"},
+		}, {
+			{Verb: "create", Resource: "nodes"},
+			{Verb: "delete", Resource: "nodes", Name: "node-1"},
+			{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
+			{Verb: "delete", Group: "cluster.x-k8s.io", Resource: "machines", Namespace: "default", Name: "m-1"},
+			{Verb: "update", Group: "cluster.x-k8s.io", Resource: "machinedeployments", Namespace: "default", Name: "md-1"},
+			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "node-1"},
+		}},
+	}},
 	{values: "vpa-only.yaml", namespace: "kscale-vpa", access: map[string][2][]A{
 		"kscale-vpa-admission": {{
 			{Verb: "get", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -41,7 +42,8 @@ type kustomization struct {
 
 // Load decodes every object of dir/kustomization.yaml: its resource files,
 // and the kustomizations of resource directories, recursively; a file
-// reached twice is read once. Unknown fields of kinds client-go or
+// reached twice is read once; a resource directory that contains dir (a
+// cycle kustomize refuses) fails the test. Unknown fields of kinds client-go or
 // apiextensions know fail the test, with the file and document index.
 func Load(tb testing.TB, dir string) []*unstructured.Unstructured {
 	tb.Helper()
@@ -81,11 +83,26 @@ func (l *loader) kustomization(dir string) {
 		}
 		l.seen[res] = true
 		if info, err := os.Stat(res); err == nil && info.IsDir() {
+			if within(dir, res) {
+				l.tb.Errorf("%s: resource %s contains this kustomization's directory, a cycle kustomize refuses", path, r)
+				continue
+			}
 			l.kustomization(res)
 			continue
 		}
 		l.file(res)
 	}
+}
+
+// within reports whether dir is root or a directory below it.
+func within(dir, root string) bool {
+	d, errD := filepath.Abs(dir)
+	r, errR := filepath.Abs(root)
+	if errD != nil || errR != nil {
+		return false
+	}
+	rel, err := filepath.Rel(r, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func (l *loader) file(path string) {

@@ -111,7 +111,8 @@ spec:
 
 {{/*
 The pod-level settings every component shares: service account, priority,
-security context, scheduling and image pull secrets. The default affinity
+security context (.podSecurityContext when the component sets one, else
+the chart's), scheduling and image pull secrets. The default affinity
 spreads the replicas over nodes.
 */}}
 {{- define "kscale.podSpec" -}}
@@ -124,7 +125,7 @@ imagePullSecrets:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 securityContext:
-  {{- toYaml .root.Values.podSecurityContext | nindent 2 }}
+  {{- toYaml (.podSecurityContext | default .root.Values.podSecurityContext) | nindent 2 }}
 affinity:
   {{- if .values.affinity }}
   {{- toYaml .values.affinity | nindent 2 }}
