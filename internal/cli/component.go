@@ -16,9 +16,9 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/klog/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kscale/kscale/internal/buildinfo"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 // component is a long-running subcommand: its flags, a check that turns
