@@ -123,7 +123,13 @@ func runChild(t *testing.T, args ...string) (int, string) {
 // a warning.
 func TestLoggingApplied(t *testing.T) {
 	dir := t.TempDir()
-	missing := "--kubeconfig=" + filepath.Join(dir, "missing")
+	// A kubeconfig that exists but does not parse passes the flag checks
+	// and fails the run (exit 1) after the logging flags are applied.
+	broken := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(broken, []byte("not: [a kubeconfig"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := "--kubeconfig=" + broken
 	code, out := runChild(t, "vpa-updater", missing, "-v=0", "--stderrthreshold=info", "--logtostderr=true")
 	if code != 1 || strings.Contains(out, "Logging configured") || strings.Contains(out, "Warning") {
 		t.Errorf("-v=0: exit %d, output:\n%s\nwant exit 1 without the V(1) line or a warning", code, out)

@@ -123,13 +123,26 @@ func validateFile(flag, path string) error {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return fmt.Errorf("%s: %w", flag, err)
+		return &fileError{flag: flag, err: err}
 	}
 	if st.IsDir() {
-		return fmt.Errorf("%s: %s is a directory", flag, path)
+		return &fileError{flag: flag, err: fmt.Errorf("%s is a directory", path)}
 	}
 	return nil
 }
+
+// fileError says that a flag names a file that cannot be read. A manifest
+// that mounts the file makes it valid in its Pod; the flag itself parsed.
+type fileError struct {
+	flag string
+	err  error
+}
+
+// Error names the flag and the reason.
+func (e *fileError) Error() string { return e.flag + ": " + e.err.Error() }
+
+// Unwrap returns the reason.
+func (e *fileError) Unwrap() error { return e.err }
 
 // validateAddress checks a host:port flag (the host may be empty); empty
 // is accepted when allowEmpty.

@@ -2,7 +2,11 @@ package cli
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -113,13 +117,18 @@ func TestUpstreamCommandLines(t *testing.T) {
 			if !ok {
 				t.Fatalf("no command %q", line.command)
 			}
-			if err := cmd.ParseFlags(line.args); err != nil {
+			if err := cmd.ParseFlags(mountedFiles(t, line.args)); err != nil {
 				t.Fatalf("parsing: %v", err)
 			}
 			err := cmd.PreRunE(cmd, nil)
 			var unsupported *unsupportedCloudError
+			var missing *fileError
 			switch {
 			case err == nil:
+			case errors.As(err, &missing) && !cmd.Flags().Changed(strings.TrimPrefix(missing.flag, "--")):
+				// A flag's default names a file the upstream Pod mounts
+				// (vpa-admission's /etc/tls-certs); the component checks
+				// files after every other flag.
 			case !line.cloudProviderBuilt && errors.As(err, &unsupported):
 				// Every other flag validated; the provider is not built yet.
 			default:
@@ -145,3 +154,29 @@ func TestRepeatableFlagsAreStringArrays(t *testing.T) {
 		}
 	}
 }
+
+// mountedFiles replaces every absolute file path an argument names (the
+// manifest's Secret and kubeconfig mounts) with an empty file of the same
+// name in a temporary directory, as the Pod would have it, so the line is
+// validated through to its last flag.
+func mountedFiles(t *testing.T, args []string) []string {
+	t.Helper()
+	out := make([]string, len(args))
+	dir := t.TempDir()
+	for i, a := range args {
+		out[i] = a
+		flag, value, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasPrefix(value, "/") || !slices.Contains(fileFlags, flag) {
+			continue
+		}
+		path := filepath.Join(dir, strconv.Itoa(i)+"-"+filepath.Base(value))
+		if err := os.WriteFile(path, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = flag + "=" + path
+	}
+	return out
+}
+
+// fileFlags are the upstream flags that name a file the Pod mounts.
+var fileFlags = []string{"--kubeconfig", "--tls-cert-file", "--tls-private-key", "--tls-private-key-file", "--client-ca-file"}
