@@ -113,12 +113,24 @@ type envFiles struct {
 	saKey, saPub, tokens       string
 }
 
+// startAttempts bounds how often Start tries a control plane: ports are
+// picked free and then handed to the components, so another test binary
+// starting its own control plane at the same moment can take one first.
+const startAttempts = 3
+
 // Start runs a control plane for the test and stops it in t.Cleanup. It
 // fails the test (never skips) when a binary is missing or a component does
-// not become ready.
+// not become ready in startAttempts tries.
 func Start(tb testing.TB, opts Options) *Env {
 	tb.Helper()
-	env, err := New(tb.Context(), opts)
+	var env *Env
+	var err error
+	for attempt := 1; attempt <= startAttempts; attempt++ {
+		if env, err = New(tb.Context(), opts); err == nil || tb.Context().Err() != nil {
+			break
+		}
+		tb.Logf("starting test control plane, attempt %d of %d: %v", attempt, startAttempts, err)
+	}
 	if err != nil {
 		tb.Fatalf("starting test control plane: %v", err)
 	}
@@ -144,10 +156,13 @@ func New(ctx context.Context, opts Options) (env *Env, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating environment directory: %w", err)
 	}
-	env = &Env{Dir: dir, opts: opts, binDir: binDir, processes: map[string]*process{}}
+	e := &Env{Dir: dir, opts: opts, binDir: binDir, processes: map[string]*process{}}
+	env = e
 	defer func() {
+		// A failed start stops what did start; the named result env is
+		// already nil then, so stop through e.
 		if err != nil {
-			env.Stop()
+			e.Stop()
 			env = nil
 		}
 	}()
