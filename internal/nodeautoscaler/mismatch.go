@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -92,27 +93,17 @@ func templateFingerprint(t cloudprovider.Template) string {
 	h := fnv.New64a()
 	for _, it := range t.InstanceTypes {
 		_, _ = fmt.Fprintf(h, "type %s", it.Name)
-		for _, r := range slices.Sorted(mapKeys(it.Capacity)) {
-			q := it.Capacity[corev1.ResourceName(r)]
+		for _, r := range slices.Sorted(maps.Keys(it.Capacity)) {
+			q := it.Capacity[r]
 			_, _ = fmt.Fprintf(h, " %s=%s", r, q.String())
 		}
 		h.Write([]byte{0})
 	}
 	_, _ = fmt.Fprintf(h, "zones %s\x00region %s\x00", strings.Join(t.Zones, ","), t.Region)
-	for _, k := range slices.Sorted(mapKeys(t.Tags)) {
+	for _, k := range slices.Sorted(maps.Keys(t.Tags)) {
 		_, _ = fmt.Fprintf(h, "%s=%s\x00", k, t.Tags[k])
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
-}
-
-func mapKeys[K ~string, V any](m map[K]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(string(k)) {
-				return
-			}
-		}
-	}
 }
 
 // describeMismatch renders a group's mismatch for the status ConfigMap.
