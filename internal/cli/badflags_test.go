@@ -26,6 +26,10 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		// node-autoscaler
 		{[]string{"node-autoscaler", "--scan-interval=1ns"}, "--scan-interval"},
 		{[]string{"node-autoscaler", "--scale-down-utilization-threshold=NaN"}, "--scale-down-utilization-threshold"},
+		{[]string{"node-autoscaler", "--max-free-difference-ratio=1.5"}, "--max-free-difference-ratio"},
+		{[]string{"node-autoscaler", "--memory-difference-ratio=NaN"}, "--memory-difference-ratio"},
+		{[]string{"node-autoscaler", "--balancing-label=bad label"}, "--balancing-label"},
+		{[]string{"node-autoscaler", "--allowed-scheduler-names=a,,b"}, "--allowed-scheduler-names"},
 		{[]string{"node-autoscaler", "--leader-elect-renew-deadline=0s"}, "--leader-elect-renew-deadline"},
 		{[]string{"node-autoscaler", "--address=:70000"}, "--address"},
 		{[]string{"node-autoscaler", "--kube-client-qps=NaN"}, "--kube-client-qps"},

@@ -85,6 +85,7 @@ type Autoscaler struct {
 	snapshots snapshotCache
 	guard     *mismatch.Guard
 	health    clusterHealthGate
+	pending   pendingPods
 
 	scaleDowner *scaleDownState
 }
@@ -120,8 +121,9 @@ func New(cfg Config) (*Autoscaler, error) {
 		cfg: cfg, estimator: template.NewEstimator(), expander: chain, metrics: m,
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
-		ignore: ignoreTaint(rules, o.StatusTaints),
-		health: newClusterHealthGate(rules, o),
+		ignore:  ignoreTaint(rules, o.StatusTaints),
+		health:  newClusterHealthGate(rules, o),
+		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames),
 	}, nil
 }
 
@@ -176,7 +178,10 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 			return err
 		}
 	}
-	return a.scaleDown(ctx, obs, now)
+	if err := a.scaleDown(ctx, obs, now); err != nil {
+		return err
+	}
+	return a.scaleUpToMinSize(ctx, obs, now)
 }
 
 func (a *Autoscaler) record(ctx context.Context, e Event) {

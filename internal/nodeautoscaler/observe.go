@@ -68,7 +68,7 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
-	obs.pending, obs.bound, obs.pods = splitPods(obs.pods)
+	obs.pending, obs.bound, obs.pods = splitPods(obs.pods, a.pending.is)
 	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
 		return nil, err
 	}
@@ -77,18 +77,18 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	return obs, nil
 }
 
-// splitPods returns the unschedulable pods, oldest first (ties by
+// splitPods returns the pending pods (by isPending), oldest first (ties by
 // namespace and name), and the pods that occupy their node, in input order.
 // It also returns pods reordered: the pending pods first, as sorted, then
 // the others in input order. Listers return pods in no stable order; a
 // stable order of the pending pods makes every simulation of them
 // deterministic, so two loops on the same cluster decide the same.
-func splitPods(pods []*corev1.Pod) (pending, bound, ordered []*corev1.Pod) {
+func splitPods(pods []*corev1.Pod, isPending func(*corev1.Pod) bool) (pending, bound, ordered []*corev1.Pod) {
 	bound = make([]*corev1.Pod, 0, len(pods))
 	var others []*corev1.Pod
 	for _, p := range pods {
 		switch {
-		case IsUnschedulable(p):
+		case isPending(p):
 			pending = append(pending, p)
 		case isActiveBound(p):
 			bound = append(bound, p)

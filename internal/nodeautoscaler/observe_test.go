@@ -30,7 +30,7 @@ func TestSplitPodsOrdersPendingPods(t *testing.T) {
 		}
 		return out
 	}
-	gotPending, gotBound, gotAll := splitPods(in)
+	gotPending, gotBound, gotAll := splitPods(in, IsUnschedulable)
 	wantPending := []string{"z/old", "a/x", "a/y", "b/x"}
 	if got := names(gotPending); !slices.Equal(got, wantPending) {
 		t.Errorf("pending = %v, want %v (oldest first, then by namespace and name)", got, wantPending)
@@ -44,7 +44,7 @@ func TestSplitPodsOrdersPendingPods(t *testing.T) {
 	}
 	// Any input order gives the same result.
 	slices.Reverse(in)
-	if again, _, _ := splitPods(in); !slices.Equal(names(again), wantPending) {
+	if again, _, _ := splitPods(in, IsUnschedulable); !slices.Equal(names(again), wantPending) {
 		t.Errorf("reversed input: pending = %v, want %v", names(again), wantPending)
 	}
 }

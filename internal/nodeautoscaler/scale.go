@@ -23,7 +23,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	var pending, bound []*corev1.Pod
 	for _, p := range obs.pods {
 		switch {
-		case IsUnschedulable(p):
+		case a.pending.is(p):
 			pending = append(pending, p)
 		case isActiveBound(p):
 			bound = append(bound, p)
@@ -45,6 +45,9 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 		Snapshot: snap, Pending: pending, Groups: groups, Expander: a.expander, Now: now,
 		Filter:            scaleup.PodFilter{NewPodScaleUpDelay: o.NewPodScaleUpDelay, ExpendablePriorityCutoff: o.ExpendablePodsPriorityCutoff},
 		MaxPodsConsidered: o.MaxUnschedulablePodsConsidered, Limits: limits, Balance: o.BalanceSimilarNodeGroups,
+		Similarity: scaleup.Similarity{Labels: o.Balancing.Labels, IgnoredLabels: o.Balancing.IgnoredLabels,
+			MaxAllocatableDifferenceRatio: o.Balancing.MaxAllocatableDifferenceRatio, MaxFreeDifferenceRatio: o.Balancing.MaxFreeDifferenceRatio,
+			MemoryDifferenceRatio: o.Balancing.MemoryDifferenceRatio},
 		Deadline: func() bool { return !a.cfg.Clock.Now().Before(budgetEnd) },
 	})
 	if err != nil {
@@ -76,13 +79,7 @@ func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, no
 
 // scaleUpGroups describes every group for scale-up, and the cluster totals.
 func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now time.Time) ([]scaleup.Group, scaleup.Limits) {
-	o := a.cfg.Options
-	limits := scaleup.Limits{MaxNodesTotal: o.MaxNodesTotal, MaxCores: o.CoresTotal.Max, MaxMemoryBytes: o.MemoryTotal.Max << 30,
-		MaxNodesPerScaleUp: o.MaxNodesPerScaleUp, Nodes: len(obs.nodes)}
-	for _, n := range obs.nodes {
-		limits.Cores += n.Status.Capacity.Cpu().AsApproximateFloat64()
-		limits.MemoryBytes += n.Status.Capacity.Memory().Value()
-	}
+	limits := a.clusterLimits(obs)
 	var out []scaleup.Group
 	var provider []cloudprovider.NodeGroup
 	for _, st := range a.state.Groups() {
@@ -96,12 +93,23 @@ func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now ti
 	a.guardTemplates(ctx, obs, out, provider, now)
 	for _, g := range out {
 		if g.Template != nil {
-			limits.Nodes += g.Upcoming
-			limits.Cores += float64(g.Upcoming) * g.Template.Node.Status.Capacity.Cpu().AsApproximateFloat64()
-			limits.MemoryBytes += int64(g.Upcoming) * g.Template.Node.Status.Capacity.Memory().Value()
+			limits.Add(g.Upcoming, g.Template.Node)
 		}
 	}
 	return out, limits
+}
+
+// clusterLimits returns the cluster-wide limits with the registered
+// nodes counted (not yet the upcoming ones).
+func (a *Autoscaler) clusterLimits(obs *observation) scaleup.Limits {
+	o := a.cfg.Options
+	limits := scaleup.Limits{MaxNodesTotal: o.MaxNodesTotal, MaxCores: o.CoresTotal.Max, MaxMemoryBytes: o.MemoryTotal.Max << 30,
+		MaxNodesPerScaleUp: o.MaxNodesPerScaleUp, Nodes: len(obs.nodes)}
+	for _, n := range obs.nodes {
+		limits.Cores += n.Status.Capacity.Cpu().AsApproximateFloat64()
+		limits.MemoryBytes += n.Status.Capacity.Memory().Value()
+	}
+	return limits
 }
 
 // template builds a group's template: from the provider, or from a ready

@@ -43,6 +43,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.MaxTotalUnreadyPercentage, "max-total-unready-percentage", o.MaxTotalUnreadyPercentage, "Maximum percentage of unready nodes in the cluster; beyond it (and --ok-total-unready-count) the autoscaler halts")
 	fs.IntVar(&o.OkTotalUnreadyCount, "ok-total-unready-count", o.OkTotalUnreadyCount, "Number of unready nodes always tolerated, whatever --max-total-unready-percentage says")
 	o.ScaleDown.addFlags(fs)
+	o.Balancing.addFlags(fs)
+	o.addPendingPodFlags(fs)
 	fs.BoolVar(&o.EmitPerNodeGroupMetrics, "emit-per-nodegroup-metrics", o.EmitPerNodeGroupMetrics, "Export the per-node-group gauges (node_group_min_count, _max_count, _target_count, _healthiness, _backoff_status)")
 	addUnimplementedFlags(fs)
 }
@@ -138,5 +140,9 @@ func (o *Options) clone() Options {
 	c.StatusTaints = slices.Clone(o.StatusTaints)
 	c.IgnoreTaints = slices.Clone(o.IgnoreTaints)
 	c.StartupTaintPrefixes = slices.Clone(o.StartupTaintPrefixes)
+	c.Balancing.Labels = slices.Clone(o.Balancing.Labels)
+	c.Balancing.IgnoredLabels = slices.Clone(o.Balancing.IgnoredLabels)
+	c.AllowedSchedulerNames = slices.Clone(o.AllowedSchedulerNames)
+	c.BypassedSchedulerNames = slices.Clone(o.BypassedSchedulerNames)
 	return c
 }

@@ -109,7 +109,17 @@ type Options struct {
 	// per-node-group gauges (min, max and target count, healthiness,
 	// backoff status).
 	EmitPerNodeGroupMetrics bool
-	// ScaleDown holds the scale-down settings (used by scale-down, part 2).
+	// Balancing decides which groups balancing treats as similar.
+	Balancing BalancingOptions
+	// AllowedSchedulerNames is --allowed-scheduler-names: when not empty,
+	// only pending pods of these schedulers are considered.
+	AllowedSchedulerNames []string
+	// BypassedSchedulerNames is --bypassed-scheduler-names: pods of these
+	// schedulers count as pending before the scheduler has processed them.
+	BypassedSchedulerNames []string
+	// EnforceNodeGroupMinSize is --enforce-node-group-min-size.
+	EnforceNodeGroupMinSize bool
+	// ScaleDown holds the scale-down settings.
 	ScaleDown ScaleDownOptions
 }
 
@@ -184,6 +194,7 @@ func Default() Options {
 		ScaleUpFromZero:                  true,
 		Estimator:                        "binpacking",
 		OkTotalUnreadyCount:              3,
+		Balancing:                        BalancingOptions{MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.05, MemoryDifferenceRatio: 0.015},
 		ScaleDown: ScaleDownOptions{
 			Enabled:                   true,
 			UnreadyEnabled:            true,

@@ -42,6 +42,8 @@ func (o *Options) Validate() error {
 	bad(o.OkTotalUnreadyCount < 0, "ok-total-unready-count", "must not be negative, got %d", o.OkTotalUnreadyCount)
 	errs = append(errs, o.validateExpanders()...)
 	errs = append(errs, o.ScaleDown.validate()...)
+	errs = append(errs, o.Balancing.validate()...)
+	errs = append(errs, o.validatePendingPods()...)
 	return errors.Join(errs...)
 }
 

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
 // Labels that may differ between similar groups.
@@ -50,41 +52,149 @@ func distribute(in Input, best expander.Option, splits map[string][]Increase) []
 	return out
 }
 
-// similar reports whether two templates offer the same node: equal CPU,
-// memory within 5%, and equal labels apart from the ignored ones.
-func similar(a, b *corev1.Node) bool {
-	if a == nil || b == nil {
-		return false
-	}
-	if a.Status.Allocatable.Cpu().MilliValue() != b.Status.Allocatable.Cpu().MilliValue() {
-		return false
-	}
-	ma, mb := float64(a.Status.Allocatable.Memory().Value()), float64(b.Status.Allocatable.Memory().Value())
-	if math.Abs(ma-mb) > 0.05*math.Max(ma, mb) {
-		return false
-	}
-	return sameLabels(a.Labels, b.Labels) && sameTaints(a.Spec.Taints, b.Spec.Taints)
+// Similarity configures which groups balancing treats as similar
+// (--balancing-label, --balancing-ignore-label and the three difference
+// ratios).
+type Similarity struct {
+	// Labels, when set, are the only thing compared: two templates are
+	// similar when both carry each label with the same value.
+	Labels []string
+	// IgnoredLabels may differ, on top of the built-in set.
+	IgnoredLabels []string
+	// MaxAllocatableDifferenceRatio bounds the relative difference of each
+	// allocatable resource.
+	MaxAllocatableDifferenceRatio float64
+	// MaxFreeDifferenceRatio bounds the relative difference of each
+	// resource left once the template's DaemonSet pods are placed.
+	MaxFreeDifferenceRatio float64
+	// MemoryDifferenceRatio bounds the relative difference of memory
+	// capacity; every other capacity must be equal.
+	MemoryDifferenceRatio float64
 }
 
-func sameLabels(a, b map[string]string) bool {
+// DefaultSimilarity is upstream's default comparison.
+func DefaultSimilarity() Similarity {
+	return Similarity{MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.05, MemoryDifferenceRatio: 0.015}
+}
+
+// similar reports whether two templates offer the same node, the way
+// upstream's comparators decide it: with Labels set, by those labels alone;
+// otherwise equal capacity (memory within MemoryDifferenceRatio), each
+// allocatable and free resource within its ratio, and equal labels but
+// the ignored ones. kscale also requires equal taints in the second mode,
+// so a balanced estimate never places pods on a group that repels them.
+func similar(a, b *template.Template, s Similarity) bool {
+	if a == nil || b == nil || a.Node == nil || b.Node == nil {
+		return false
+	}
+	if len(s.Labels) > 0 {
+		return sameLabelValues(a.Node.Labels, b.Node.Labels, s.Labels)
+	}
+	na, nb := a.Node, b.Node
+	return sameCapacity(na.Status.Capacity, nb.Status.Capacity, s.MemoryDifferenceRatio) &&
+		withinRatio(na.Status.Allocatable, nb.Status.Allocatable, s.MaxAllocatableDifferenceRatio) &&
+		withinRatio(free(a), free(b), s.MaxFreeDifferenceRatio) &&
+		sameLabels(na.Labels, nb.Labels, s.IgnoredLabels) && sameTaints(na.Spec.Taints, nb.Spec.Taints)
+}
+
+// sameLabelValues reports whether both label sets carry every key with
+// the same value.
+func sameLabelValues(a, b map[string]string, keys []string) bool {
+	for _, k := range keys {
+		va, oka := a[k]
+		vb, okb := b[k]
+		if !oka || !okb || va != vb {
+			return false
+		}
+	}
+	return true
+}
+
+// sameCapacity reports whether both nodes have the same resources, equal
+// but for memory, which may differ by the ratio.
+func sameCapacity(a, b corev1.ResourceList, memRatio float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		switch {
+		case !ok:
+			return false
+		case name == corev1.ResourceMemory:
+			if !near(qa, qb, memRatio) {
+				return false
+			}
+		case qa.Cmp(qb) != 0:
+			return false
+		}
+	}
+	return true
+}
+
+// withinRatio reports whether both lists have the same resources, each
+// within the ratio of the larger.
+func withinRatio(a, b corev1.ResourceList, ratio float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, qa := range a {
+		qb, ok := b[name]
+		if !ok || !near(qa, qb, ratio) {
+			return false
+		}
+	}
+	return true
+}
+
+func near(a, b resource.Quantity, ratio float64) bool {
+	x, y := a.AsApproximateFloat64(), b.AsApproximateFloat64()
+	hi, lo := math.Max(x, y), math.Min(x, y)
+	return hi-lo <= hi*ratio
+}
+
+// free is what the template's node has left for CPU, memory, ephemeral
+// storage and every other resource its DaemonSet pods request, once they
+// are placed.
+func free(t *template.Template) corev1.ResourceList {
+	requested := corev1.ResourceList{corev1.ResourceCPU: {}, corev1.ResourceMemory: {}, corev1.ResourceEphemeralStorage: {}}
+	for _, p := range t.DaemonSetPods {
+		for _, c := range p.Spec.Containers {
+			for name, q := range c.Resources.Requests {
+				sum := requested[name]
+				sum.Add(q)
+				requested[name] = sum
+			}
+		}
+	}
+	out := make(corev1.ResourceList, len(requested))
+	for name, req := range requested {
+		f := t.Node.Status.Allocatable[name].DeepCopy()
+		f.Sub(req)
+		out[name] = f
+	}
+	return out
+}
+
+func sameLabels(a, b map[string]string, extra []string) bool {
+	ignored := func(k string) bool { return ignoredLabels[k] || slices.Contains(extra, k) }
 	count := 0
 	for k, v := range a {
-		if ignoredLabels[k] {
+		if ignored(k) {
 			continue
 		}
-		if b[k] != v {
+		if w, ok := b[k]; !ok || w != v {
 			return false
 		}
 		count++
 	}
 	for k := range b {
-		if !ignoredLabels[k] {
+		if !ignored(k) {
 			count--
 		}
 	}
 	return count == 0
 }
-
 func sameTaints(a, b []corev1.Taint) bool {
 	if len(a) != len(b) {
 		return false

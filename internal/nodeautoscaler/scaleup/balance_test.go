@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"k8s.io/apimachinery/pkg/api/resource"
+
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/simulator"
@@ -85,7 +87,7 @@ func TestBalancedZoneSpread(t *testing.T) {
 				groups = append(groups, zonal(z, target, 0))
 			}
 			snap := fullZones(t, tt.zones...)
-			plan := run(t, Input{Snapshot: snap, Pending: tt.pending, Balance: true, Groups: groups})
+			plan := run(t, Input{Snapshot: snap, Pending: tt.pending, Balance: true, Similarity: DefaultSimilarity(), Groups: groups})
 			if got := increases(plan); got != tt.want {
 				t.Fatalf("increases %q, want %q (pods without scale-up: %d)", got, tt.want, len(plan.NoScaleUp))
 			}
@@ -101,7 +103,7 @@ func TestBalancedZoneSpread(t *testing.T) {
 					}
 				}
 			}
-			again := run(t, Input{Snapshot: snap, Pending: tt.pending, Balance: true, Groups: groups})
+			again := run(t, Input{Snapshot: snap, Pending: tt.pending, Balance: true, Similarity: DefaultSimilarity(), Groups: groups})
 			if got := increases(again); got != "" || again.Unschedulable != 0 {
 				t.Fatalf("next loop: increases %q, %d pods fit no upcoming node", got, again.Unschedulable)
 			}
@@ -171,7 +173,7 @@ func TestBalancedScaleUpSettles(t *testing.T) {
 		}
 		snap := fullZones(t, zones...)
 		for loop := range 4 {
-			plan := run(t, Input{Snapshot: snap, Pending: pending, Balance: true, Groups: groups})
+			plan := run(t, Input{Snapshot: snap, Pending: pending, Balance: true, Similarity: DefaultSimilarity(), Groups: groups})
 			if loop >= 2 && len(plan.Increases) > 0 {
 				t.Fatalf("seed %d: loop %d adds %s again (%d pods fit no upcoming node)", seed, loop, increases(plan), plan.Unschedulable)
 			}
@@ -193,18 +195,82 @@ func TestBalancedScaleUpSettles(t *testing.T) {
 // (zone, the CSI driver's zone key) and the machine name, and balancing
 // must spread over them; a different pool label is not similar.
 func TestGardenerZonesAreSimilar(t *testing.T) {
-	node := func(zone, csiKey, pool string) *corev1.Node {
-		return fixture.Node("template-"+zone, fixture.WithZone(zone), fixture.WithNodeLabels(map[string]string{
+	node := func(zone, csiKey, pool string) *template.Template {
+		return tmpl(fixture.Node("template-"+zone, fixture.WithZone(zone), fixture.WithNodeLabels(map[string]string{
 			"worker.gardener.cloud/pool": pool, csiKey: zone, "node.gardener.cloud/machine-name": "shoot--p--c-" + pool + "-" + zone + "-abcde",
-			"topology.kubernetes.io/region": "eu-1", "node.kubernetes.io/instance-type": "m5.xlarge"}))
+			"topology.kubernetes.io/region": "eu-1", "node.kubernetes.io/instance-type": "m5.xlarge"})))
 	}
 	for _, key := range []string{"topology.ebs.csi.aws.com/zone", "topology.gke.io/zone", "topology.disk.csi.azure.com/zone",
 		"topology.cinder.csi.openstack.org/zone", "topology.block-storage.csi.stackit.cloud/zone"} {
-		if !similar(node("eu-1a", key, "a"), node("eu-1b", key, "a")) {
+		if !similar(node("eu-1a", key, "a"), node("eu-1b", key, "a"), DefaultSimilarity()) {
 			t.Errorf("one pool's zones with %s differ: not similar", key)
 		}
 	}
-	if similar(node("eu-1a", "topology.gke.io/zone", "a"), node("eu-1b", "topology.gke.io/zone", "b")) {
+	if similar(node("eu-1a", "topology.gke.io/zone", "a"), node("eu-1b", "topology.gke.io/zone", "b"), DefaultSimilarity()) {
 		t.Errorf("two pools are similar")
+	}
+}
+
+func tmpl(n *corev1.Node, ds ...*corev1.Pod) *template.Template {
+	return &template.Template{Node: n, DaemonSetPods: ds}
+}
+
+// TestSimilarity checks upstream's comparison and its flags, one
+// difference at a time against a 4-CPU, 16Gi template.
+func TestSimilarity(t *testing.T) {
+	base := func(opts ...fixture.NodeOption) *corev1.Node {
+		return fixture.Node("n", append([]fixture.NodeOption{
+			fixture.WithNodeLabels(map[string]string{"pool": "a", "team": "x"})}, opts...)...)
+	}
+	withAlloc := func(cpu, mem string) fixture.NodeOption {
+		return func(n *corev1.Node) {
+			fixture.WithAllocatable(corev1.ResourceCPU, cpu)(n)
+			fixture.WithAllocatable(corev1.ResourceMemory, mem)(n)
+		}
+	}
+	withCapMem := func(mem string) fixture.NodeOption {
+		return func(n *corev1.Node) { n.Status.Capacity[corev1.ResourceMemory] = resource.MustParse(mem) }
+	}
+	ds := func(cpu string) *corev1.Pod { return fixture.Pod("ds", fixture.WithRequests("cpu", cpu)) }
+	def := DefaultSimilarity()
+	tests := []struct {
+		name string
+		a, b *template.Template
+		s    Similarity
+		want bool
+	}{
+		{"identical", tmpl(base()), tmpl(base()), def, true},
+		{"memory capacity 1% apart", tmpl(base()), tmpl(base(withCapMem("16220Mi"))), def, true},
+		{"memory capacity 3% apart", tmpl(base()), tmpl(base(withCapMem("16874Mi"))), def, false},
+		{"memory capacity 3% apart, ratio raised", tmpl(base()), tmpl(base(withCapMem("16874Mi"))),
+			Similarity{MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.05, MemoryDifferenceRatio: 0.05}, true},
+		{"other CPU capacity", tmpl(base()), tmpl(base(fixture.WithCapacity(corev1.ResourceCPU, "8"))), def, false},
+		{"allocatable CPU 4% apart", tmpl(base(withAlloc("4", "16Gi"))), tmpl(base(withAlloc("3840m", "16Gi"))), def, true},
+		{"allocatable CPU 10% apart", tmpl(base(withAlloc("4", "16Gi"))), tmpl(base(withAlloc("3600m", "16Gi"))), def, false},
+		{"allocatable CPU 10% apart, ratio raised", tmpl(base(withAlloc("4", "16Gi"))), tmpl(base(withAlloc("3600m", "16Gi"))),
+			Similarity{MaxAllocatableDifferenceRatio: 0.1, MaxFreeDifferenceRatio: 0.1, MemoryDifferenceRatio: 0.015}, true},
+		{"DaemonSets leave 25% less free CPU", tmpl(base()), tmpl(base(), ds("1")), def, false},
+		{"DaemonSets leave 25% less free CPU, ratio raised", tmpl(base()), tmpl(base(), ds("1")),
+			Similarity{MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.3, MemoryDifferenceRatio: 0.015}, true},
+		{"other label value", tmpl(base()), tmpl(base(fixture.WithNodeLabels(map[string]string{"team": "y"}))), def, false},
+		{"other label value, ignored", tmpl(base()), tmpl(base(fixture.WithNodeLabels(map[string]string{"team": "y"}))),
+			Similarity{IgnoredLabels: []string{"team"}, MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.05, MemoryDifferenceRatio: 0.015}, true},
+		{"extra label", tmpl(base()), tmpl(base(fixture.WithNodeLabels(map[string]string{"gpu": "none"}))), def, false},
+		{"by balancing label: equal", tmpl(base()), tmpl(fixture.Node("n", fixture.WithCapacity(corev1.ResourceCPU, "64"),
+			fixture.WithNodeLabels(map[string]string{"pool": "a"}))), Similarity{Labels: []string{"pool"}}, true},
+		{"by balancing label: other value", tmpl(base()), tmpl(base(fixture.WithNodeLabels(map[string]string{"pool": "b"}))),
+			Similarity{Labels: []string{"pool"}}, false},
+		{"by balancing label: missing on both", tmpl(base()), tmpl(base()), Similarity{Labels: []string{"absent"}}, false},
+		{"different taints", tmpl(base()), tmpl(base(fixture.WithTaints(corev1.Taint{Key: "gpu", Effect: corev1.TaintEffectNoSchedule}))), def, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := similar(tt.a, tt.b, tt.s); got != tt.want {
+				t.Fatalf("similar = %v, want %v", got, tt.want)
+			}
+			if got := similar(tt.b, tt.a, tt.s); got != tt.want {
+				t.Fatalf("similar (swapped) = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -30,6 +30,13 @@ func (l Limits) NodesBudget() int {
 	return max(0, l.MaxNodesTotal-l.Nodes)
 }
 
+// Add counts n more nodes like tmpl.
+func (l *Limits) Add(n int, tmpl *corev1.Node) {
+	l.Nodes += n
+	l.Cores += float64(n) * tmpl.Status.Capacity.Cpu().AsApproximateFloat64()
+	l.MemoryBytes += int64(n) * tmpl.Status.Capacity.Memory().Value()
+}
+
 // Apply trims increases to the per-scale-up, node, core and memory
 // limits, using the chosen template's size, and names the limit that cut.
 func (l Limits) Apply(incs []Increase, tmpl *corev1.Node) ([]Increase, string) {

@@ -59,6 +59,8 @@ type Input struct {
 	Limits Limits
 	// Balance is --balance-similar-node-groups.
 	Balance bool
+	// Similarity decides which groups balancing treats as similar.
+	Similarity Similarity
 	// Expander chooses among the options.
 	Expander Chooser
 	// Deadline reports when the estimation budget is spent (may be nil).
@@ -144,7 +146,7 @@ func balancedSet(in Input, g Group, ready []Group) []Group {
 	}
 	var set []Group
 	for _, o := range ready {
-		if o.ID == g.ID || (o.Blocked == nil && similar(g.Template.Node, o.Template.Node)) {
+		if o.ID == g.ID || (o.Blocked == nil && similar(g.Template, o.Template, in.Similarity)) {
 			set = append(set, o)
 		}
 	}

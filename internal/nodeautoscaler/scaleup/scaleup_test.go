@@ -104,7 +104,7 @@ func TestCompute(t *testing.T) {
 		{"max size caps the increase",
 			Input{Pending: pods(3, "24Gi"), Groups: []Group{group("ng-1", "", 8, 0, 10)}}, "ng-1+2", ""},
 		{"balancing spreads over similar groups, smallest first",
-			Input{Pending: pods(4, "24Gi"), Balance: true, Groups: []Group{group("a", "", 2, 0, 10), group("b", "", 0, 0, 10), group("c", "", 0, 0, 10)}},
+			Input{Pending: pods(4, "24Gi"), Balance: true, Similarity: DefaultSimilarity(), Groups: []Group{group("a", "", 2, 0, 10), group("b", "", 0, 0, 10), group("c", "", 0, 0, 10)}},
 			"b+2,c+2", ""},
 		{"max-nodes-total trims",
 			Input{Pending: pods(5, "24Gi"), Limits: Limits{MaxNodesTotal: 3, Nodes: 1}, Groups: []Group{group("ng-1", "", 0, 0, 10)}},
