@@ -44,6 +44,7 @@ type nodeAutoscalerOptions struct {
 	contentType   string
 	statusName    string
 	recordDup     bool
+	frequentLoops bool
 	fs            *pflag.FlagSet
 	cloud         cloudFlags
 	builder       cloudBuilder
@@ -74,6 +75,7 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.contentType, "kube-api-content-type", "application/vnd.kubernetes.protobuf", "Content type of the Kubernetes API requests.")
 	fs.BoolVar(&o.recordDup, "record-duplicated-events", false, "Record every event: client-go's default event correlator instead of upstream's, and no deduplication.")
 	fs.StringVar(&o.statusName, "status-config-map-name", live.StatusConfigMapName, "Name of the status ConfigMap in --namespace.")
+	fs.BoolVar(&o.frequentLoops, "frequent-loops-enabled", true, "Start the next loop at once after a loop that scaled up or began deleting nodes, and when a pod turns unschedulable; false: only every --scan-interval.")
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
@@ -186,7 +188,13 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 	broadcaster, events := live.NewEventBroadcasterWith(ctx, client,
 		live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
 	defer broadcaster.Shutdown()
-	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health)
+	var trigger <-chan struct{}
+	if o.frequentLoops {
+		if trigger, err = live.NewUnschedulablePodTrigger(factory, clk); err != nil {
+			return err
+		}
+	}
+	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health, trigger)
 	if err != nil {
 		return err
 	}
@@ -205,7 +213,7 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 // runner wires the autoscaler loop onto the live cluster, with its backoff
 // restored from and saved to the cluster-autoscaler-backoff ConfigMap.
 func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
-	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health) (*live.Runner, error) {
+	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health, trigger <-chan struct{}) (*live.Runner, error) {
 	clk := clock.RealClock{}
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace,
 		StatusConfigMapName: o.statusName, Clock: clk, DedupWindow: o.dedupWindow()})
@@ -234,7 +242,7 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
 		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
 	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
-		Health: health, Status: status, Registerer: reg})
+		FrequentLoops: o.frequentLoops, Trigger: trigger, Health: health, Status: status, Registerer: reg})
 }
 
 // dedupWindow is the recorder's deduplication window: the default, or

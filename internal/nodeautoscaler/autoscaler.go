@@ -87,6 +87,8 @@ type Autoscaler struct {
 	health    clusterHealthGate
 	pending   pendingPods
 
+	lastScaleUp, lastScaleDownDelete time.Time
+
 	scaleDowner *scaleDownState
 }
 
@@ -126,6 +128,13 @@ func New(cfg Config) (*Autoscaler, error) {
 		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames),
 	}, nil
 }
+
+// LastScaleUpTime returns the loop time of the last successful scale-up.
+func (a *Autoscaler) LastScaleUpTime() time.Time { return a.lastScaleUp }
+
+// LastScaleDownDeleteTime returns the loop time of the last loop that
+// started deleting nodes.
+func (a *Autoscaler) LastScaleDownDeleteTime() time.Time { return a.lastScaleDownDelete }
 
 // State returns the per-group state of the last loop.
 func (a *Autoscaler) State() []clusterstate.GroupState {

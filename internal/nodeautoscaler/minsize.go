@@ -56,6 +56,7 @@ func (a *Autoscaler) scaleUpToMinSize(ctx context.Context, obs *observation, now
 			continue
 		}
 		a.state.RegisterScaleUp(g.ID, delta, now)
+		a.lastScaleUp = now
 		if a.scaleDowner != nil {
 			a.scaleDowner.lastScaleUp = now
 		}

@@ -155,6 +155,7 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
+		a.lastScaleUp = now
 		a.guard.ScaledUp(inc.Group, plan.Triggered, now)
 		if a.scaleDowner != nil {
 			a.scaleDowner.lastScaleUp = now

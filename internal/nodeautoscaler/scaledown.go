@@ -80,7 +80,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	if err != nil {
 		return fmt.Errorf("scaling down: %w", err)
 	}
-	a.recordScaleDown(ctx, st)
+	a.recordScaleDown(ctx, st, now)
 	return nil
 }
 

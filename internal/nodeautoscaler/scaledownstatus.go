@@ -2,6 +2,7 @@ package nodeautoscaler
 
 import (
 	"context"
+	"time"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
@@ -26,7 +27,10 @@ func (a *Autoscaler) ScaleDownCandidates() map[string]int {
 // recordScaleDown records the deletions that began, how deletions ended,
 // and changed blocking reasons. A node's ScaleDownStarted comes before its
 // DeleteNodes or ScaleDownFailed.
-func (a *Autoscaler) recordScaleDown(ctx context.Context, st actuation.Status) {
+func (a *Autoscaler) recordScaleDown(ctx context.Context, st actuation.Status, now time.Time) {
+	if len(st.Started) > 0 {
+		a.lastScaleDownDelete = now
+	}
 	for _, s := range st.Started {
 		a.record(ctx, Event{Type: EventScaleDownStarted, Group: s.Group, Nodes: []string{s.Node}, Pods: len(s.Pods),
 			Message: string(s.Kind), PodRefs: PodRefsOf(s.Pods)})

@@ -45,6 +45,14 @@ type RunnerConfig struct {
 	Clock clock.WithTicker
 	// ScanInterval is --scan-interval.
 	ScanInterval time.Duration
+	// FrequentLoops is --frequent-loops-enabled: the next loop starts at
+	// once after a loop that scaled up or started deleting nodes (when
+	// Loop implements ScalingTimes), or when Trigger fires, instead of
+	// only a scan interval after the last loop.
+	FrequentLoops bool
+	// Trigger signals a new unschedulable pod (see
+	// NewUnschedulablePodTrigger); used only with FrequentLoops.
+	Trigger <-chan struct{}
 	// Health records each loop's result.
 	Health *Health
 	// Status writes the status ConfigMap after each loop; nil disables it
@@ -101,8 +109,8 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	return &Runner{cfg: cfg, metrics: m}, nil
 }
 
-// Run waits for the caches, then runs the loop at once and every scan
-// interval until ctx ends. A failed loop is logged and retried at the next
+// Run waits for the caches, then runs the loop at once and then whenever
+// wait says, until ctx ends. A failed loop is logged and retried at the next
 // tick; /healthz reports it once it lasts longer than --max-inactivity.
 func (r *Runner) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("node-autoscaler")
@@ -113,21 +121,48 @@ func (r *Runner) Run(ctx context.Context) error {
 	log.Info("Caches synced, starting the loop", "scanInterval", r.cfg.ScanInterval)
 	r.cfg.Health.StartMonitoring()
 	defer r.cfg.Health.StopMonitoring()
-	t := r.cfg.Clock.NewTicker(r.cfg.ScanInterval)
-	defer t.Stop()
 	for {
-		r.Once(ctx)
-		select {
-		case <-ctx.Done():
+		start := r.Once(ctx)
+		if !r.wait(ctx, start) {
 			return nil
-		case <-t.C():
 		}
 	}
 }
 
+// wait returns when the next loop is due, as upstream's loop trigger
+// decides: a scan interval after the last loop, or with frequent loops at
+// once after a productive loop or on a new unschedulable pod. It returns
+// false when ctx ends.
+func (r *Runner) wait(ctx context.Context, lastRun time.Time) bool {
+	log := klog.FromContext(ctx)
+	var trigger <-chan struct{}
+	if r.cfg.FrequentLoops {
+		trigger = r.cfg.Trigger
+		if t, ok := r.cfg.Loop.(ScalingTimes); ok && (!t.LastScaleUpTime().Before(lastRun) || !t.LastScaleDownDeleteTime().Before(lastRun)) {
+			select {
+			case <-trigger:
+			default:
+			}
+			log.V(1).Info("Loop triggered immediately after a productive loop")
+			return ctx.Err() == nil
+		}
+	}
+	timer := r.cfg.Clock.NewTimer(r.cfg.ScanInterval)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C():
+		return true
+	case <-trigger:
+		log.V(1).Info("Loop triggered by an unschedulable pod")
+		return true
+	}
+}
+
 // Once runs one loop on a fresh view and records its result, metrics and
-// status.
-func (r *Runner) Once(ctx context.Context) {
+// status; it returns the loop's start.
+func (r *Runner) Once(ctx context.Context) time.Time {
 	start := r.cfg.Clock.Now()
 	view, err := r.cfg.Cluster.Refresh()
 	if err == nil {
@@ -146,7 +181,7 @@ func (r *Runner) Once(ctx context.Context) {
 		r.metrics.observeState(view, r.cfg.Loop.State())
 	}
 	if r.cfg.Status == nil {
-		return
+		return start
 	}
 	in := StatusInput{Now: start, Running: r.running, Message: msg, Groups: r.cfg.Loop.State()}
 	if r.cfg.ScaleDown != nil {
@@ -156,4 +191,5 @@ func (r *Runner) Once(ctx context.Context) {
 	if err := r.cfg.Status.Write(ctx, doc, start); err != nil {
 		klog.FromContext(ctx).Info("Writing status ConfigMap failed", "err", err.Error())
 	}
+	return start
 }

@@ -21,7 +21,6 @@ type unimplementedFlag struct {
 // provider-specific flags of aws and clusterapi belong to those providers).
 var unimplementedFlags = []unimplementedFlag{
 	{"cluster-name", "", "Autoscaled cluster name, handed to some providers"},
-	{"frequent-loops-enabled", true, "Re-run the loop early when triggered"},
 	{"debugging-snapshot-enabled", false, "Serve /snapshotz"},
 	{"kubernetes", "", "API server URL override"},
 	{"gpu-total", []string{}, "Minimum and maximum GPUs per type, as type:min:max (repeatable)"},
