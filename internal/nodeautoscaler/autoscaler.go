@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -219,16 +222,24 @@ func stateEvent(e clusterstate.Event) Event {
 	return Event{Type: EventType(e.Type), Group: e.Group, Reason: e.Reason.Code, Message: e.Message}
 }
 
+// transientTaints are dropped from templates whatever the flags say, as
+// upstream's SanitizeTaints does: the node-condition taints (a new node has
+// none of them), the rescheduler's, and the autoscaler's own.
+var transientTaints = map[string]bool{
+	corev1.TaintNodeNotReady: true, corev1.TaintNodeUnreachable: true, corev1.TaintNodeUnschedulable: true,
+	corev1.TaintNodeMemoryPressure: true, corev1.TaintNodeDiskPressure: true, corev1.TaintNodeNetworkUnavailable: true,
+	corev1.TaintNodePIDPressure: true, "node.cloudprovider.kubernetes.io/uninitialized": true, "node.cloudprovider.kubernetes.io/shutdown": true,
+	"cloud.google.com/impending-node-termination": true, "NodeWithImpairedVolumes": true, "CriticalAddonsOnly": true,
+	clusterstate.ToBeDeletedTaint: true, clusterstate.BeingDeletedTaint: true, clusterstate.DeletionCandidateTaint: true,
+}
+
+// ignoreTaint reports the taint keys templates drop: the transient ones,
+// startup taints and status taints.
 func ignoreTaint(rules clusterstate.ReadinessRules, status []string) template.IgnoreTaint {
 	return func(key string) bool {
-		if rules.IsStartupTaint(key) || key == clusterstate.ToBeDeletedTaint || key == clusterstate.BeingDeletedTaint {
+		if transientTaints[key] || rules.IsStartupTaint(key) || slices.Contains(status, key) {
 			return true
 		}
-		for _, s := range status {
-			if s == key {
-				return true
-			}
-		}
-		return len(key) > len(clusterstate.StatusTaintPrefix) && key[:len(clusterstate.StatusTaintPrefix)] == clusterstate.StatusTaintPrefix
+		return strings.HasPrefix(key, clusterstate.StatusTaintPrefix) && len(key) > len(clusterstate.StatusTaintPrefix)
 	}
 }

@@ -15,6 +15,9 @@ const (
 	ToBeDeletedTaint = "ToBeDeletedByClusterAutoscaler"
 	// BeingDeletedTaint marks a node whose cloud deletion is starting.
 	BeingDeletedTaint = "BeingDeletedByClusterAutoscaler"
+	// DeletionCandidateTaint is upstream's PreferNoSchedule taint on
+	// unneeded nodes.
+	DeletionCandidateTaint = "DeletionCandidateOfClusterAutoscaler"
 )
 
 // Taint key prefixes that mark a startup taint without configuration.

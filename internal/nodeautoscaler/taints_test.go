@@ -1,0 +1,45 @@
+package nodeautoscaler
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+)
+
+// TestTemplatesDropTransientTaints checks which taints of a live node a
+// template keeps: upstream's node-condition, rescheduler and autoscaler
+// taints, startup and status taints go; the others stay.
+func TestTemplatesDropTransientTaints(t *testing.T) {
+	o := options.Default()
+	o.StatusTaints = []string{"example.com/status"}
+	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints()}
+	ignore := ignoreTaint(rules, o.StatusTaints)
+	tests := []struct {
+		key  string
+		drop bool
+	}{
+		{corev1.TaintNodeNotReady, true}, {corev1.TaintNodeUnreachable, true}, {corev1.TaintNodeUnschedulable, true},
+		{corev1.TaintNodeMemoryPressure, true}, {corev1.TaintNodeDiskPressure, true}, {corev1.TaintNodeNetworkUnavailable, true},
+		{corev1.TaintNodePIDPressure, true}, {"node.cloudprovider.kubernetes.io/uninitialized", true},
+		{"node.cloudprovider.kubernetes.io/shutdown", true}, {"cloud.google.com/impending-node-termination", true},
+		{"NodeWithImpairedVolumes", true}, {"CriticalAddonsOnly", true}, {clusterstate.ToBeDeletedTaint, true},
+		{clusterstate.DeletionCandidateTaint, true}, {options.ZalandoNotReadyTaint, true},
+		{"startup-taint.cluster-autoscaler.kubernetes.io/cni", true}, {"status-taint.cluster-autoscaler.kubernetes.io/x", true},
+		{"example.com/status", true},
+		{"dedicated", false}, {"nvidia.com/gpu", false}, {"status-taint.cluster-autoscaler.kubernetes.io/", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.key, func(t *testing.T) {
+			live := fixture.Node("n", fixture.WithTaints(corev1.Taint{Key: tt.key, Effect: corev1.TaintEffectNoSchedule}))
+			got := template.FromLiveNode("g", live, ignore)
+			if dropped := len(got.Spec.Taints) == 0; dropped != tt.drop {
+				t.Fatalf("taint %q dropped = %v, want %v", tt.key, dropped, tt.drop)
+			}
+		})
+	}
+}
