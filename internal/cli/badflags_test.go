@@ -2,8 +2,11 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // TestBadFlagsExit2NamingTheFlag runs every command with one bad flag,
@@ -27,6 +30,8 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"node-autoscaler", "--scan-interval=1ns"}, "--scan-interval"},
 		{[]string{"node-autoscaler", "--scale-down-utilization-threshold=NaN"}, "--scale-down-utilization-threshold"},
 		{[]string{"node-autoscaler", "--max-free-difference-ratio=1.5"}, "--max-free-difference-ratio"},
+		{[]string{"node-autoscaler", "--feature-gates=CPUManagerPolicyAlphaOptions=true"}, "CPUManagerPolicyAlphaOptions=true"},
+		{[]string{"node-autoscaler", "--feature-gates=InPlacePodVerticalScaling=false"}, "--feature-gates"},
 		{[]string{"node-autoscaler", "--memory-difference-ratio=NaN"}, "--memory-difference-ratio"},
 		{[]string{"node-autoscaler", "--balancing-label=bad label"}, "--balancing-label"},
 		{[]string{"node-autoscaler", "--allowed-scheduler-names=a,,b"}, "--allowed-scheduler-names"},
@@ -80,5 +85,31 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit 2 naming %s", code, stderr.String(), tc.want)
 			}
 		})
+	}
+}
+
+// TestKubernetesGatesAtTheirDefaults checks that the node autoscaler
+// accepts upstream's Kubernetes feature gates when they keep their default
+// value (so command lines that spell them out run), and refuses only a
+// change; a gate set to its default in a command line must not reach the
+// refusal.
+func TestKubernetesGatesAtTheirDefaults(t *testing.T) {
+	var args []string
+	for g, spec := range kubernetesGates {
+		if !spec.LockToDefault {
+			args = append(args, fmt.Sprintf("%s=%t", g, spec.Default))
+		}
+	}
+	if len(args) < 100 {
+		t.Fatalf("only %d unlocked Kubernetes gates; the generated table is incomplete", len(args))
+	}
+	c := &commonFlags{}
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	c.add(fs, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
+	if err := fs.Parse([]string{"--feature-gates=" + strings.Join(args, ",")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.complete(); err != nil {
+		t.Fatalf("every gate at its default refused: %v", err)
 	}
 }

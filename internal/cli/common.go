@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-logr/logr"
@@ -31,6 +32,9 @@ type commonSpec struct {
 	// unsupportedGates are gates upstream has that kscale cannot honour
 	// yet; enabling one is a usage error naming it.
 	unsupportedGates []featuregate.Feature
+	// defaultOnlyGates makes every gate of gates accept only its default:
+	// upstream has them, kscale behaves as their defaults say.
+	defaultOnlyGates bool
 	// noProfiling leaves --profiling out (the component's serving library
 	// registers its own).
 	noProfiling bool
@@ -110,6 +114,18 @@ func (c *commonFlags) complete() error {
 	for _, g := range c.spec.unsupportedGates {
 		if c.gate.Enabled(g) {
 			return fmt.Errorf("--feature-gates: %s is not supported by kscale yet", g)
+		}
+	}
+	if c.spec.defaultOnlyGates {
+		var changed []string
+		for g, spec := range c.spec.gates {
+			if c.gate.Enabled(g) != spec.Default {
+				changed = append(changed, fmt.Sprintf("%s=%t", g, !spec.Default))
+			}
+		}
+		if len(changed) > 0 {
+			slices.Sort(changed)
+			return fmt.Errorf("--feature-gates: kscale's scheduling simulation follows the Kubernetes gates' defaults; %s is not supported", strings.Join(changed, ", "))
 		}
 	}
 	return nil

@@ -56,7 +56,7 @@ func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
 func newNodeAutoscalerCommand() *cobra.Command {
 	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{})
+		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
 }
 
 // addFlags registers the autoscaler's options and the live flags, with
