@@ -47,6 +47,8 @@ type Names struct {
 	ClusterName string
 	// DeploymentName labels a MachineSet with its MachineDeployment.
 	DeploymentName string
+	// OptionsPrefix starts the per-group autoscaling option annotations.
+	OptionsPrefix string
 }
 
 // NamesFor returns the keys of API group group.
@@ -61,5 +63,6 @@ func NamesFor(group string) Names {
 		ClusterNamespace: p + "cluster-namespace",
 		ClusterName:      p + "cluster-name",
 		DeploymentName:   p + "deployment-name",
+		OptionsPrefix:    p + "autoscaling-options-",
 	}
 }
