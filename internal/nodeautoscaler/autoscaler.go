@@ -153,6 +153,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 		return err
 	}
 	a.estimator.Observe(obs.nodes)
+	a.reportInvalidOptions(ctx, obs.groups)
 	for _, e := range a.state.Update(obs.input(), now) {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
 			a.metrics.failedScaleUp(e.Reason.Code)
