@@ -29,6 +29,9 @@ const capiNamespace = "clusters"
 // capiMDLabel names a node's MachineDeployment (set by the stand-in).
 const capiMDLabel = "kscale.test/md"
 
+// capiUnneededOption is the per-group scale-down unneeded time annotation.
+const capiUnneededOption = clusterapi.DefaultGroup + "/autoscaling-options-scaledownunneededtime"
+
 // capiWorld is a workload cluster (real kube-scheduler, deployment and
 // replicaset controllers) and a separate management cluster with the real
 // Cluster API CRDs, joined by the stand-in machine controller.
@@ -71,10 +74,12 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 	}
 	sim, err := machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.workload.Client, Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
 		Shapes: map[string]machinesim.Shape{
-			capiNamespace + "/md-small":     shape("md-small", "small", "2", "8Gi"),
-			capiNamespace + "/md-big":       shape("md-big", "big", "8", "32Gi"),
-			capiNamespace + "/md-preferred": shape("md-preferred", "spill", "4", "16Gi"),
-			capiNamespace + "/md-fallback":  shape("md-fallback", "spill", "4", "16Gi"),
+			capiNamespace + "/md-small":             shape("md-small", "small", "2", "8Gi"),
+			capiNamespace + "/md-big":               shape("md-big", "big", "8", "32Gi"),
+			capiNamespace + "/md-preferred":         shape("md-preferred", "spill", "4", "16Gi"),
+			capiNamespace + "/md-fallback":          shape("md-fallback", "spill", "4", "16Gi"),
+			capiNamespace + "/md-preferred-v1beta2": shape("md-preferred-v1beta2", "spill2", "4", "16Gi"),
+			capiNamespace + "/md-fallback-v1beta2":  shape("md-fallback-v1beta2", "spill2", "4", "16Gi"),
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -103,9 +108,10 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 }
 
 // createMDs creates the node groups: md-small (one node, no capacity
-// annotations: it grows from its live node), md-big (at zero, capacity
-// annotations), md-none (at zero, nothing to build a template from), and
-// md-preferred/md-fallback for pool "spill".
+// annotations: it grows from its live node; its own 2s unneeded time),
+// md-big (at zero, capacity annotations), md-none (at zero, nothing to
+// build a template from; an unparsable option), md-preferred/md-fallback
+// for pool "spill" and their v1beta2 twins for pool "spill2".
 func (w *capiWorld) createMDs(t *testing.T) {
 	t.Helper()
 	capacity := func(cpu, mem, pool string) map[string]string {
@@ -114,11 +120,13 @@ func (w *capiWorld) createMDs(t *testing.T) {
 		return a
 	}
 	mds := []clusterapitest.Scalable{
-		{Name: "md-small", Replicas: 1, Min: 1, Max: 4},
+		{Name: "md-small", Replicas: 1, Min: 1, Max: 4, Annotations: map[string]string{capiUnneededOption: "2s"}},
 		{Name: "md-big", Max: 3, Annotations: capacity("8", "32Gi", "big")},
-		{Name: "md-none", Max: 3},
+		{Name: "md-none", Max: 3, Annotations: map[string]string{capiUnneededOption: "soon"}},
 		{Name: "md-preferred", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
 		{Name: "md-fallback", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
+		{Name: "md-preferred-v1beta2", Max: 3, Annotations: capacity("4", "16Gi", "spill2")},
+		{Name: "md-fallback-v1beta2", Max: 3, Annotations: capacity("4", "16Gi", "spill2")},
 		// Another cluster's group: the discovery spec leaves it alone.
 		{Name: "md-other-cluster", Cluster: "other", Max: 3, Annotations: capacity("8", "32Gi", "big")},
 	}
@@ -155,6 +163,21 @@ func (w *capiWorld) replicas(ctx context.Context, md string) (int64, error) {
 	return n, err
 }
 
+// capiGroupStatus returns a MachineDeployment's part of the status
+// ConfigMap: from its name to the next group's name, or "".
+func capiGroupStatus(status, md string) string {
+	prefix := "name: MachineDeployment/" + capiNamespace + "/"
+	i := strings.Index(status, prefix+md+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := status[i+1:]
+	if j := strings.Index(rest, prefix); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
 // TestNodeAutoscalerClusterAPI runs `kscale node-autoscaler
 // --cloud-provider=clusterapi` under the overlay's RBAC against a workload
 // and a separate management cluster.
@@ -166,7 +189,7 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 	cmd.SetArgs([]string{"--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
 		"--node-group-auto-discovery=clusterapi:namespace=" + capiNamespace + ",clusterName=workload",
 		"--address", naFreeAddress(t), "--scan-interval=1s", "--expander=priority",
-		"--scale-down-unneeded-time=2s", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
+		"--scale-down-unneeded-time=1h", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
 		"--initial-node-group-backoff-duration=5m"})
 	cmd.SetContext(runCtx)
 	done := make(chan error, 1)
@@ -226,12 +249,43 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 			if err != nil {
 				return false, nil
 			}
-			s := cm.Data[live.StatusConfigMapKey]
-			i := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-preferred")
-			j := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-small")
-			return i >= 0 && j > i && strings.Contains(s[i:j], "status: Backoff") && strings.Contains(s[i:j], "errorCode: InsufficientResources"), nil
+			g := capiGroupStatus(cm.Data[live.StatusConfigMapKey], "md-preferred")
+			return strings.Contains(g, "status: Backoff") && strings.Contains(g, "errorCode: InsufficientResources"), nil
 		})
 	})
+	t.Run("a group whose machines fail the v1beta2 way (conditions only) backs off", func(t *testing.T) {
+		w.sim.Fail(capiNamespace+"/md-preferred-v1beta2", &machinesim.Failure{Reason: "InstanceProvisionFailed", Message: "quota exceeded", Conditions: true})
+		naDeploy(t, env, "spill2", 1, "spill2", "3")
+		naExpectRunning(t, env, "spill2", 1)
+		if got := w.nodesOf(t); got["md-fallback-v1beta2"] != 1 || got["md-preferred-v1beta2"] != 0 {
+			t.Errorf("nodes per MachineDeployment %v, want md-fallback-v1beta2 1, md-preferred-v1beta2 0", got)
+		}
+		naPoll(t, "md-preferred-v1beta2 backed off for InstanceProvisionFailed in the status ConfigMap", func(ctx context.Context) (bool, error) {
+			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			g := capiGroupStatus(cm.Data[live.StatusConfigMapKey], "md-preferred-v1beta2")
+			return strings.Contains(g, "status: Backoff") && strings.Contains(g, "errorCode: InstanceProvisionFailed"), nil
+		})
+	})
+	t.Run("an unparsable option annotation is a warning naming it", func(t *testing.T) {
+		naPoll(t, "a NodeGroupOptionsInvalid event for md-none", func(ctx context.Context) (bool, error) {
+			list, err := env.Client.CoreV1().Events("kube-system").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, e := range list.Items {
+				if e.Reason == "NodeGroupOptionsInvalid" && e.Type == corev1.EventTypeWarning &&
+					strings.Contains(e.Message, "md-none") && strings.Contains(e.Message, capiUnneededOption) {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	})
+	// md-small's own 2s unneeded time (the global one is 1h) lets it
+	// shrink within the test.
 	t.Run("scale-down removes exactly the chosen machines", func(t *testing.T) {
 		nodes, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{LabelSelector: capiMDLabel + "=md-small"})
 		if err != nil {
