@@ -40,19 +40,14 @@ func (p *Provider) resize(ctx context.Context, op string, g *group, next func(in
 func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("increasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("increasing", groupID, delta); err != nil {
+		return err
 	}
 	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
-	return p.resize(ctx, "IncreaseSize", g, func(cur int) (int, error) {
-		if cur+delta > g.ng.MaxSize {
-			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur + delta, Limit: g.ng.MaxSize, Reason: "above max size"}
-		}
-		return cur + delta, nil
-	})
+	return p.resize(ctx, "IncreaseSize", g, machineapi.GrowBy(&g.ng, delta))
 }
 
 // DecreaseTargetSize lowers replicas by delta without choosing a victim;
@@ -61,8 +56,8 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("decreasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("decreasing", groupID, delta); err != nil {
+		return err
 	}
 	g, err := p.view.Lookup(groupID)
 	if err != nil {
@@ -74,12 +69,7 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 			exist++
 		}
 	}
-	return p.resize(ctx, "DecreaseTargetSize", g, func(cur int) (int, error) {
-		if cur-delta < exist {
-			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
-		}
-		return cur - delta, nil
-	})
+	return p.resize(ctx, "DecreaseTargetSize", g, machineapi.ShrinkBy(&g.ng, delta, exist))
 }
 
 // DeleteInstances marks each chosen Machine with the delete-machine

@@ -8,6 +8,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
 )
 
 // PatchFresh reads an object (or one of its subresources) from the API
@@ -57,4 +59,35 @@ func Resize(ctx context.Context, r dynamic.ResourceInterface, name string, next 
 		return map[string]any{"spec": map[string]any{"replicas": target}}, nil
 	}, subresources...)
 	return target, err
+}
+
+// GrowBy is IncreaseSize's step for Resize: current plus delta, refused
+// with a *cloudprovider.SizeError above the group's max size.
+func GrowBy(ng *cloudprovider.NodeGroup, delta int) func(int) (int, error) {
+	return func(cur int) (int, error) {
+		if cur+delta > ng.MaxSize {
+			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur + delta, Limit: ng.MaxSize, Reason: "above max size"}
+		}
+		return cur + delta, nil
+	}
+}
+
+// ShrinkBy is DecreaseTargetSize's step for Resize: current minus delta,
+// refused below exist, the machines that exist and are not being deleted.
+func ShrinkBy(ng *cloudprovider.NodeGroup, delta, exist int) func(int) (int, error) {
+	return func(cur int) (int, error) {
+		if cur-delta < exist {
+			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
+		}
+		return cur - delta, nil
+	}
+}
+
+// CheckDelta refuses a size change that is not positive; op names the
+// call ("increasing", "decreasing").
+func CheckDelta(op, groupID string, delta int) error {
+	if delta <= 0 {
+		return fmt.Errorf("%s node group %q: delta %d is not positive", op, groupID, delta)
+	}
+	return nil
 }
