@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,13 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi/clusterapitest"
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
-	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
@@ -32,13 +28,10 @@ const capiMDLabel = "kscale.test/md"
 // capiUnneededOption is the per-group scale-down unneeded time annotation.
 const capiUnneededOption = clusterapi.DefaultGroup + "/autoscaling-options-scaledownunneededtime"
 
-// capiWorld is a workload cluster (real kube-scheduler, deployment and
-// replicaset controllers) and a separate management cluster with the real
-// Cluster API CRDs, joined by the stand-in machine controller.
+// capiWorld is the shared machineWorld with the real Cluster API CRDs in
+// the management cluster.
 type capiWorld struct {
-	workload, management *testenv.Env
-	dyn                  dynamic.Interface
-	sim                  *machinesim.Simulator
+	*machineWorld
 }
 
 // capiSetup starts both clusters, applies the clusterapi overlay's RBAC
@@ -48,18 +41,8 @@ type capiWorld struct {
 func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
 	t.Helper()
 	const overlay = "../../deploy/node-autoscaler-clusterapi"
-	w = &capiWorld{
-		// No node lifecycle controller: the stand-in's nodes renew no Leases.
-		workload:   testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"}}),
-		management: testenv.Start(t, testenv.Options{}),
-	}
+	w = &capiWorld{machineWorld: startMachineWorld(t, clusterapitest.Install, capiNamespace)}
 	ctx := t.Context()
-	if err := clusterapitest.Install(ctx, w.management); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.management.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: ['.*preferred.*']\n10: ['.*']\n"}}
 	if _, err := w.workload.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
@@ -67,12 +50,11 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 	}
 	applyManifests(t, vpaTestClient(t, w.workload), overlay, "serviceaccount.yaml", "rbac.yaml")
 	applyManifests(t, vpaTestClient(t, w.management), overlay, "serviceaccount.yaml", "rbac-management.yaml")
-	w.dyn = dynamic.NewForConfigOrDie(w.management.Config)
 	shape := func(md, pool, cpu, mem string) machinesim.Shape {
 		return machinesim.Shape{Labels: map[string]string{capiMDLabel: md, "pool": pool, corev1.LabelInstanceTypeStable: "sim-" + cpu + "cpu"},
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
 	}
-	sim, err := machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.workload.Client, Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
+	w.runSim(t, machinesim.Config{Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
 		Shapes: map[string]machinesim.Shape{
 			capiNamespace + "/md-small":             shape("md-small", "small", "2", "8Gi"),
 			capiNamespace + "/md-big":               shape("md-big", "big", "8", "32Gi"),
@@ -81,28 +63,6 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 			capiNamespace + "/md-preferred-v1beta2": shape("md-preferred-v1beta2", "spill2", "4", "16Gi"),
 			capiNamespace + "/md-fallback-v1beta2":  shape("md-fallback-v1beta2", "spill2", "4", "16Gi"),
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = sim
-	// The kwok stand-in kubelet runs the pods bound to the stand-in's nodes
-	// and confirms their deletion.
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: w.workload.Client, ProviderIDPrefix: "sim:///"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{}, 2)
-	go func() { _ = sim.Run(simCtx); done <- struct{}{} }()
-	go func() { _ = kubelet.Run(simCtx); done <- struct{}{} }()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		<-done
-		if errs := sim.Errors(); len(errs) > 0 {
-			t.Errorf("machine simulator errors: %v", errors.Join(errs...))
-		}
-	})
 	w.createMDs(t)
 	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfig(t, w.management, "kscale-node-autoscaler")
 }
