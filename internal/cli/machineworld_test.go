@@ -74,3 +74,21 @@ func (w *machineWorld) runSim(t *testing.T, cfg machinesim.Config) {
 		}
 	})
 }
+
+// naRun runs `kscale node-autoscaler` with args until the test ends; an
+// error it returns then fails the test.
+func naRun(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, stop := context.WithCancel(t.Context())
+	cmd := newNodeAutoscalerCommand()
+	cmd.SetArgs(args)
+	cmd.SetContext(ctx)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Execute() }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("node-autoscaler: %v", err)
+		}
+	})
+}

@@ -144,22 +144,11 @@ func capiGroupStatus(status, md string) string {
 func TestNodeAutoscalerClusterAPI(t *testing.T) {
 	w, workloadKubeconfig, managementKubeconfig := capiSetup(t)
 	env := w.workload
-	runCtx, stop := context.WithCancel(t.Context())
-	cmd := newNodeAutoscalerCommand()
-	cmd.SetArgs([]string{"--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
-		"--node-group-auto-discovery=clusterapi:namespace=" + capiNamespace + ",clusterName=workload",
+	naRun(t, "--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
+		"--node-group-auto-discovery=clusterapi:namespace="+capiNamespace+",clusterName=workload",
 		"--address", naFreeAddress(t), "--scan-interval=1s", "--expander=priority",
 		"--scale-down-unneeded-time=1h", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
-		"--initial-node-group-backoff-duration=5m"})
-	cmd.SetContext(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Execute() }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("node-autoscaler: %v", err)
-		}
-	})
+		"--initial-node-group-backoff-duration=5m")
 
 	t.Run("pending pods grow the right MachineDeployment from its live node", func(t *testing.T) {
 		naDeploy(t, env, "small", 3, "small", "1500m")

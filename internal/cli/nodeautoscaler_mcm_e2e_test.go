@@ -154,18 +154,7 @@ func TestNodeAutoscalerMCM(t *testing.T) {
 	// Gardener reaches the control cluster in-cluster; a test has no
 	// in-cluster configuration, so the provider falls back to this file.
 	t.Setenv(envControlKubeconfig, controlKubeconfig)
-	runCtx, stop := context.WithCancel(t.Context())
-	cmd := newNodeAutoscalerCommand()
-	cmd.SetArgs(gardenerLine(t, targetKubeconfig))
-	cmd.SetContext(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Execute() }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("node-autoscaler: %v", err)
-		}
-	})
+	naRun(t, gardenerLine(t, targetKubeconfig)...)
 
 	t.Run("a pool spread over three zones grows from zero, balanced", func(t *testing.T) {
 		naDeploy(t, env, "web", 3, "a", "3")

@@ -111,7 +111,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
-	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints(), MaxNodeStartupTime: o.MaxNodeStartupTime}
+	rules := readinessRules(&o)
 	guard, err := mismatch.New(mismatch.Config{Timeout: o.TemplateMismatchTimeout, Ignore: ignoreTaint(rules, o.StatusTaints)})
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)

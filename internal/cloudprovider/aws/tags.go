@@ -98,3 +98,7 @@ var optionKeys = []string{
 func groupOptions(name string, tags map[string]string) (cloudprovider.Options, string) {
 	return cloudprovider.GroupOptions(name, cloudprovider.PrefixedOptions(tags, OptionsTagPrefix, "tag"), optionKeys)
 }
+
+// GPULabel is the label of GPU nodes upstream's AWS provider names (its
+// GPULabel).
+const GPULabel = "k8s.amazonaws.com/accelerator"

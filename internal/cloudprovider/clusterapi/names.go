@@ -66,3 +66,7 @@ func NamesFor(group string) Names {
 		OptionsPrefix:    p + "autoscaling-options-",
 	}
 }
+
+// GPULabel is the label of GPU nodes upstream's Cluster API provider
+// names (its GPULabel); it does not follow CAPI_GROUP.
+const GPULabel = "cluster-api/accelerator"
