@@ -17,6 +17,11 @@ const (
 	GPUCountAnnotation = CapacityPrefix + "gpu-count"
 	LabelsAnnotation   = CapacityPrefix + "labels"
 	TaintsAnnotation   = CapacityPrefix + "taints"
+	// DRADriverAnnotation and CSIDriverAnnotation describe a template's
+	// DRA devices and CSI attach limits upstream; kscale simulates
+	// neither, so it reports and ignores them.
+	DRADriverAnnotation = CapacityPrefix + "dra-driver"
+	CSIDriverAnnotation = CapacityPrefix + "csi-driver"
 )
 
 // RevisionAnnotation numbers a MachineSet's revision within its

@@ -1,9 +1,13 @@
 package clusterapi
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 )
 
 func TestScalableOptions(t *testing.T) {
@@ -45,5 +49,20 @@ func TestScalableOptions(t *testing.T) {
 				t.Errorf("unneeded time %v, want %v", got, tc.unneed)
 			}
 		})
+	}
+}
+
+func TestReportIgnoredOnce(t *testing.T) {
+	var lines []string
+	ctx := logr.NewContext(context.Background(), funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{}))
+	p := &Provider{ignored: map[string]bool{}}
+	r := &scalable{kind: machineDeploymentK, namespace: "ns", name: "gpu", annotations: map[string]string{DRADriverAnnotation: "gpu.example.com", GPUCountAnnotation: "2"}}
+	plain := &scalable{kind: machineDeploymentK, namespace: "ns", name: "plain", annotations: map[string]string{GPUCountAnnotation: "2"}}
+	for range 3 {
+		p.reportIgnored(ctx, r)
+		p.reportIgnored(ctx, plain)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], DRADriverAnnotation) || !strings.Contains(lines[0], "MachineDeployment/ns/gpu") {
+		t.Fatalf("log lines %q, want one naming the DRA annotation and the group", lines)
 	}
 }

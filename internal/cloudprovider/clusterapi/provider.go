@@ -26,6 +26,9 @@ type Provider struct {
 	api   *apiResources
 	view  *machineapi.View[*group]
 	infra *infraResolver
+	// ignored remembers the resources whose unsupported annotations were
+	// reported, so each is logged once.
+	ignored map[string]bool
 }
 
 // group is one node group of the current view.
@@ -54,7 +57,7 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, names: NamesFor(cfg.Group), view: machineapi.NewView[*group](nil),
+	return &Provider{cfg: cfg, names: NamesFor(cfg.Group), view: machineapi.NewView[*group](nil), ignored: map[string]bool{},
 		infra: newInfraResolver(cfg.Client, cfg.Discovery)}, nil
 }
 
