@@ -44,6 +44,9 @@ func TestClusterAPIGoodFlags(t *testing.T) {
 	if st, ok := b.(startupTainter); !ok || len(st.startupTaints()) != 1 || st.startupTaints()[0] != "node.cluster.x-k8s.io/uninitialized" {
 		t.Errorf("the clusterapi builder must name CAPI's uninitialized taint as a startup taint")
 	}
+	if gl, ok := b.(gpuLabeler); !ok || gl.gpuLabel() != "cluster-api/accelerator" {
+		t.Errorf("the clusterapi builder must name upstream's GPU label cluster-api/accelerator")
+	}
 	if c.cfg.Group != "cluster.example.com" || c.cfg.DefaultArch != "arm64" || len(c.cfg.Specs) != 2 || c.cfg.Specs[0].Namespace != "a" {
 		t.Errorf("config %+v", c.cfg)
 	}

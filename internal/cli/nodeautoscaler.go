@@ -115,6 +115,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if st, ok := o.builder.(startupTainter); ok {
 		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
 	}
+	if gl, ok := o.builder.(gpuLabeler); ok {
+		o.opts.GPULabel = gl.gpuLabel()
+	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,13 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi/clusterapitest"
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
-	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
@@ -29,13 +25,13 @@ const capiNamespace = "clusters"
 // capiMDLabel names a node's MachineDeployment (set by the stand-in).
 const capiMDLabel = "kscale.test/md"
 
-// capiWorld is a workload cluster (real kube-scheduler, deployment and
-// replicaset controllers) and a separate management cluster with the real
-// Cluster API CRDs, joined by the stand-in machine controller.
+// capiUnneededOption is the per-group scale-down unneeded time annotation.
+const capiUnneededOption = clusterapi.DefaultGroup + "/autoscaling-options-scaledownunneededtime"
+
+// capiWorld is the shared machineWorld with the real Cluster API CRDs in
+// the management cluster.
 type capiWorld struct {
-	workload, management *testenv.Env
-	dyn                  dynamic.Interface
-	sim                  *machinesim.Simulator
+	*machineWorld
 }
 
 // capiSetup starts both clusters, applies the clusterapi overlay's RBAC
@@ -45,18 +41,8 @@ type capiWorld struct {
 func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
 	t.Helper()
 	const overlay = "../../deploy/node-autoscaler-clusterapi"
-	w = &capiWorld{
-		// No node lifecycle controller: the stand-in's nodes renew no Leases.
-		workload:   testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"}}),
-		management: testenv.Start(t, testenv.Options{}),
-	}
+	w = &capiWorld{machineWorld: startMachineWorld(t, clusterapitest.Install, capiNamespace)}
 	ctx := t.Context()
-	if err := clusterapitest.Install(ctx, w.management); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.management.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: capiNamespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: ['.*preferred.*']\n10: ['.*']\n"}}
 	if _, err := w.workload.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
@@ -64,48 +50,28 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 	}
 	applyManifests(t, vpaTestClient(t, w.workload), overlay, "serviceaccount.yaml", "rbac.yaml")
 	applyManifests(t, vpaTestClient(t, w.management), overlay, "serviceaccount.yaml", "rbac-management.yaml")
-	w.dyn = dynamic.NewForConfigOrDie(w.management.Config)
 	shape := func(md, pool, cpu, mem string) machinesim.Shape {
 		return machinesim.Shape{Labels: map[string]string{capiMDLabel: md, "pool": pool, corev1.LabelInstanceTypeStable: "sim-" + cpu + "cpu"},
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
 	}
-	sim, err := machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.workload.Client, Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
+	w.runSim(t, machinesim.Config{Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
 		Shapes: map[string]machinesim.Shape{
-			capiNamespace + "/md-small":     shape("md-small", "small", "2", "8Gi"),
-			capiNamespace + "/md-big":       shape("md-big", "big", "8", "32Gi"),
-			capiNamespace + "/md-preferred": shape("md-preferred", "spill", "4", "16Gi"),
-			capiNamespace + "/md-fallback":  shape("md-fallback", "spill", "4", "16Gi"),
+			capiNamespace + "/md-small":             shape("md-small", "small", "2", "8Gi"),
+			capiNamespace + "/md-big":               shape("md-big", "big", "8", "32Gi"),
+			capiNamespace + "/md-preferred":         shape("md-preferred", "spill", "4", "16Gi"),
+			capiNamespace + "/md-fallback":          shape("md-fallback", "spill", "4", "16Gi"),
+			capiNamespace + "/md-preferred-v1beta2": shape("md-preferred-v1beta2", "spill2", "4", "16Gi"),
+			capiNamespace + "/md-fallback-v1beta2":  shape("md-fallback-v1beta2", "spill2", "4", "16Gi"),
 		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = sim
-	// The kwok stand-in kubelet runs the pods bound to the stand-in's nodes
-	// and confirms their deletion.
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: w.workload.Client, ProviderIDPrefix: "sim:///"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{}, 2)
-	go func() { _ = sim.Run(simCtx); done <- struct{}{} }()
-	go func() { _ = kubelet.Run(simCtx); done <- struct{}{} }()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		<-done
-		if errs := sim.Errors(); len(errs) > 0 {
-			t.Errorf("machine simulator errors: %v", errors.Join(errs...))
-		}
-	})
 	w.createMDs(t)
 	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfig(t, w.management, "kscale-node-autoscaler")
 }
 
 // createMDs creates the node groups: md-small (one node, no capacity
-// annotations: it grows from its live node), md-big (at zero, capacity
-// annotations), md-none (at zero, nothing to build a template from), and
-// md-preferred/md-fallback for pool "spill".
+// annotations: it grows from its live node; its own 2s unneeded time),
+// md-big (at zero, capacity annotations), md-none (at zero, nothing to
+// build a template from; an unparsable option), md-preferred/md-fallback
+// for pool "spill" and their v1beta2 twins for pool "spill2".
 func (w *capiWorld) createMDs(t *testing.T) {
 	t.Helper()
 	capacity := func(cpu, mem, pool string) map[string]string {
@@ -114,11 +80,13 @@ func (w *capiWorld) createMDs(t *testing.T) {
 		return a
 	}
 	mds := []clusterapitest.Scalable{
-		{Name: "md-small", Replicas: 1, Min: 1, Max: 4},
+		{Name: "md-small", Replicas: 1, Min: 1, Max: 4, Annotations: map[string]string{capiUnneededOption: "2s"}},
 		{Name: "md-big", Max: 3, Annotations: capacity("8", "32Gi", "big")},
-		{Name: "md-none", Max: 3},
+		{Name: "md-none", Max: 3, Annotations: map[string]string{capiUnneededOption: "soon"}},
 		{Name: "md-preferred", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
 		{Name: "md-fallback", Max: 3, Annotations: capacity("4", "16Gi", "spill")},
+		{Name: "md-preferred-v1beta2", Max: 3, Annotations: capacity("4", "16Gi", "spill2")},
+		{Name: "md-fallback-v1beta2", Max: 3, Annotations: capacity("4", "16Gi", "spill2")},
 		// Another cluster's group: the discovery spec leaves it alone.
 		{Name: "md-other-cluster", Cluster: "other", Max: 3, Annotations: capacity("8", "32Gi", "big")},
 	}
@@ -155,28 +123,32 @@ func (w *capiWorld) replicas(ctx context.Context, md string) (int64, error) {
 	return n, err
 }
 
+// capiGroupStatus returns a MachineDeployment's part of the status
+// ConfigMap: from its name to the next group's name, or "".
+func capiGroupStatus(status, md string) string {
+	prefix := "name: MachineDeployment/" + capiNamespace + "/"
+	i := strings.Index(status, prefix+md+"\n")
+	if i < 0 {
+		return ""
+	}
+	rest := status[i+1:]
+	if j := strings.Index(rest, prefix); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
 // TestNodeAutoscalerClusterAPI runs `kscale node-autoscaler
 // --cloud-provider=clusterapi` under the overlay's RBAC against a workload
 // and a separate management cluster.
 func TestNodeAutoscalerClusterAPI(t *testing.T) {
 	w, workloadKubeconfig, managementKubeconfig := capiSetup(t)
 	env := w.workload
-	runCtx, stop := context.WithCancel(t.Context())
-	cmd := newNodeAutoscalerCommand()
-	cmd.SetArgs([]string{"--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
-		"--node-group-auto-discovery=clusterapi:namespace=" + capiNamespace + ",clusterName=workload",
+	naRun(t, "--kubeconfig", workloadKubeconfig, "--cloud-provider=clusterapi", "--cloud-config", managementKubeconfig,
+		"--node-group-auto-discovery=clusterapi:namespace="+capiNamespace+",clusterName=workload",
 		"--address", naFreeAddress(t), "--scan-interval=1s", "--expander=priority",
-		"--scale-down-unneeded-time=2s", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
-		"--initial-node-group-backoff-duration=5m"})
-	cmd.SetContext(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Execute() }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("node-autoscaler: %v", err)
-		}
-	})
+		"--scale-down-unneeded-time=1h", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=0s",
+		"--initial-node-group-backoff-duration=5m")
 
 	t.Run("pending pods grow the right MachineDeployment from its live node", func(t *testing.T) {
 		naDeploy(t, env, "small", 3, "small", "1500m")
@@ -226,12 +198,43 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 			if err != nil {
 				return false, nil
 			}
-			s := cm.Data[live.StatusConfigMapKey]
-			i := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-preferred")
-			j := strings.Index(s, "name: MachineDeployment/"+capiNamespace+"/md-small")
-			return i >= 0 && j > i && strings.Contains(s[i:j], "status: Backoff") && strings.Contains(s[i:j], "errorCode: InsufficientResources"), nil
+			g := capiGroupStatus(cm.Data[live.StatusConfigMapKey], "md-preferred")
+			return strings.Contains(g, "status: Backoff") && strings.Contains(g, "errorCode: InsufficientResources"), nil
 		})
 	})
+	t.Run("a group whose machines fail the v1beta2 way (conditions only) backs off", func(t *testing.T) {
+		w.sim.Fail(capiNamespace+"/md-preferred-v1beta2", &machinesim.Failure{Reason: "InstanceProvisionFailed", Message: "quota exceeded", Conditions: true})
+		naDeploy(t, env, "spill2", 1, "spill2", "3")
+		naExpectRunning(t, env, "spill2", 1)
+		if got := w.nodesOf(t); got["md-fallback-v1beta2"] != 1 || got["md-preferred-v1beta2"] != 0 {
+			t.Errorf("nodes per MachineDeployment %v, want md-fallback-v1beta2 1, md-preferred-v1beta2 0", got)
+		}
+		naPoll(t, "md-preferred-v1beta2 backed off for InstanceProvisionFailed in the status ConfigMap", func(ctx context.Context) (bool, error) {
+			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+			if err != nil {
+				return false, nil
+			}
+			g := capiGroupStatus(cm.Data[live.StatusConfigMapKey], "md-preferred-v1beta2")
+			return strings.Contains(g, "status: Backoff") && strings.Contains(g, "errorCode: InstanceProvisionFailed"), nil
+		})
+	})
+	t.Run("an unparsable option annotation is a warning naming it", func(t *testing.T) {
+		naPoll(t, "a NodeGroupOptionsInvalid event for md-none", func(ctx context.Context) (bool, error) {
+			list, err := env.Client.CoreV1().Events("kube-system").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, nil
+			}
+			for _, e := range list.Items {
+				if e.Reason == "NodeGroupOptionsInvalid" && e.Type == corev1.EventTypeWarning &&
+					strings.Contains(e.Message, "md-none") && strings.Contains(e.Message, capiUnneededOption) {
+					return true, nil
+				}
+			}
+			return false, nil
+		})
+	})
+	// md-small's own 2s unneeded time (the global one is 1h) lets it
+	// shrink within the test.
 	t.Run("scale-down removes exactly the chosen machines", func(t *testing.T) {
 		nodes, err := env.Client.CoreV1().Nodes().List(t.Context(), metav1.ListOptions{LabelSelector: capiMDLabel + "=md-small"})
 		if err != nil {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,13 +12,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/dynamic"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider/mcm"
 	"github.com/kscale/kscale/internal/cloudprovider/mcm/mcmtest"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
-	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
@@ -55,13 +51,11 @@ func gardenerMCMArgs(kubeconfig string, nodes ...string) []string {
 	return args
 }
 
-// mcmWorld is a target cluster (real kube-scheduler, deployment and
-// replicaset controllers) and a separate control cluster with the real
-// MCM CRDs, joined by the stand-in MCM.
+// mcmWorld is the shared machineWorld with the real MCM CRDs in the
+// management (Gardener: control) cluster; the workload cluster is the
+// target.
 type mcmWorld struct {
-	target, control *testenv.Env
-	dyn             dynamic.Interface
-	sim             *machinesim.Simulator
+	*machineWorld
 }
 
 // mcmSetup starts both clusters, applies the mcm overlay's RBAC (the
@@ -70,20 +64,10 @@ type mcmWorld struct {
 func mcmSetup(t *testing.T) (w *mcmWorld, targetKubeconfig, controlKubeconfig string) {
 	t.Helper()
 	const overlay = "../../deploy/node-autoscaler-mcm"
-	w = &mcmWorld{
-		target:  testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"}}),
-		control: testenv.Start(t, testenv.Options{}),
-	}
+	w = &mcmWorld{machineWorld: startMachineWorld(t, mcmtest.Install, mcmNamespace)}
 	ctx := t.Context()
-	if err := mcmtest.Install(ctx, w.control); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.control.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: mcmNamespace}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	applyManifests(t, vpaTestClient(t, w.control), overlay, "serviceaccount.yaml", "rbac-control.yaml")
-	applyManifests(t, vpaTestClient(t, w.target), overlay, "target/rbac.yaml")
-	w.dyn = dynamic.NewForConfigOrDie(w.control.Config)
+	applyManifests(t, vpaTestClient(t, w.management), overlay, "serviceaccount.yaml", "rbac-control.yaml")
+	applyManifests(t, vpaTestClient(t, w.workload), overlay, "target/rbac.yaml")
 	if err := mcmtest.CreateMCMDeployment(ctx, w.dyn, mcmNamespace, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -94,30 +78,9 @@ func mcmSetup(t *testing.T) (w *mcmWorld, targetKubeconfig, controlKubeconfig st
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"),
 				corev1.ResourcePods: resource.MustParse("110")}}
 	}
-	sim, err := machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.target.Client, BootTime: time.Second,
-		Flavor: mcmtest.Flavor{CreationTimeout: 20 * time.Minute}, Shapes: shapes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = sim
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: w.target.Client, ProviderIDPrefix: "sim:///"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simCtx, stop := context.WithCancel(ctx)
-	done := make(chan struct{}, 2)
-	go func() { _ = sim.Run(simCtx); done <- struct{}{} }()
-	go func() { _ = kubelet.Run(simCtx); done <- struct{}{} }()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		<-done
-		if errs := sim.Errors(); len(errs) > 0 {
-			t.Errorf("machine simulator errors: %v", errors.Join(errs...))
-		}
-	})
+	w.runSim(t, machinesim.Config{BootTime: time.Second, Flavor: mcmtest.Flavor{CreationTimeout: 20 * time.Minute}, Shapes: shapes})
 	w.createPool(t)
-	return w, serviceAccountKubeconfig(t, w.target, "kscale-node-autoscaler"), serviceAccountKubeconfigIn(t, w.control, mcmNamespace, "kscale-node-autoscaler")
+	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfigIn(t, w.management, mcmNamespace, "kscale-node-autoscaler")
 }
 
 // createPool creates worker pool "a" as Gardener's provider extensions
@@ -144,7 +107,7 @@ func (w *mcmWorld) createPool(t *testing.T) {
 // nodesOf counts the target's nodes per MachineDeployment (machine names
 // start with their MachineDeployment's name).
 func (w *mcmWorld) nodesOf(ctx context.Context) map[string][]corev1.Node {
-	list, err := w.target.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	list, err := w.workload.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	out := map[string][]corev1.Node{}
 	if err != nil {
 		return out
@@ -185,24 +148,13 @@ func gardenerLine(t *testing.T, targetKubeconfig string) []string {
 // RBAC against a target and a separate control cluster.
 func TestNodeAutoscalerMCM(t *testing.T) {
 	w, targetKubeconfig, controlKubeconfig := mcmSetup(t)
-	env := w.target
+	env := w.workload
 	t.Setenv(envControlNamespace, mcmNamespace)
 	t.Setenv(envTargetKubeconfig, targetKubeconfig)
 	// Gardener reaches the control cluster in-cluster; a test has no
 	// in-cluster configuration, so the provider falls back to this file.
 	t.Setenv(envControlKubeconfig, controlKubeconfig)
-	runCtx, stop := context.WithCancel(t.Context())
-	cmd := newNodeAutoscalerCommand()
-	cmd.SetArgs(gardenerLine(t, targetKubeconfig))
-	cmd.SetContext(runCtx)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Execute() }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("node-autoscaler: %v", err)
-		}
-	})
+	naRun(t, gardenerLine(t, targetKubeconfig)...)
 
 	t.Run("a pool spread over three zones grows from zero, balanced", func(t *testing.T) {
 		naDeploy(t, env, "web", 3, "a", "3")

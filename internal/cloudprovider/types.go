@@ -22,6 +22,13 @@ type NodeGroup struct {
 	// removed now (for example a rollout in progress); the scale-down
 	// planner keeps them and reports this reason.
 	ScaleDownBlocked string
+	// Options are the group's own values of per-group autoscaler settings
+	// (upstream's GetOptions); unset fields keep the global flags.
+	Options Options
+	// OptionsInvalid, when set, says which option values the group carries
+	// could not be used (see OptionsError); Options is then empty and the
+	// group runs on the global settings.
+	OptionsInvalid string
 }
 
 // Template describes a group's future instances as plain values. Labels,

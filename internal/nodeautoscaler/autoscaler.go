@@ -117,7 +117,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
-	rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints(), MaxNodeStartupTime: o.MaxNodeStartupTime}
+	rules := readinessRules(&o)
 	guard, err := mismatch.New(mismatch.Config{Timeout: o.TemplateMismatchTimeout, Ignore: ignoreTaint(rules, o.StatusTaints)})
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
@@ -167,6 +167,7 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 		return err
 	}
 	a.estimator.Observe(obs.nodes)
+	a.reportInvalidOptions(ctx, obs.groups)
 	for _, e := range a.state.Update(obs.input(), now) {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
 			a.metrics.failedScaleUp(e.Reason.Code)

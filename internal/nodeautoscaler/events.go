@@ -59,6 +59,9 @@ const (
 	// EventClusterUnhealthy means the loop halted: more nodes are unready
 	// than --ok-total-unready-count and --max-total-unready-percentage allow.
 	EventClusterUnhealthy EventType = "ClusterUnhealthy"
+	// EventNodeGroupOptionsInvalid means a group carries autoscaling
+	// option values kscale cannot use; it runs on the global settings.
+	EventNodeGroupOptionsInvalid EventType = "NodeGroupOptionsInvalid"
 )
 
 // Reasons of EventDeleteNodes: who deleted the instances.

@@ -66,7 +66,7 @@ func (a *Autoscaler) guardTemplates(ctx context.Context, obs *observation, group
 // guardNodes returns each group's Ready nodes that are neither cordoned
 // nor being deleted: the nodes that show what the group really delivers.
 func (a *Autoscaler) guardNodes(nodes []*corev1.Node, now time.Time) map[string][]*corev1.Node {
-	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	rules := readinessRules(&a.cfg.Options)
 	out := map[string][]*corev1.Node{}
 	for _, n := range nodes {
 		if n.Spec.Unschedulable || clusterstate.HasTaint(n, clusterstate.ToBeDeletedTaint) || clusterstate.HasTaint(n, clusterstate.BeingDeletedTaint) ||

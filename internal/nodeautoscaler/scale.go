@@ -59,7 +59,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 
 // readySnapshot holds the ready nodes and the pods bound to them.
 func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
-	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	rules := readinessRules(&a.cfg.Options)
 	ready := make([]*corev1.Node, 0, len(nodes))
 	names := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
@@ -130,7 +130,7 @@ func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now t
 }
 
 func (a *Autoscaler) liveTemplate(group string, obs *observation, now time.Time) *corev1.Node {
-	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	rules := readinessRules(&a.cfg.Options)
 	for _, n := range obs.nodes {
 		if g, ok := a.state.NodeGroupOf(n); ok && g == group && !n.Spec.Unschedulable && rules.Bucket(n, now) == clusterstate.Ready &&
 			!clusterstate.HasTaint(n, clusterstate.ToBeDeletedTaint) {

@@ -63,7 +63,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	if err != nil {
 		return fmt.Errorf("listing pod disruption budgets: %w", err)
 	}
-	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
+	rules := readinessRules(&a.cfg.Options)
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
 		Pods: obs.bound, PDBs: pdbs, Now: now,
 		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,

@@ -20,6 +20,8 @@ var EventTypes = []string{
 	"BackoffStarted", "BackoffCleared", "NotTriggerScaleUp",
 	// The unready gate.
 	"ClusterUnhealthy",
+	// Provider configuration.
+	"NodeGroupOptionsInvalid",
 	// The runaway guard.
 	"TemplateMismatch", "TemplateMismatchBlocked", "TemplateMismatchCleared",
 	// Scale-down.

@@ -118,7 +118,8 @@ func (p *Provider) NodeGroups(_ context.Context) ([]cloudprovider.NodeGroup, err
 	for _, g := range p.groups {
 		out = append(out, cloudprovider.NodeGroup{ID: g.name, MinSize: g.min, MaxSize: g.max, TargetSize: g.desired,
 			Template: cloudprovider.Template{InstanceTypes: slices.Clone(g.types), Zones: slices.Clone(g.zones),
-				Region: p.cfg.Region, Tags: maps.Clone(g.templateTags)}})
+				Region: p.cfg.Region, Tags: maps.Clone(g.templateTags)},
+			Options: g.options, OptionsInvalid: g.optionsInvalid})
 	}
 	slices.SortFunc(out, func(a, b cloudprovider.NodeGroup) int {
 		switch {

@@ -27,6 +27,9 @@ type asg struct {
 	// Resolved at refresh:
 	types        []cloudprovider.InstanceType
 	templateTags map[string]string
+	// options and optionsInvalid come from the option tags.
+	options        cloudprovider.Options
+	optionsInvalid string
 }
 
 // live counts the instances that are not terminating: AWS's desired
@@ -176,6 +179,7 @@ func fromAWS(a *astypes.AutoScalingGroup) *asg {
 	for _, t := range a.Tags {
 		g.tags[awssdk.ToString(t.Key)] = awssdk.ToString(t.Value)
 	}
+	g.options, g.optionsInvalid = groupOptions(name, g.tags)
 	g.instances = make([]instance, 0, len(a.Instances))
 	for _, in := range a.Instances {
 		g.instances = append(g.instances, instance{id: awssdk.ToString(in.InstanceId), zone: awssdk.ToString(in.AvailabilityZone),

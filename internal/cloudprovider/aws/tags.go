@@ -81,3 +81,24 @@ func validEffect(e string) bool {
 	}
 	return false
 }
+
+// OptionsTagPrefix starts the tags of a group's own autoscaling options,
+// as upstream reads them: the rest of the key is the option.
+const OptionsTagPrefix = "k8s.io/cluster-autoscaler/node-template/autoscaling-options/"
+
+// optionKeys are the options upstream's AWS provider reads from tags
+// (GetAsgOptions).
+var optionKeys = []string{
+	cloudprovider.OptionScaleDownUtilizationThreshold, cloudprovider.OptionScaleDownGPUUtilizationThreshold,
+	cloudprovider.OptionScaleDownUnneededTime, cloudprovider.OptionScaleDownUnreadyTime,
+	cloudprovider.OptionIgnoreDaemonSetsUtilization,
+}
+
+// groupOptions parses the group's option tags.
+func groupOptions(name string, tags map[string]string) (cloudprovider.Options, string) {
+	return cloudprovider.GroupOptions(name, cloudprovider.PrefixedOptions(tags, OptionsTagPrefix, "tag"), optionKeys)
+}
+
+// GPULabel is the label of GPU nodes upstream's AWS provider names (its
+// GPULabel).
+const GPULabel = "k8s.amazonaws.com/accelerator"

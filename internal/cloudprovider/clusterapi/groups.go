@@ -23,6 +23,8 @@ func (p *Provider) buildGroup(ctx context.Context, r *scalable, l *lists) (*grou
 	}
 	g := &group{res: r, machines: map[string]*machine{}, byProviderID: map[string]*machine{},
 		ng: cloudprovider.NodeGroup{ID: r.id(), MinSize: minSize, MaxSize: maxSize, TargetSize: r.replicas}}
+	g.ng.Options, g.ng.OptionsInvalid = r.options(p.names)
+	p.reportIgnored(ctx, r)
 	if r.kind == machinePoolKind {
 		p.poolInstances(g, l)
 	} else if err := p.machineInstances(g, l); err != nil {

@@ -1,18 +1,8 @@
 package clusterapi
 
 import (
-	"fmt"
-
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
-)
-
-// Error codes of failed Machines without a failure reason.
-const (
-	CodeProvisioningFailed = "ProvisioningFailed"
-	// insufficientResources is Cluster API's failure reason for a cloud
-	// without capacity (deprecated errors.InsufficientResourcesMachineError).
-	insufficientResources = "InsufficientResources"
 )
 
 // SyntheticPrefix starts the provider id of a Machine that has none yet,
@@ -45,26 +35,10 @@ func (p *Provider) machineInstance(m *machine) cloudprovider.Instance {
 		inst.State = cloudprovider.InstanceDeleting
 	case m.nodeName != "":
 		inst.State = cloudprovider.InstanceRunning
-	case m.failed():
-		inst.Error = machineError(m)
+	default:
+		inst.Error = m.failure()
 	}
 	return inst
-}
-
-// machineError classifies a failed Machine: InsufficientResources is a
-// stock-out, anything else another error.
-func machineError(m *machine) *cloudprovider.ErrorInfo {
-	e := &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: m.failureReason, Message: m.failureMessage}
-	if e.Code == "" {
-		e.Code = CodeProvisioningFailed
-	}
-	if e.Message == "" {
-		e.Message = fmt.Sprintf("Machine %s provisioning failed (phase %q)", m.id(), m.phase)
-	}
-	if m.failureReason == insufficientResources {
-		e.Class = cloudprovider.ErrorOutOfResources
-	}
-	return e
 }
 
 // placeholders returns one placeholder per replica without a Machine

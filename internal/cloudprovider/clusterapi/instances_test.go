@@ -37,9 +37,45 @@ func TestMachineInstance(t *testing.T) {
 			"deprecated": map[string]any{"v1beta1": map[string]any{"failureReason": "InsufficientResources", "failureMessage": "no capacity"}}}},
 			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
 			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOutOfResources, Code: "InsufficientResources", Message: "no capacity"}},
-		{name: "v1beta1 create error", obj: map[string]any{"status": map[string]any{"failureReason": "CreateError", "failureMessage": "bad AMI"}},
+		{name: "v1beta1 create error", obj: map[string]any{"status": map[string]any{"phase": "Failed", "failureReason": "CreateError", "failureMessage": "bad AMI"}},
 			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
 			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: "CreateError", Message: "bad AMI"}},
+		{name: "failure fields without phase Failed are a provider still retrying", obj: map[string]any{"status": map[string]any{
+			"phase": "Provisioning", "failureReason": "CreateError", "failureMessage": "retrying"}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating},
+		{name: "v1beta2 infrastructure failed", obj: map[string]any{"status": map[string]any{"phase": "Provisioning",
+			"conditions": conds(cond("InfrastructureReady", "False", "InstanceProvisionFailed", "quota exceeded for m5"))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
+			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: "InstanceProvisionFailed",
+				Message: "Machine ns/m: InfrastructureReady is False (InstanceProvisionFailed): quota exceeded for m5"}},
+		{name: "v1beta2 stock-out reason", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("Ready", "False", "NotReady", ""), cond("InfrastructureReady", "False", "InsufficientCapacity", "no m5 in eu-1a"))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
+			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOutOfResources, Code: "InsufficientCapacity",
+				Message: "Machine ns/m: InfrastructureReady is False (InsufficientCapacity): no m5 in eu-1a"}},
+		{name: "v1beta2 bootstrap failed", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("BootstrapConfigReady", "False", "DataSecretGenerationFailed", ""))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
+			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: "DataSecretGenerationFailed",
+				Message: "Machine ns/m: BootstrapConfigReady is False (DataSecretGenerationFailed)"}},
+		{name: "v1beta2 still provisioning", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("InfrastructureReady", "False", "NotReady", "waiting"), cond("BootstrapConfigReady", "Unknown", "InternalError", ""))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating},
+		{name: "v1beta2 failed reason on an unrelated condition", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("Updating", "False", "InPlaceUpdateFailed", ""))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating},
+		{name: "v1beta2 reason that is True is no failure", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("InfrastructureReady", "True", "ProvisionFailed", ""))}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating},
+		{name: "v1beta2 conditions of an object read as v1beta1", obj: map[string]any{"status": map[string]any{
+			"conditions": conds(cond("InfrastructureReady", "False", "WaitingForInfrastructure", "")),
+			"v1beta2":    map[string]any{"conditions": conds(cond("InfrastructureReady", "False", "VMProvisionFailed", "image not found"))}}},
+			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
+			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: "VMProvisionFailed",
+				Message: "Machine ns/m: InfrastructureReady is False (VMProvisionFailed): image not found"}},
+		{name: "v1beta2 failed after its node registered is running", obj: map[string]any{"spec": map[string]any{"providerID": "aws:///eu-1a/i-1"},
+			"status": map[string]any{"nodeRef": map[string]any{"name": "n1"}, "conditions": conds(cond("InfrastructureReady", "False", "InstanceProvisionFailed", ""))}},
+			providerID: "aws:///eu-1a/i-1", state: cloudprovider.InstanceRunning},
 		{name: "failed phase alone", obj: map[string]any{"status": map[string]any{"phase": "Failed"}},
 			providerID: SyntheticPrefix + "machine/ns/m", state: cloudprovider.InstanceCreating,
 			err: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOther, Code: CodeProvisioningFailed, Message: `Machine ns/m provisioning failed (phase "Failed")`}},
@@ -136,4 +172,16 @@ func TestTemplateTaints(t *testing.T) {
 	if _, err := templateTaints(r); err == nil {
 		t.Errorf("a bad taints annotation must fail")
 	}
+}
+
+func cond(typ, status, reason, message string) map[string]any {
+	return map[string]any{"type": typ, "status": status, "reason": reason, "message": message}
+}
+
+func conds(cs ...map[string]any) []any {
+	out := make([]any, len(cs))
+	for i, c := range cs {
+		out[i] = c
+	}
+	return out
 }

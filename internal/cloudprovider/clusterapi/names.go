@@ -17,6 +17,11 @@ const (
 	GPUCountAnnotation = CapacityPrefix + "gpu-count"
 	LabelsAnnotation   = CapacityPrefix + "labels"
 	TaintsAnnotation   = CapacityPrefix + "taints"
+	// DRADriverAnnotation and CSIDriverAnnotation describe a template's
+	// DRA devices and CSI attach limits upstream; kscale simulates
+	// neither, so it reports and ignores them.
+	DRADriverAnnotation = CapacityPrefix + "dra-driver"
+	CSIDriverAnnotation = CapacityPrefix + "csi-driver"
 )
 
 // RevisionAnnotation numbers a MachineSet's revision within its
@@ -47,6 +52,8 @@ type Names struct {
 	ClusterName string
 	// DeploymentName labels a MachineSet with its MachineDeployment.
 	DeploymentName string
+	// OptionsPrefix starts the per-group autoscaling option annotations.
+	OptionsPrefix string
 }
 
 // NamesFor returns the keys of API group group.
@@ -61,5 +68,10 @@ func NamesFor(group string) Names {
 		ClusterNamespace: p + "cluster-namespace",
 		ClusterName:      p + "cluster-name",
 		DeploymentName:   p + "deployment-name",
+		OptionsPrefix:    p + "autoscaling-options-",
 	}
 }
+
+// GPULabel is the label of GPU nodes upstream's Cluster API provider
+// names (its GPULabel); it does not follow CAPI_GROUP.
+const GPULabel = "cluster-api/accelerator"

@@ -108,6 +108,7 @@ type machine struct {
 	phase           string
 	failureReason   string
 	failureMessage  string
+	conditions      []condition
 }
 
 // id is the instance id of the machine, <namespace>/<name>.
@@ -133,12 +134,6 @@ func newMachine(obj *unstructured.Unstructured, n Names) *machine {
 			m.failureMessage = v
 		}
 	}
+	m.conditions = readConditions(obj)
 	return m
-}
-
-// failed reports a terminal provisioning failure: phase Failed, or a
-// failure reason or message (set by Cluster API only for terminal
-// problems).
-func (m *machine) failed() bool {
-	return m.phase == "Failed" || m.failureReason != "" || m.failureMessage != ""
 }

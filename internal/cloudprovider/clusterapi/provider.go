@@ -3,8 +3,6 @@ package clusterapi
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strings"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -15,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
 // Provider is the Cluster API cloud provider. Refresh reads the
@@ -25,8 +24,11 @@ type Provider struct {
 
 	mu    sync.Mutex
 	api   *apiResources
-	view  *view
+	view  *machineapi.View[*group]
 	infra *infraResolver
+	// ignored remembers the resources whose unsupported annotations were
+	// reported, so each is logged once.
+	ignored map[string]bool
 }
 
 // group is one node group of the current view.
@@ -41,11 +43,11 @@ type group struct {
 	byProviderID map[string]*machine
 }
 
-// view is what one Refresh read.
-type view struct {
-	groups []*group
-	byID   map[string]*group
-}
+// NodeGroup returns the group as reported.
+func (g *group) NodeGroup() cloudprovider.NodeGroup { return g.ng }
+
+// InstanceList returns the group's instances.
+func (g *group) InstanceList() []cloudprovider.Instance { return g.instances }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
 
@@ -55,7 +57,7 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, names: NamesFor(cfg.Group), view: &view{byID: map[string]*group{}},
+	return &Provider{cfg: cfg, names: NamesFor(cfg.Group), view: machineapi.NewView[*group](nil), ignored: map[string]bool{},
 		infra: newInfraResolver(cfg.Client, cfg.Discovery)}, nil
 }
 
@@ -63,11 +65,7 @@ func New(cfg Config) (*Provider, error) {
 func (p *Provider) NodeGroups(context.Context) ([]cloudprovider.NodeGroup, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]cloudprovider.NodeGroup, 0, len(p.view.groups))
-	for _, g := range p.view.groups {
-		out = append(out, g.ng)
-	}
-	return out, nil
+	return p.view.NodeGroups(), nil
 }
 
 // Instances lists a group's Machines and placeholders as of the last
@@ -75,11 +73,7 @@ func (p *Provider) NodeGroups(context.Context) ([]cloudprovider.NodeGroup, error
 func (p *Provider) Instances(_ context.Context, groupID string) ([]cloudprovider.Instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	g, ok := p.view.byID[groupID]
-	if !ok {
-		return nil, &cloudprovider.NotFoundError{Kind: "node group", Name: groupID}
-	}
-	return slices.Clone(g.instances), nil
+	return p.view.Instances(groupID)
 }
 
 // Refresh resolves the API on first use and reads every scalable resource
@@ -99,7 +93,7 @@ func (p *Provider) Refresh(ctx context.Context) error {
 	if err != nil {
 		return &cloudprovider.APIError{Op: "Refresh", Err: err}
 	}
-	v := &view{byID: map[string]*group{}}
+	var groups []*group
 	log := logr.FromContextOrDiscard(ctx)
 	for _, r := range p.scalable(lists, log) {
 		g, err := p.buildGroup(ctx, r, lists)
@@ -108,12 +102,10 @@ func (p *Provider) Refresh(ctx context.Context) error {
 			continue
 		}
 		if g != nil {
-			v.groups = append(v.groups, g)
-			v.byID[g.ng.ID] = g
+			groups = append(groups, g)
 		}
 	}
-	slices.SortFunc(v.groups, func(a, b *group) int { return strings.Compare(a.ng.ID, b.ng.ID) })
-	p.view = v
+	p.view = machineapi.NewView(groups)
 	return nil
 }
 

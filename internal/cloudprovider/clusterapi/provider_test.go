@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
@@ -107,39 +106,13 @@ func (w *world) create(t *testing.T, objs ...*unstructured.Unstructured) {
 
 func (w *world) groups(t *testing.T) map[string]cloudprovider.NodeGroup {
 	t.Helper()
-	if err := w.provider.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	gs, err := w.provider.NodeGroups(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]cloudprovider.NodeGroup{}
-	for _, g := range gs {
-		out[g.ID] = g
-	}
-	return out
+	return machinesim.NodeGroups(t, w.provider)
 }
 
 // poll refreshes the provider until cond holds on the group's instances.
 func (w *world) poll(t *testing.T, what, group string, cond func([]cloudprovider.Instance) bool) []cloudprovider.Instance {
 	t.Helper()
-	var last []cloudprovider.Instance
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if err := w.provider.Refresh(ctx); err != nil {
-			return false, err
-		}
-		var err error
-		last, err = w.provider.Instances(ctx, group)
-		if err != nil {
-			return false, err
-		}
-		return cond(last), nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (instances %+v)", what, err, last)
-	}
-	return last
+	return machinesim.PollInstances(t, w.provider, what, group, cond)
 }
 
 func count(insts []cloudprovider.Instance, pred func(cloudprovider.Instance) bool) int {
@@ -160,6 +133,9 @@ func md(name string, replicas, minSize, maxSize int, ann map[string]string) *uns
 	return clusterapitest.Scalable{Namespace: ns, Name: name, Replicas: replicas, Min: minSize, Max: maxSize, Annotations: ann}.Object()
 }
 
+// optionPrefix starts the per-group option annotations.
+var optionPrefix = clusterapi.NamesFor(clusterapi.DefaultGroup).OptionsPrefix
+
 func TestProviderAgainstRealCRDs(t *testing.T) {
 	w := newWorld(t)
 	infra := clusterapitest.InfraTemplate(ns, "md-infra")
@@ -167,7 +143,8 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 	w.create(t, clusterapitest.InfraTemplate(ns, "md-a"), clusterapitest.InfraTemplate(ns, "md-none"), infra,
 		md("md-a", 1, 1, 3, nil),
 		md("md-none", 0, 0, 2, nil),
-		md("md-infra", 0, 0, 2, map[string]string{clusterapi.CPUAnnotation: "16", clusterapi.LabelsAnnotation: "pool=infra"}),
+		md("md-infra", 0, 0, 2, map[string]string{clusterapi.CPUAnnotation: "16", clusterapi.LabelsAnnotation: "pool=infra",
+			optionPrefix + "scaledownunneededtime": "90s", optionPrefix + "scaledownutilizationthreshold": "0.25"}),
 		md("md-bad", 0, 0, 0, map[string]string{clusterapi.NamesFor(clusterapi.DefaultGroup).MinSize: "x", clusterapi.NamesFor(clusterapi.DefaultGroup).MaxSize: "2"}),
 		md("md-paused", 0, 0, 2, map[string]string{clusterapi.NamesFor(clusterapi.DefaultGroup).Paused: ""}),
 		md("md-unmanaged", 0, 0, 0, nil),
@@ -189,6 +166,11 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 		a := gs["MachineDeployment/capi/md-a"]
 		if a.MinSize != 1 || a.MaxSize != 3 || a.TargetSize != 1 {
 			t.Errorf("md-a bounds %d..%d target %d", a.MinSize, a.MaxSize, a.TargetSize)
+		}
+		o := gs["MachineDeployment/capi/md-infra"].Options
+		if o.ScaleDownUnneededTime == nil || *o.ScaleDownUnneededTime != 90*time.Second ||
+			o.ScaleDownUtilizationThreshold == nil || *o.ScaleDownUtilizationThreshold != 0.25 || a.Options.Set() {
+			t.Errorf("md-infra options %+v (md-a %+v), want its annotations' unneeded time and threshold", o, a.Options)
 		}
 	})
 	t.Run("templates from annotations over infrastructure status; none says why", func(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
@@ -14,38 +14,25 @@ import (
 // scaleSubresource is the subresource every scalable resource serves.
 const scaleSubresource = "scale"
 
-// replicas reads a group's replicas and resourceVersion from its scale
-// subresource, fresh from the API server.
-func (p *Provider) replicas(ctx context.Context, r *scalable) (int, string, error) {
-	s, err := p.cfg.Client.Resource(r.gvr).Namespace(r.namespace).Get(ctx, r.name, metav1.GetOptions{}, scaleSubresource)
-	if err != nil {
-		return 0, "", fmt.Errorf("reading the scale of %s: %w", r.id(), err)
-	}
-	n, _, err := unstructured.NestedInt64(s.Object, "spec", "replicas")
-	if err != nil {
-		return 0, "", fmt.Errorf("reading the scale of %s: spec.replicas: %w", r.id(), err)
-	}
-	return int(n), s.GetResourceVersion(), nil
+// scaleAPI is the scalable resource's API (namespace included).
+func (p *Provider) scaleAPI(r *scalable) dynamic.ResourceInterface {
+	return p.cfg.Client.Resource(r.gvr).Namespace(r.namespace)
 }
 
-// setReplicas writes replicas through the scale subresource; the
-// resourceVersion makes a concurrent change fail with a conflict instead
-// of being overwritten.
-func (p *Provider) setReplicas(ctx context.Context, r *scalable, replicas int, resourceVersion string) error {
-	if err := machineapi.MergePatch(ctx, p.cfg.Client.Resource(r.gvr).Namespace(r.namespace), r.name, resourceVersion,
-		map[string]any{"spec": map[string]any{"replicas": replicas}}, scaleSubresource); err != nil {
-		return fmt.Errorf("setting the replicas of %s to %d: %w", r.id(), replicas, err)
+// resize sets a group's replicas to next(current) through its scale
+// subresource, read fresh and retried on conflicts; a
+// *cloudprovider.SizeError from next is returned as it is, other errors
+// as an APIError of op.
+func (p *Provider) resize(ctx context.Context, op string, g *group, next func(int) (int, error)) error {
+	target, err := machineapi.Resize(ctx, p.scaleAPI(g.res), g.res.name, next, scaleSubresource)
+	if err != nil {
+		if cloudprovider.IsSizeError(err) {
+			return err
+		}
+		return &cloudprovider.APIError{Op: op, Group: g.ng.ID, Err: fmt.Errorf("setting the replicas of %s: %w", g.res.id(), err)}
 	}
+	g.res.replicas = target
 	return nil
-}
-
-// lookup returns a group of the last Refresh.
-func (p *Provider) lookup(groupID string) (*group, error) {
-	g, ok := p.view.byID[groupID]
-	if !ok {
-		return nil, &cloudprovider.NotFoundError{Kind: "node group", Name: groupID}
-	}
-	return g, nil
 }
 
 // IncreaseSize raises the group's replicas by delta, read fresh from the
@@ -53,25 +40,14 @@ func (p *Provider) lookup(groupID string) (*group, error) {
 func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("increasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("increasing", groupID, delta); err != nil {
+		return err
 	}
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
-	cur, rv, err := p.replicas(ctx, g.res)
-	if err != nil {
-		return &cloudprovider.APIError{Op: "IncreaseSize", Group: groupID, Err: err}
-	}
-	if cur+delta > g.ng.MaxSize {
-		return &cloudprovider.SizeError{Group: groupID, Requested: cur + delta, Limit: g.ng.MaxSize, Reason: "above max size"}
-	}
-	if err := p.setReplicas(ctx, g.res, cur+delta, rv); err != nil {
-		return &cloudprovider.APIError{Op: "IncreaseSize", Group: groupID, Err: err}
-	}
-	g.res.replicas = cur + delta
-	return nil
+	return p.resize(ctx, "IncreaseSize", g, machineapi.GrowBy(&g.ng, delta))
 }
 
 // DecreaseTargetSize lowers replicas by delta without choosing a victim;
@@ -80,10 +56,10 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("decreasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("decreasing", groupID, delta); err != nil {
+		return err
 	}
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
@@ -93,18 +69,7 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 			exist++
 		}
 	}
-	cur, rv, err := p.replicas(ctx, g.res)
-	if err != nil {
-		return &cloudprovider.APIError{Op: "DecreaseTargetSize", Group: groupID, Err: err}
-	}
-	if cur-delta < exist {
-		return &cloudprovider.SizeError{Group: groupID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
-	}
-	if err := p.setReplicas(ctx, g.res, cur-delta, rv); err != nil {
-		return &cloudprovider.APIError{Op: "DecreaseTargetSize", Group: groupID, Err: err}
-	}
-	g.res.replicas = cur - delta
-	return nil
+	return p.resize(ctx, "DecreaseTargetSize", g, machineapi.ShrinkBy(&g.ng, delta, exist))
 }
 
 // DeleteInstances marks each chosen Machine with the delete-machine
@@ -115,7 +80,7 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instanceIDs []string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
@@ -123,16 +88,27 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 	if err != nil {
 		return err
 	}
-	if len(victims)+placeholders == 0 {
+	n := len(victims) + placeholders
+	if n == 0 {
 		return nil
 	}
-	cur, rv, err := p.replicas(ctx, g.res)
+	next := func(cur int) (int, error) {
+		if cur-n < g.ng.MinSize {
+			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - n, Limit: g.ng.MinSize, Reason: "below min size"}
+		}
+		return cur - n, nil
+	}
+	// Check the bound before marking anything; the resize checks again.
+	scale, err := p.scaleAPI(g.res).Get(ctx, g.res.name, metav1.GetOptions{}, scaleSubresource)
+	if err != nil {
+		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: fmt.Errorf("reading the scale of %s: %w", g.res.id(), err)}
+	}
+	cur, err := machineapi.ReplicasOf(scale)
 	if err != nil {
 		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: err}
 	}
-	target := cur - len(victims) - placeholders
-	if target < g.ng.MinSize {
-		return &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Reason: "below min size"}
+	if _, err := next(cur); err != nil {
+		return err
 	}
 	var marked []*machine
 	for _, m := range victims {
@@ -142,11 +118,10 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 		}
 		marked = append(marked, m)
 	}
-	if err := p.setReplicas(ctx, g.res, target, rv); err != nil {
+	if err := p.resize(ctx, "DeleteInstances", g, next); err != nil {
 		p.unmark(ctx, marked)
-		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: err}
+		return err
 	}
-	g.res.replicas = target
 	return nil
 }
 

@@ -86,7 +86,7 @@ func (c *Cloud) NodeGroups(_ context.Context) ([]cloudprovider.NodeGroup, error)
 		g := c.groups[id]
 		out = append(out, cloudprovider.NodeGroup{
 			ID: id, MinSize: g.cfg.MinSize, MaxSize: g.cfg.MaxSize, TargetSize: g.target,
-			Template: cloneTemplate(g.cfg.Template),
+			Template: cloneTemplate(g.cfg.Template), Options: g.cfg.Options,
 		})
 	}
 	return out, nil

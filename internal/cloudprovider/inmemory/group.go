@@ -33,6 +33,8 @@ type GroupConfig struct {
 	// capacity the cloud does not have (as AWS scaling activities do). When
 	// nil such placeholders stay silent until the autoscaler times out.
 	StockoutError *cloudprovider.ErrorInfo
+	// Options are the group's own autoscaling options, reported as they are.
+	Options cloudprovider.Options
 }
 
 // Default fills unset fields: unlimited capacity is not a default, because 0

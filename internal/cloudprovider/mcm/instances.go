@@ -111,6 +111,7 @@ func (p *Provider) buildGroup(spec Group, l *lists) (*group, error) {
 	}
 	g := &group{spec: spec, md: md, machines: map[string]*machine{},
 		ng: cloudprovider.NodeGroup{ID: spec.Name, MinSize: spec.Min, MaxSize: spec.Max, TargetSize: int(replicas)}}
+	g.ng.Options, g.ng.OptionsInvalid = groupOptions(spec.Name, md.GetAnnotations())
 	alive := 0
 	for i := range l.machines {
 		obj := &l.machines[i]

@@ -75,3 +75,7 @@ const (
 	// CodeCreationFailed names a failed creation without an error code.
 	CodeCreationFailed = "CreationFailed"
 )
+
+// GPULabel is the label of GPU nodes gardener/autoscaler's MCM provider
+// names (its GPULabel).
+const GPULabel = "gardener.cloud/accelerator"

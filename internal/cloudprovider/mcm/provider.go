@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
 // Provider is the MCM cloud provider. Refresh reads the control cluster
@@ -25,7 +25,7 @@ type Provider struct {
 
 	mu     sync.Mutex
 	served bool
-	view   *view
+	view   *machineapi.View[*group]
 }
 
 // group is one node group of the current view.
@@ -38,11 +38,11 @@ type group struct {
 	machines map[string]*machine
 }
 
-// view is what one Refresh read.
-type view struct {
-	groups []*group
-	byID   map[string]*group
-}
+// NodeGroup returns the group as reported.
+func (g *group) NodeGroup() cloudprovider.NodeGroup { return g.ng }
+
+// InstanceList returns the group's instances.
+func (g *group) InstanceList() []cloudprovider.Instance { return g.instances }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
 
@@ -52,7 +52,7 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, view: &view{byID: map[string]*group{}}}, nil
+	return &Provider{cfg: cfg, view: machineapi.NewView[*group](nil)}, nil
 }
 
 // NodeGroups lists the groups of the last Refresh, sorted by id; groups
@@ -60,11 +60,7 @@ func New(cfg Config) (*Provider, error) {
 func (p *Provider) NodeGroups(context.Context) ([]cloudprovider.NodeGroup, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]cloudprovider.NodeGroup, 0, len(p.view.groups))
-	for _, g := range p.view.groups {
-		out = append(out, g.ng)
-	}
-	return out, nil
+	return p.view.NodeGroups(), nil
 }
 
 // Instances lists a group's Machines and placeholders as of the last
@@ -72,11 +68,7 @@ func (p *Provider) NodeGroups(context.Context) ([]cloudprovider.NodeGroup, error
 func (p *Provider) Instances(_ context.Context, groupID string) ([]cloudprovider.Instance, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	g, ok := p.view.byID[groupID]
-	if !ok {
-		return nil, &cloudprovider.NotFoundError{Kind: "node group", Name: groupID}
-	}
-	return slices.Clone(g.instances), nil
+	return p.view.Instances(groupID)
 }
 
 // ErrAPINotServed reports a control cluster without MCM's API.
@@ -106,7 +98,7 @@ func (p *Provider) Refresh(ctx context.Context) error {
 	if err != nil {
 		return &cloudprovider.APIError{Op: "Refresh", Err: err}
 	}
-	v := &view{byID: map[string]*group{}}
+	var groups []*group
 	log := logr.FromContextOrDiscard(ctx)
 	for _, spec := range p.cfg.Groups {
 		if spec.Max == 0 {
@@ -117,11 +109,9 @@ func (p *Provider) Refresh(ctx context.Context) error {
 			log.Error(err, "Skipping MCM node group", "group", spec.Name)
 			continue
 		}
-		v.groups = append(v.groups, g)
-		v.byID[g.ng.ID] = g
+		groups = append(groups, g)
 	}
-	slices.SortFunc(v.groups, func(a, b *group) int { return strings.Compare(a.ng.ID, b.ng.ID) })
-	p.view = v
+	p.view = machineapi.NewView(groups)
 	return nil
 }
 

@@ -98,35 +98,12 @@ func (w *world) create(t *testing.T, objs ...*unstructured.Unstructured) {
 
 func (w *world) groups(t *testing.T) map[string]cloudprovider.NodeGroup {
 	t.Helper()
-	if err := w.provider.Refresh(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	gs, err := w.provider.NodeGroups(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]cloudprovider.NodeGroup{}
-	for _, g := range gs {
-		out[g.ID] = g
-	}
-	return out
+	return machinesim.NodeGroups(t, w.provider)
 }
 
 func (w *world) poll(t *testing.T, what, group string, cond func([]cloudprovider.Instance) bool) []cloudprovider.Instance {
 	t.Helper()
-	var last []cloudprovider.Instance
-	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if err := w.provider.Refresh(ctx); err != nil {
-			return false, err
-		}
-		var err error
-		last, err = w.provider.Instances(ctx, group)
-		return err == nil && cond(last), err
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (instances %+v)", what, err, last)
-	}
-	return last
+	return machinesim.PollInstances(t, w.provider, what, group, cond)
 }
 
 func (w *world) md(t *testing.T, name string) *unstructured.Unstructured {

@@ -2,68 +2,38 @@ package mcm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/machineapi"
 )
 
-// lookup returns a group of the last Refresh.
-func (p *Provider) lookup(groupID string) (*group, error) {
-	g, ok := p.view.byID[groupID]
-	if !ok {
-		return nil, &cloudprovider.NotFoundError{Kind: "node group", Name: groupID}
-	}
-	return g, nil
-}
-
-// fresh reads a MachineDeployment from the API server.
-func (p *Provider) fresh(ctx context.Context, name string) (*unstructured.Unstructured, int, error) {
-	md, err := p.cfg.Client.Resource(MachineDeployments).Namespace(p.cfg.Namespace).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return nil, 0, fmt.Errorf("reading MachineDeployment %s/%s: %w", p.cfg.Namespace, name, err)
-	}
-	n, _, err := unstructured.NestedInt64(md.Object, "spec", "replicas")
-	if err != nil {
-		return nil, 0, fmt.Errorf("MachineDeployment %s/%s: spec.replicas: %w", p.cfg.Namespace, name, err)
-	}
-	return md, int(n), nil
-}
-
-// update patches the MachineDeployment itself (Gardener's RBAC grants
-// patch on machinedeployments, not on their scale subresource), guarded
-// by the resourceVersion it was read at; a conflict is retried from a
-// fresh read by the caller.
-func (p *Provider) update(ctx context.Context, md *unstructured.Unstructured, fields map[string]any) error {
-	return machineapi.MergePatch(ctx, p.cfg.Client.Resource(MachineDeployments).Namespace(p.cfg.Namespace), md.GetName(), md.GetResourceVersion(), fields)
+// deployments is the API of the control namespace's MachineDeployments.
+// Gardener's RBAC grants patch on machinedeployments, not on their scale
+// subresource, so replicas are patched on the object itself.
+func (p *Provider) deployments() dynamic.ResourceInterface {
+	return p.cfg.Client.Resource(MachineDeployments).Namespace(p.cfg.Namespace)
 }
 
 // IncreaseSize raises the MachineDeployment's replicas by delta.
 func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("increasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("increasing", groupID, delta); err != nil {
+		return err
 	}
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
-	return p.resize(ctx, "IncreaseSize", g, func(cur int) (int, error) {
-		if cur+delta > g.ng.MaxSize {
-			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur + delta, Limit: g.ng.MaxSize, Reason: "above max size"}
-		}
-		return cur + delta, nil
-	})
+	return p.resize(ctx, "IncreaseSize", g, machineapi.GrowBy(&g.ng, delta))
 }
 
 // DecreaseTargetSize lowers replicas by delta without choosing a victim;
@@ -72,10 +42,10 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta int) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if delta <= 0 {
-		return fmt.Errorf("decreasing node group %q: delta %d is not positive", groupID, delta)
+	if err := machineapi.CheckDelta("decreasing", groupID, delta); err != nil {
+		return err
 	}
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
@@ -88,34 +58,19 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 			exist++
 		}
 	}
-	return p.resize(ctx, "DecreaseTargetSize", g, func(cur int) (int, error) {
-		if cur-delta < exist {
-			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
-		}
-		return cur - delta, nil
-	})
+	return p.resize(ctx, "DecreaseTargetSize", g, machineapi.ShrinkBy(&g.ng, delta, exist))
 }
 
 // resize sets replicas to next(current) on a fresh read, retrying
-// conflicts.
+// conflicts; a *cloudprovider.SizeError from next is returned as it is,
+// other errors as an APIError of op.
 func (p *Provider) resize(ctx context.Context, op string, g *group, next func(int) (int, error)) error {
-	var target int
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		md, cur, err := p.fresh(ctx, g.spec.Name)
-		if err != nil {
+	target, err := machineapi.Resize(ctx, p.deployments(), g.spec.Name, next)
+	if err != nil {
+		if cloudprovider.IsSizeError(err) {
 			return err
 		}
-		if target, err = next(cur); err != nil {
-			return err
-		}
-		return p.update(ctx, md, map[string]any{"spec": map[string]any{"replicas": target}})
-	})
-	var se *cloudprovider.SizeError
-	switch {
-	case errors.As(err, &se):
-		return err
-	case err != nil:
-		return &cloudprovider.APIError{Op: op, Group: g.ng.ID, Err: err}
+		return &cloudprovider.APIError{Op: op, Group: g.ng.ID, Err: fmt.Errorf("MachineDeployment %s/%s: %w", p.cfg.Namespace, g.spec.Name, err)}
 	}
 	g.ng.TargetSize = target
 	return nil
@@ -132,7 +87,7 @@ func (p *Provider) resize(ctx context.Context, op string, g *group, next func(in
 func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instanceIDs []string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	g, err := p.lookup(groupID)
+	g, err := p.view.Lookup(groupID)
 	if err != nil {
 		return err
 	}
@@ -148,10 +103,10 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 	}
 	now := p.cfg.Clock.Now().UTC().Format(time.RFC3339)
 	var target int
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		md, cur, err := p.fresh(ctx, g.spec.Name)
+	err = machineapi.PatchFresh(ctx, p.deployments(), g.spec.Name, func(md *unstructured.Unstructured) (map[string]any, error) {
+		cur, err := machineapi.ReplicasOf(md)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		entries, listed := triggerEntries(md.GetAnnotations()[TriggerDeletionAnnotation])
 		var add []string
@@ -162,7 +117,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 		}
 		target = cur - len(add) - unmarked
 		if target < g.ng.MinSize {
-			return &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Reason: "below min size"}
+			return nil, &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Reason: "below min size"}
 		}
 		slices.Sort(add)
 		for _, m := range add {
@@ -172,11 +127,10 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 		if len(entries) > 0 {
 			ann[TriggerDeletionAnnotation] = strings.Join(entries, ",")
 		}
-		return p.update(ctx, md, map[string]any{"metadata": map[string]any{"annotations": ann}, "spec": map[string]any{"replicas": target}})
+		return map[string]any{"metadata": map[string]any{"annotations": ann}, "spec": map[string]any{"replicas": target}}, nil
 	})
-	var se *cloudprovider.SizeError
 	switch {
-	case errors.As(err, &se):
+	case cloudprovider.IsSizeError(err):
 		return err
 	case err != nil:
 		return &cloudprovider.APIError{Op: "DeleteInstances", Group: groupID, Err: err}

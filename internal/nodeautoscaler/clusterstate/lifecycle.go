@@ -55,7 +55,7 @@ func (r *Registry) updateRequests(now time.Time) []Event {
 			continue
 		}
 		if now.After(req.Deadline) {
-			reason := backoff.Reason{Code: "timeout", Message: fmt.Sprintf("nodes did not become ready within %v", r.cfg.MaxNodeProvisionTime)}
+			reason := backoff.Reason{Code: "timeout", Message: fmt.Sprintf("nodes did not become ready within %v", provisionTime(&st.Group, r.cfg.MaxNodeProvisionTime))}
 			events = append(events, Event{Type: ScaleUpTimedOut, Group: group, Reason: reason, Message: reason.Message})
 			events = append(events, r.startBackoff(group, reason, now))
 		}
@@ -112,7 +112,7 @@ func (r *Registry) collectLongUnregistered(now time.Time) {
 				r.unregisteredSince[inst.ProviderID] = now
 				continue
 			}
-			if now.Sub(r.unregisteredSince[inst.ProviderID]) > r.cfg.MaxNodeProvisionTime {
+			if now.Sub(r.unregisteredSince[inst.ProviderID]) > provisionTime(&st.Group, r.cfg.MaxNodeProvisionTime) {
 				st.LongUnregistered = append(st.LongUnregistered, inst)
 				st.Readiness.LongUnregistered++
 			}
@@ -163,7 +163,7 @@ func (r *Registry) SizeFixes(now time.Time) []SizeFix {
 	var out []SizeFix
 	for _, st := range r.groups {
 		inc, ok := r.incorrect[st.Group.ID]
-		if !ok || inc.current >= inc.expected || !inc.firstObserved.Add(r.cfg.MaxNodeProvisionTime).Before(now) {
+		if !ok || inc.current >= inc.expected || !inc.firstObserved.Add(provisionTime(&st.Group, r.cfg.MaxNodeProvisionTime)).Before(now) {
 			continue
 		}
 		out = append(out, SizeFix{Group: st.Group.ID, Delta: inc.expected - inc.current})

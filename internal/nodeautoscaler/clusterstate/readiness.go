@@ -50,6 +50,32 @@ type ReadinessRules struct {
 	StartupTaints []string
 	// MaxNodeStartupTime is how long a node may take to become ready.
 	MaxNodeStartupTime time.Duration
+	// GPULabel is the cloud provider's label of GPU nodes (upstream's
+	// CloudProvider.GPULabel); empty: none. A node with it whose
+	// allocatable has no GPU yet (the device plugin is still starting) is
+	// not ready, as upstream's GPU processor treats it.
+	GPULabel string
+}
+
+// gpuResources are the extended resources a GPU node's device plugin
+// reports.
+var gpuResources = [...]corev1.ResourceName{"nvidia.com/gpu", "amd.com/gpu"}
+
+// gpuPending reports a node labelled as a GPU node whose GPUs are not
+// allocatable yet.
+func (r ReadinessRules) gpuPending(n *corev1.Node) bool {
+	if r.GPULabel == "" {
+		return false
+	}
+	if _, ok := n.Labels[r.GPULabel]; !ok {
+		return false
+	}
+	for _, g := range gpuResources {
+		if q, ok := n.Status.Allocatable[g]; ok && !q.IsZero() {
+			return false
+		}
+	}
+	return true
 }
 
 // IsStartupTaint reports whether key marks a still-starting node.
@@ -75,7 +101,7 @@ func (r ReadinessRules) IsStartupTaint(key string) bool {
 // no new pods, so counting it as capacity would scale up twice).
 func (r ReadinessRules) IsReady(n *corev1.Node) bool {
 	cond := readyCondition(n)
-	if cond == nil || cond.Status != corev1.ConditionTrue {
+	if cond == nil || cond.Status != corev1.ConditionTrue || r.gpuPending(n) {
 		return false
 	}
 	for _, t := range n.Spec.Taints {
@@ -103,11 +129,14 @@ func (r ReadinessRules) Bucket(n *corev1.Node, now time.Time) Bucket {
 	return LongNotStarted
 }
 
-// starting reports whether an unready node has never been ready: it carries
-// a startup taint, or its Ready condition has not changed since creation, or
+// starting reports whether an unready node has never been ready: its GPUs
+// are not allocatable yet, it carries a startup taint, or its Ready condition has not changed since creation, or
 // it reports Ready while still carrying the not-ready taint (it has just
 // become ready and the node lifecycle controller has not lifted the taint).
 func (r ReadinessRules) starting(n *corev1.Node) bool {
+	if r.gpuPending(n) {
+		return true
+	}
 	cond := readyCondition(n)
 	for _, t := range n.Spec.Taints {
 		if r.IsStartupTaint(t.Key) {

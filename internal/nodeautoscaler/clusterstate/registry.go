@@ -172,7 +172,11 @@ func (r *Registry) RegisterScaleUp(group string, delta int, now time.Time) {
 		r.requests[group] = req
 	}
 	req.Increase += delta
-	req.Deadline = now.Add(r.cfg.MaxNodeProvisionTime)
+	provision := r.cfg.MaxNodeProvisionTime
+	if i, ok := r.index[group]; ok {
+		provision = provisionTime(&r.groups[i].Group, provision)
+	}
+	req.Deadline = now.Add(provision)
 	if i, ok := r.index[group]; ok {
 		r.groups[i].Upcoming += delta
 		r.groups[i].ScaleUpInProgress = true
@@ -227,4 +231,12 @@ func (r *Registry) backoffStatus(group string, now time.Time) backoff.Status {
 		}
 	}
 	return st
+}
+
+// provisionTime is the group's own max node provision time, or global.
+func provisionTime(g *cloudprovider.NodeGroup, global time.Duration) time.Duration {
+	if g.Options.MaxNodeProvisionTime != nil {
+		return *g.Options.MaxNodeProvisionTime
+	}
+	return global
 }

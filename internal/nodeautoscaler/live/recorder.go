@@ -161,7 +161,7 @@ func (r *Recorder) groupEvent(e nodeautoscaler.Event) {
 	case nodeautoscaler.EventClusterUnhealthy:
 		typ, msg = corev1.EventTypeWarning, "Cluster is unhealthy"
 	case nodeautoscaler.EventBackoffStarted, nodeautoscaler.EventScaleUpTimedOut, nodeautoscaler.EventScaleUpFailed, nodeautoscaler.EventScaleDownFailed,
-		nodeautoscaler.EventTemplateMismatch, nodeautoscaler.EventTemplateMismatchBlocked:
+		nodeautoscaler.EventTemplateMismatch, nodeautoscaler.EventTemplateMismatchBlocked, nodeautoscaler.EventNodeGroupOptionsInvalid:
 		typ = corev1.EventTypeWarning
 	}
 	r.statusEvent(typ, reason, msg)

@@ -36,6 +36,10 @@ type Options struct {
 	// MaxNodeStartupTime is --max-node-startup-time: how long a registered
 	// node may stay unready before it counts as long-not-started.
 	MaxNodeStartupTime time.Duration
+	// GPULabel is the cloud provider's label of GPU nodes (no flag: the
+	// provider names it, as upstream's CloudProvider.GPULabel); a node
+	// with it and no allocatable GPU yet is still starting.
+	GPULabel string
 	// MaxNodesPerScaleUp is --max-nodes-per-scaleup.
 	MaxNodesPerScaleUp int
 	// MaxBinpackingDuration is --max-nodegroup-binpacking-duration (kscale

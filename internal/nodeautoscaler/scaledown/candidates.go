@@ -23,6 +23,7 @@ type nodeState struct {
 	alloc     scheduling.Resources
 	util      float64
 	blocked   *Blocked
+	cfg       *Config // the settings of the node's group
 }
 
 func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
@@ -70,7 +71,8 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 		}
 	}
 	for _, s := range states {
-		req := s.utilizationRequests(cfg)
+		s.cfg = in.groupCfg.of(s.Group, &cfg)
+		req := s.utilizationRequests(*s.cfg)
 		s.util = Utilization(&req, &s.alloc)
 	}
 	return states
@@ -175,9 +177,9 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		s.block(ReasonBeingDeleted, nil, "")
 		return
 	}
-	if s.util >= c.UtilizationThreshold {
+	if th := s.groupConfig(c).threshold(&s.alloc); s.util >= th {
 		s.block(ReasonHighUtilization, nil, "utilization "+strconv.FormatFloat(s.util, 'f', 2, 64)+
-			" is not under "+strconv.FormatFloat(c.UtilizationThreshold, 'f', 2, 64))
+			" is not under "+strconv.FormatFloat(th, 'f', 2, 64))
 		return
 	}
 	for _, p := range s.pods {

@@ -14,6 +14,9 @@ type Config struct {
 	Enabled bool
 	// UtilizationThreshold is --scale-down-utilization-threshold.
 	UtilizationThreshold float64
+	// GPUUtilizationThreshold is a node group's own threshold for its GPU
+	// nodes (no flag; nil uses UtilizationThreshold).
+	GPUUtilizationThreshold *float64
 	// UnneededTime is --scale-down-unneeded-time.
 	UnneededTime time.Duration
 	// UnreadyTime is --scale-down-unready-time.

@@ -50,7 +50,7 @@ func InputFrom(o Observation) Input {
 		StorageClasses: o.StorageClasses, CSINodes: o.CSINodes,
 		Controllers: o.Controllers}
 	for _, g := range o.Groups {
-		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize, Blocked: g.ScaleDownBlocked})
+		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize, Blocked: g.ScaleDownBlocked, Options: g.Options})
 		for _, i := range o.Instances[g.ID] {
 			if i.ProviderID != "" && !i.Placeholder {
 				byProviderID[i.ProviderID] = member{g.ID, i.ID}

@@ -13,6 +13,8 @@ import (
 type Planner struct {
 	cfg   Config
 	since map[string]time.Time
+	// groupCfg are this round's settings of groups with own options.
+	groupCfg groupConfigs
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -34,6 +36,8 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	for _, g := range in.Groups {
 		groups[g.ID] = g
 	}
+	p.groupCfg = resolveGroups(&p.cfg, in.Groups)
+	in.groupCfg = p.groupCfg
 	states := gatherNodes(&in, p.cfg)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers)
 	removed, err := simulateRemoval(&p.cfg, &in, states)
@@ -139,9 +143,10 @@ func (p *Planner) choose(unneeded []Candidate, inFlight InFlight, now time.Time)
 // longEnough reports whether the node has been unneeded for the unneeded
 // time (ready nodes) or the unready time (unready nodes).
 func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
-	wait := p.cfg.UnneededTime
+	cfg := p.groupCfg.of(c.Group, &p.cfg)
+	wait := cfg.UnneededTime
 	if !c.Ready {
-		wait = p.cfg.UnreadyTime
+		wait = cfg.UnreadyTime
 	}
 	return !now.Before(c.UnneededSince.Add(wait))
 }

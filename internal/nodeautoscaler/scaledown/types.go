@@ -7,6 +7,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/simulator"
 )
 
@@ -35,6 +36,8 @@ type Group struct {
 	// Blocked, when set, is the provider's reason why none of the group's
 	// nodes may be removed now.
 	Blocked string
+	// Options are the group's own settings over the global Config.
+	Options cloudprovider.Options
 }
 
 // InFlight counts the deletions in progress.
@@ -91,6 +94,9 @@ type Input struct {
 	LastScaleUp, LastDeletion, LastFailure time.Time
 	// Now is the loop time.
 	Now time.Time
+	// groupCfg are the round's settings of groups with own options (Plan
+	// sets them).
+	groupCfg groupConfigs
 }
 
 // Candidate is a node found removable.

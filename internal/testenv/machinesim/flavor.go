@@ -74,6 +74,11 @@ type Failure struct {
 	Reason string
 	// Message is the human-readable message.
 	Message string
+	// Conditions asks a flavor whose machine API has two ways of
+	// reporting failures for the current one, conditions only (Cluster
+	// API v1beta2), instead of the deprecated failure fields; other
+	// flavors ignore it.
+	Conditions bool
 }
 
 // Shape is what a deployment's Nodes look like.

@@ -3,6 +3,7 @@ package clusterapitest
 import (
 	"maps"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -86,15 +87,33 @@ func (Flavor) SetProviderID(m *unstructured.Unstructured, id string) {
 	_ = unstructured.SetNestedField(m.Object, id, "spec", "providerID")
 }
 
-// Failed reports phase Failed.
+// Failed reports phase Failed, or an InfrastructureReady condition that
+// is False (the stand-in writes it only for failures).
 func (Flavor) Failed(m *unstructured.Unstructured) bool {
 	p, _, _ := unstructured.NestedString(m.Object, "status", "phase")
-	return p == "Failed"
+	if p == "Failed" {
+		return true
+	}
+	conds, _, _ := unstructured.NestedSlice(m.Object, "status", "conditions")
+	for _, c := range conds {
+		if c, ok := c.(map[string]any); ok && c["type"] == "InfrastructureReady" && c["status"] == "False" {
+			return true
+		}
+	}
+	return false
 }
 
-// MarkFailed sets phase Failed and the v1beta1 failure reason and message
-// where v1beta2 keeps them.
+// MarkFailed writes a failure: with f.Conditions as Cluster API v1.11+
+// does (phase Provisioning, InfrastructureReady False with the reason
+// and message mirrored from the infrastructure machine), else as v1beta1
+// did (phase Failed, failure reason and message where v1beta2 keeps them).
 func (Flavor) MarkFailed(m *unstructured.Unstructured, f machinesim.Failure) {
+	if f.Conditions {
+		_ = unstructured.SetNestedField(m.Object, "Provisioning", "status", "phase")
+		_ = unstructured.SetNestedSlice(m.Object, []any{map[string]any{"type": "InfrastructureReady", "status": "False",
+			"reason": f.Reason, "message": f.Message, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}, "status", "conditions")
+		return
+	}
 	_ = unstructured.SetNestedField(m.Object, "Failed", "status", "phase")
 	_ = unstructured.SetNestedField(m.Object, f.Reason, "status", "deprecated", "v1beta1", "failureReason")
 	_ = unstructured.SetNestedField(m.Object, f.Message, "status", "deprecated", "v1beta1", "failureMessage")
