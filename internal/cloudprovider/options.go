@@ -14,9 +14,8 @@ import (
 type Options struct {
 	// ScaleDownUtilizationThreshold overrides --scale-down-utilization-threshold.
 	ScaleDownUtilizationThreshold *float64
-	// ScaleDownGPUUtilizationThreshold is the threshold of the group's GPU
-	// nodes; kscale has no global GPU threshold, so GPU nodes of groups
-	// without it use the utilization threshold.
+	// ScaleDownGPUUtilizationThreshold overrides
+	// --scale-down-gpu-utilization-threshold for the group's GPU nodes.
 	ScaleDownGPUUtilizationThreshold *float64
 	// ScaleDownUnneededTime overrides --scale-down-unneeded-time.
 	ScaleDownUnneededTime *time.Duration

@@ -66,6 +66,7 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.UnneededTime, "scale-down-unneeded-time", s.UnneededTime, "How long a node must be unneeded before removal (Gardener scaleDownUnneededTime)")
 	fs.DurationVar(&s.UnreadyTime, "scale-down-unready-time", s.UnreadyTime, "How long an unready node must be unneeded before removal")
 	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")
+	fs.Float64Var(&s.GPUUtilizationThreshold, "scale-down-gpu-utilization-threshold", s.GPUUtilizationThreshold, "Nodes with GPUs below this GPU utilization are removal candidates")
 	fs.BoolVar(&s.IgnoreSchedulablePods, "scale-down-ignore-schedulable-pods", s.IgnoreSchedulablePods, "Allow scale-down while pending pods fit on existing nodes")
 	fs.IntVar(&s.MaxEmptyBulkDelete, "max-empty-bulk-delete", s.MaxEmptyBulkDelete, "Maximum number of empty nodes deleted at once (Gardener maxEmptyBulkDelete)")
 	fs.IntVar(&s.MaxScaleDownParallelism, "max-scale-down-parallelism", s.MaxScaleDownParallelism, "Maximum number of nodes (empty or drained) deleted at the same time")

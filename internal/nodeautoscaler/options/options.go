@@ -147,6 +147,9 @@ type ScaleDownOptions struct {
 	// UtilizationThreshold is --scale-down-utilization-threshold (Gardener
 	// scaleDownUtilizationThreshold).
 	UtilizationThreshold float64
+	// GPUUtilizationThreshold is --scale-down-gpu-utilization-threshold,
+	// the threshold of nodes with GPUs.
+	GPUUtilizationThreshold float64
 	// IgnoreSchedulablePods is the fork's --scale-down-ignore-schedulable-pods.
 	IgnoreSchedulablePods bool
 	// MaxEmptyBulkDelete is --max-empty-bulk-delete (Gardener maxEmptyBulkDelete).
@@ -207,6 +210,7 @@ func Default() Options {
 			UnneededTime:              10 * time.Minute,
 			UnreadyTime:               20 * time.Minute,
 			UtilizationThreshold:      0.5,
+			GPUUtilizationThreshold:   0.5,
 			MaxEmptyBulkDelete:        10,
 			MaxScaleDownParallelism:   10,
 			MaxDrainParallelism:       1,

@@ -60,7 +60,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"scale-down-candidates-pool-min-count", 50, "Minimum extra scale-down candidate pool"},
 	{"scale-down-candidates-pool-ratio", 0.1, "Extra scale-down candidate pool as a share of nodes"},
 	{"scale-down-delay-type-local", false, "Apply the scale-down delays per node group"},
-	{"scale-down-gpu-utilization-threshold", 0.5, "Utilization threshold of GPU nodes"},
 	{"scale-down-non-empty-candidates-count", 30, "Drain candidates examined per loop"},
 	{"scale-down-simulation-timeout", 30 * time.Second, "Time budget of the removal simulation"},
 	{"skip-nodes-with-custom-controller-pods", true, "Pods of unknown controllers block node removal"},

@@ -75,6 +75,7 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.UnneededTime < 0, "scale-down-unneeded-time", "must not be negative, got %v", s.UnneededTime)
 	bad(s.UnreadyTime < 0, "scale-down-unready-time", "must not be negative, got %v", s.UnreadyTime)
 	bad(!(s.UtilizationThreshold >= 0 && s.UtilizationThreshold <= 1), "scale-down-utilization-threshold", "must be within [0, 1], got %v", s.UtilizationThreshold)
+	bad(!(s.GPUUtilizationThreshold >= 0 && s.GPUUtilizationThreshold <= 1), "scale-down-gpu-utilization-threshold", "must be within [0, 1], got %v", s.GPUUtilizationThreshold)
 	bad(s.MaxEmptyBulkDelete <= 0, "max-empty-bulk-delete", "must be positive, got %d", s.MaxEmptyBulkDelete)
 	bad(s.MaxScaleDownParallelism < 1, "max-scale-down-parallelism", "must be at least 1, got %d", s.MaxScaleDownParallelism)
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)

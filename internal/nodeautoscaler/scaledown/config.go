@@ -14,9 +14,10 @@ type Config struct {
 	Enabled bool
 	// UtilizationThreshold is --scale-down-utilization-threshold.
 	UtilizationThreshold float64
-	// GPUUtilizationThreshold is a node group's own threshold for its GPU
-	// nodes (no flag; nil uses UtilizationThreshold).
-	GPUUtilizationThreshold *float64
+	// GPUUtilizationThreshold is --scale-down-gpu-utilization-threshold:
+	// the threshold of nodes with GPUs, whose utilization is their GPU
+	// share.
+	GPUUtilizationThreshold float64
 	// UnneededTime is --scale-down-unneeded-time.
 	UnneededTime time.Duration
 	// UnreadyTime is --scale-down-unready-time.
@@ -67,6 +68,7 @@ func FromOptions(o options.Options) Config {
 	return Config{
 		Enabled:                     sd.Enabled,
 		UtilizationThreshold:        sd.UtilizationThreshold,
+		GPUUtilizationThreshold:     sd.GPUUtilizationThreshold,
 		UnneededTime:                sd.UnneededTime,
 		UnreadyTime:                 sd.UnreadyTime,
 		DelayAfterAdd:               sd.DelayAfterAdd,
@@ -91,6 +93,8 @@ func (c *Config) Validate() error {
 	switch {
 	case c.UtilizationThreshold < 0 || c.UtilizationThreshold > 1:
 		return fmt.Errorf("--scale-down-utilization-threshold: %v is not within [0, 1]", c.UtilizationThreshold)
+	case !(c.GPUUtilizationThreshold >= 0 && c.GPUUtilizationThreshold <= 1):
+		return fmt.Errorf("--scale-down-gpu-utilization-threshold: %v is not within [0, 1]", c.GPUUtilizationThreshold)
 	case c.UnneededTime < 0:
 		return fmt.Errorf("--scale-down-unneeded-time: %v is negative", c.UnneededTime)
 	case c.UnreadyTime < 0:

@@ -40,7 +40,7 @@ func (c *Config) withOptions(o cloudprovider.Options) *Config {
 		out.UtilizationThreshold = *v
 	}
 	if v := o.ScaleDownGPUUtilizationThreshold; v != nil {
-		out.GPUUtilizationThreshold = v
+		out.GPUUtilizationThreshold = *v
 	}
 	if v := o.ScaleDownUnneededTime; v != nil {
 		out.UnneededTime = *v
@@ -55,11 +55,10 @@ func (c *Config) withOptions(o cloudprovider.Options) *Config {
 }
 
 // threshold is the utilization under which a node is a candidate: the
-// GPU threshold for a GPU node when its group sets one (kscale has no
-// global GPU threshold), else the utilization threshold.
+// GPU threshold for a GPU node, else the utilization threshold.
 func (c *Config) threshold(alloc *scheduling.Resources) float64 {
-	if c.GPUUtilizationThreshold != nil && isGPUNode(alloc) {
-		return *c.GPUUtilizationThreshold
+	if isGPUNode(alloc) {
+		return c.GPUUtilizationThreshold
 	}
 	return c.UtilizationThreshold
 }

@@ -110,3 +110,28 @@ func TestPlanGroupOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestGPUUtilizationThresholdFlag: a node with GPUs is measured by its GPU
+// share against --scale-down-gpu-utilization-threshold, whatever
+// --scale-down-utilization-threshold says.
+func TestGPUUtilizationThresholdFlag(t *testing.T) {
+	gpu := fixture.WithCapacity("nvidia.com/gpu", "4")
+	for _, tc := range []struct {
+		util, gpuUtil float64
+		want          bool // the GPU node (3 of 4 GPUs requested) is under its threshold
+	}{
+		{0.5, 0.5, false}, {0.5, 0.8, true}, {0.9, 0.5, false},
+	} {
+		w := new(world).node("gpu-1", "gpu", gpu).node("room", "")
+		w.pods = append(w.pods, fixture.Pod("g", fixture.WithRequests("cpu", "100m", "nvidia.com/gpu", "3"), fixture.OnNode("gpu-1"), fixture.Running()))
+		cfg := testConfig()
+		cfg.UtilizationThreshold, cfg.GPUUtilizationThreshold = tc.util, tc.gpuUtil
+		plan, err := mustPlanner(t, cfg).Plan(w.input(t0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if under := reasons(plan.Blocked)["gpu-1"] != ReasonHighUtilization; under != tc.want {
+			t.Errorf("threshold %v, GPU threshold %v: under = %v, want %v (blocked %v)", tc.util, tc.gpuUtil, under, tc.want, plan.Blocked)
+		}
+	}
+}
