@@ -153,9 +153,10 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 		return err
 	}
 	a.estimator.Observe(obs.nodes)
+	a.metrics.loop.observeTaints(obs.nodes, clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints()}, a.cfg.Options.StatusTaints)
 	for _, e := range a.state.Update(obs.input(), now) {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
-			a.metrics.failedScaleUp(e.Reason.Code)
+			a.metrics.failedScaleUp(e.Group, e.Reason.Code, e.Nodes)
 		}
 		a.record(ctx, stateEvent(e))
 	}

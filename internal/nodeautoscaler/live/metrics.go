@@ -18,6 +18,8 @@ import (
 type runnerMetrics struct {
 	lastActivity  *prometheus.GaugeVec
 	duration      *prometheus.HistogramVec
+	quantiles     *prometheus.SummaryVec
+	unreachable   []prometheus.Collector
 	errors        *prometheus.CounterVec
 	nodes         *prometheus.GaugeVec
 	unschedulable *prometheus.GaugeVec
@@ -42,6 +44,9 @@ func newRunnerMetrics(reg prometheus.Registerer, perGroup bool, limits ClusterLi
 		lastActivity: g("last_activity", "Last time certain part of the autoscaler logic executed (unix seconds).", "activity"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "function_duration_seconds",
 			Help: "Time taken by parts of the autoscaler loop.", Buckets: prometheus.ExponentialBuckets(0.01, 1.5, 30)}, []string{"function"}),
+		quantiles: prometheus.NewSummaryVec(prometheus.SummaryOpts{Namespace: ns, Name: "function_duration_quantile_seconds",
+			Help: "Quantiles of the time taken by parts of the autoscaler loop.", MaxAge: time.Hour}, []string{"function"}),
+		unreachable: unreachableFamilies(),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "errors_total",
 			Help: "Failed autoscaler loops by error type."}, []string{"type"}),
 		nodes:         g("nodes_count", "Number of nodes in the cluster by state.", "state"),
@@ -54,7 +59,10 @@ func newRunnerMetrics(reg prometheus.Registerer, perGroup bool, limits ClusterLi
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
 		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
 	}
-	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
+	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.quantiles, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
+		return nil, err
+	}
+	if err := promreg.Register(reg, "node autoscaler (upstream-only families)", m.unreachable...); err != nil {
 		return nil, err
 	}
 	if err := m.cluster.register(reg); err != nil {
@@ -84,6 +92,7 @@ func clusterHealthy(loop Loop) bool {
 func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error, healthy bool) {
 	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
 	m.duration.WithLabelValues("main").Observe(took.Seconds())
+	m.quantiles.WithLabelValues("main").Observe(took.Seconds())
 	if err == nil {
 		m.lastActivity.WithLabelValues("mainSuccessful").Set(float64(start.Unix()))
 	}
