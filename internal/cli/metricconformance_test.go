@@ -73,7 +73,8 @@ var upstreamCAFamilies = map[string]upstreamFamily{
 }
 
 // caNotYetExported are the upstream families the end-to-end test does not
-// scrape, each because it has no series there, exactly as upstream's has
+// scrape after its scale-down (before it, node_removal_latency_seconds has
+// no series yet either), each because it has no series there, exactly as upstream's has
 // none in that situation (docs/node-autoscaler-live.md): vectors set only
 // under a condition the test does not meet. Unit tests in
 // internal/nodeautoscaler/... assert their values after loops that meet it.
@@ -82,8 +83,6 @@ var caNotYetExported = []string{
 	"scaled_up_gpu_nodes_total", "failed_gpu_scale_ups_total", "scaled_down_gpu_nodes_total",
 	// Node autoprovisioning, which kscale (like upstream outside GKE) lacks.
 	"created_node_groups_total", "deleted_node_groups_total",
-	// Only with --node-removal-latency-tracking-enabled (kscale: default only).
-	"node_removal_latency_seconds",
 	// Only for DRA node templates, which kscale does not build.
 	"dra_node_template_resources_mismatch",
 	// Only while some node has a taint (the scrape may see none).

@@ -13,14 +13,15 @@ import (
 
 // metrics are the loop's Prometheus series.
 type metrics struct {
-	inBackoff  *prometheus.GaugeVec
-	targetSize *prometheus.GaugeVec
-	mismatch   *prometheus.GaugeVec
-	oldRemoved prometheus.Counter
-	scaleUps   *scaleUpMetrics
-	loop       *loopMetrics
-	known      map[string]bool
-	gpuOfGroup map[string][2]string
+	inBackoff      *prometheus.GaugeVec
+	targetSize     *prometheus.GaugeVec
+	mismatch       *prometheus.GaugeVec
+	oldRemoved     prometheus.Counter
+	removalLatency *prometheus.HistogramVec
+	scaleUps       *scaleUpMetrics
+	loop           *loopMetrics
+	known          map[string]bool
+	gpuOfGroup     map[string][2]string
 }
 
 // Upstream's failed_scale_ups_total reasons besides the cloud's codes.
@@ -44,12 +45,16 @@ func newMetrics(reg prometheus.Registerer, perGroup bool) (*metrics, error) {
 			Help: "Instances removed because they never registered as nodes within --max-node-provision-time."}),
 		mismatch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "kscale", Name: "node_group_template_mismatch",
 			Help: "1 while the node group's real nodes differ from its template or it is not scaled up for some pods that do not fit them, else 0."}, []string{"node_group"}),
+		removalLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "node_removal_latency_seconds",
+			Help: "Time an unneeded node waited beyond --scale-down-unneeded-time (or --scale-down-unready-time) until its deletion began (deleted=true) " +
+				"or it was needed again (deleted=false), by the last reason that kept it (none if none); only with --node-removal-latency-tracking-enabled.",
+			Buckets: prometheus.ExponentialBuckets(1, 1.5, 19)}, []string{"deleted", "delay_reason"}),
 		scaleUps:   newScaleUpMetrics(),
 		loop:       newLoopMetrics(),
 		known:      map[string]bool{},
 		gpuOfGroup: map[string][2]string{},
 	}
-	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.oldRemoved, m.mismatch); err != nil {
+	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.oldRemoved, m.mismatch, m.removalLatency); err != nil {
 		return nil, err
 	}
 	if err := m.scaleUps.register(reg); err != nil {

@@ -87,10 +87,6 @@ func unreachableFamilies() []prometheus.Collector {
 		// --max-node-skip-eval-time-tracker-enabled, which kscale takes only
 		// at its default (false), as upstream with the flag off.
 		gauge("max_node_skip_eval_duration_seconds", "Longest time a node was skipped by the scale-down evaluation (--max-node-skip-eval-time-tracker-enabled; off: 0)."),
-		// --node-removal-latency-tracking-enabled, likewise only false.
-		prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "node_removal_latency_seconds",
-			Help:    "Time from when an unneeded node could be removed until it was removed or needed again (--node-removal-latency-tracking-enabled; off: no series).",
-			Buckets: prometheus.ExponentialBuckets(1, 1.5, 19)}, []string{"deleted", "delay_reason"}),
 		// Dynamic resource allocation: kscale's templates carry no
 		// ResourceSlices, so there is nothing to compare.
 		prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "dra_node_template_resources_mismatch",

@@ -43,6 +43,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&o.MaxTotalUnreadyPercentage, "max-total-unready-percentage", o.MaxTotalUnreadyPercentage, "Maximum percentage of unready nodes in the cluster; beyond it (and --ok-total-unready-count) the autoscaler halts")
 	fs.IntVar(&o.OkTotalUnreadyCount, "ok-total-unready-count", o.OkTotalUnreadyCount, "Number of unready nodes always tolerated, whatever --max-total-unready-percentage says")
 	o.ScaleDown.addFlags(fs)
+	fs.BoolVar(&o.NodeRemovalLatencyTrackingEnabled, "node-removal-latency-tracking-enabled", o.NodeRemovalLatencyTrackingEnabled,
+		"Observe how long unneeded nodes wait beyond --scale-down-unneeded-time (or --scale-down-unready-time) until they are removed or needed again (cluster_autoscaler_node_removal_latency_seconds)")
 	fs.BoolVar(&o.EmitPerNodeGroupMetrics, "emit-per-nodegroup-metrics", o.EmitPerNodeGroupMetrics, "Export the per-node-group gauges (node_group_min_count, _max_count, _target_count, _healthiness, _backoff_status)")
 	addUnimplementedFlags(fs)
 }

@@ -109,6 +109,11 @@ type Options struct {
 	// per-node-group gauges (min, max and target count, healthiness,
 	// backoff status).
 	EmitPerNodeGroupMetrics bool
+	// NodeRemovalLatencyTrackingEnabled is
+	// --node-removal-latency-tracking-enabled: observe, per unneeded node,
+	// the time from when it could be removed until it was removed or needed
+	// again (cluster_autoscaler_node_removal_latency_seconds).
+	NodeRemovalLatencyTrackingEnabled bool
 	// ScaleDown holds the scale-down settings (used by scale-down, part 2).
 	ScaleDown ScaleDownOptions
 }
