@@ -3,6 +3,7 @@ package nodeautoscaler
 import (
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,7 +171,10 @@ func TestMetricsSkippedScaleEventsAtTheCoreLimit(t *testing.T) {
 
 func TestMetricsSkippedPodsAndTaints(t *testing.T) {
 	a, _, cl, _, clk := newMetricsLoop(t, []metricsGroup{{id: "ng", instanceType: "m5.large"}},
-		func(o *options.Options) { o.MaxUnschedulablePodsConsidered = 1; o.StatusTaints = []string{"example.com/status"} })
+		func(o *options.Options) {
+			o.MaxUnschedulablePodsConsidered = 1
+			o.StatusTaints = []string{"example.com/status"}
+		})
 	now := clk.Now()
 	cl.pods = []*corev1.Pod{pendingPod("a", now), pendingPod("b", now), pendingPod("c", now)}
 	taints := [][]corev1.Taint{
@@ -234,4 +238,25 @@ func histogramOf(t *testing.T, h *prometheus.HistogramVec, labels ...string) *dt
 		t.Fatalf("no histogram for %s", strings.Join(labels, ","))
 	}
 	return out.Histogram
+}
+
+func TestActivityOfALoop(t *testing.T) {
+	a, rec, now := sdLoop(t, true)
+	if err := a.RunOnce(t.Context(), now); err != nil {
+		t.Fatalf("RunOnce: %v (events %+v)", err, *rec)
+	}
+	act := a.Activity()
+	var functions []string
+	for _, f := range act.Timings {
+		functions = append(functions, f.Function)
+	}
+	want := []string{FunctionCloudProviderRefresh, FunctionUpdateClusterState, FunctionScaleUp, FunctionScaleDown}
+	if !slices.Equal(functions, want) {
+		t.Errorf("timed functions %q, want %q", functions, want)
+	}
+	for _, activity := range []string{ActivityAutoscaling, FunctionScaleUp, FunctionScaleDown} {
+		if _, ok := act.Started[activity]; !ok {
+			t.Errorf("activity %s not started (started %v)", activity, act.Started)
+		}
+	}
 }

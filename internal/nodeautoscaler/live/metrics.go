@@ -87,12 +87,38 @@ func clusterHealthy(loop Loop) bool {
 	return !ok || h.ClusterHealthy()
 }
 
+// loopActivity asks a loop that knows (the Autoscaler) what its parts did.
+func loopActivity(loop Loop) (nodeautoscaler.LoopActivity, bool) {
+	a, ok := loop.(interface{ Activity() nodeautoscaler.LoopActivity })
+	if !ok {
+		return nodeautoscaler.LoopActivity{}, false
+	}
+	return a.Activity(), true
+}
+
+// observeFunction records one part's duration in the histogram and the
+// summary.
+func (m *runnerMetrics) observeFunction(function string, d time.Duration) {
+	m.duration.WithLabelValues(function).Observe(d.Seconds())
+	m.quantiles.WithLabelValues(function).Observe(d.Seconds())
+}
+
+// observeActivity records the parts of the loop: when each activity
+// began and how long each timed part took.
+func (m *runnerMetrics) observeActivity(a nodeautoscaler.LoopActivity) {
+	for activity, at := range a.Started {
+		m.lastActivity.WithLabelValues(activity).Set(float64(at.Unix()))
+	}
+	for _, t := range a.Timings {
+		m.observeFunction(t.Function, t.Duration)
+	}
+}
+
 // observeLoop records one loop's timing and result; the cluster is safe
 // to autoscale when the loop succeeded and found it healthy.
 func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error, healthy bool) {
 	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
-	m.duration.WithLabelValues("main").Observe(took.Seconds())
-	m.quantiles.WithLabelValues("main").Observe(took.Seconds())
+	m.observeFunction("main", took)
 	if err == nil {
 		m.lastActivity.WithLabelValues("mainSuccessful").Set(float64(start.Unix()))
 	}
@@ -142,6 +168,8 @@ func (m *runnerMetrics) observeState(v *View, groups []clusterstate.GroupState) 
 		m.healthiness.WithLabelValues(id).Set(healthy)
 	}
 	m.groups.WithLabelValues("autoscaled").Set(float64(len(groups)))
+	// kscale creates no node groups (no autoprovisioning).
+	m.groups.WithLabelValues("autoprovisioned").Set(0)
 	m.nodes.WithLabelValues("ready").Set(float64(total.Ready))
 	m.nodes.WithLabelValues("unready").Set(float64(total.Unready))
 	m.nodes.WithLabelValues("notStarted").Set(float64(total.NotStarted + total.LongNotStarted))

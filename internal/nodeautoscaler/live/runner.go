@@ -117,11 +117,13 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer t.Stop()
 	for {
 		r.Once(ctx)
+		waitStart := r.cfg.Clock.Now()
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C():
 		}
+		r.metrics.observeFunction("loopWait", r.cfg.Clock.Since(waitStart))
 	}
 }
 
@@ -134,6 +136,9 @@ func (r *Runner) Once(ctx context.Context) {
 		err = r.cfg.Loop.RunOnce(ctx, start)
 	}
 	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err, clusterHealthy(r.cfg.Loop))
+	if a, ok := loopActivity(r.cfg.Loop); ok {
+		r.metrics.observeActivity(a)
+	}
 	r.cfg.Health.Record(start, err)
 	msg := ""
 	if err != nil {
