@@ -17,7 +17,9 @@ func TestRemovalLatencyTracker(t *testing.T) {
 	unneeded := func(name string, ready bool) scaledown.Candidate {
 		return scaledown.Candidate{Node: fixture.Node(name), Ready: ready, UnneededSince: t0}
 	}
-	blocked := func(name string, r scaledown.Reason) scaledown.Blocked { return scaledown.Blocked{Node: name, Reason: r} }
+	blocked := func(name string, r scaledown.Reason) scaledown.Blocked {
+		return scaledown.Blocked{Node: name, Reason: r}
+	}
 	type round struct {
 		at       time.Duration
 		unneeded []scaledown.Candidate

@@ -89,7 +89,9 @@ func clusterHealthy(loop Loop) bool {
 
 // loopActivity asks a loop that knows (the Autoscaler) what its parts did.
 func loopActivity(loop Loop) (nodeautoscaler.LoopActivity, bool) {
-	a, ok := loop.(interface{ Activity() nodeautoscaler.LoopActivity })
+	a, ok := loop.(interface {
+		Activity() nodeautoscaler.LoopActivity
+	})
 	if !ok {
 		return nodeautoscaler.LoopActivity{}, false
 	}
