@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	runCtx, stop := context.WithCancel(ctx)
 	cmd := newNodeAutoscalerCommand()
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
-		"--scan-interval=1s", "--expander=priority", "--emit-per-nodegroup-metrics",
+		"--scan-interval=1s", "--expander=priority", "--emit-per-nodegroup-metrics", "--node-removal-latency-tracking-enabled",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
 		// Long enough for the leader to keep its Lease through the brief
 		// API server outage below.
@@ -92,7 +93,8 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 			}
 		}
 		// Metric conformance: names, types and label names as upstream's.
-		checkMetricConformance(t, metrics, "cluster_autoscaler_", upstreamCAFamilies, kscaleCAFamilies, caNotYetExported)
+		checkMetricConformance(t, metrics, "cluster_autoscaler_", upstreamCAFamilies, kscaleCAFamilies,
+			append(slices.Clone(caNotYetExported), "node_removal_latency_seconds"))
 		if got := naGet(t, "http://"+addr+"/health-check"); got != "OK" {
 			t.Errorf("/health-check = %q", got)
 		}
@@ -108,6 +110,13 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 		}
 		naExpectGroupNodes(t, env, map[string]int{"fallback": 2})
 		naExpectRunning(t, env, "spill", 2)
+		// The removed nodes waited beyond their unneeded time: the latency
+		// histogram has series now, and every family conforms.
+		metrics := naGet(t, "http://"+addr+"/metrics")
+		if !strings.Contains(metrics, `cluster_autoscaler_node_removal_latency_seconds_count{delay_reason="none",deleted="true"}`) {
+			t.Errorf("/metrics lacks the removal latency of the deleted nodes:\n%s", grepLines(metrics, "node_removal_latency_seconds_count"))
+		}
+		checkMetricConformance(t, metrics, "cluster_autoscaler_", upstreamCAFamilies, kscaleCAFamilies, caNotYetExported)
 	})
 	t.Run("the loop recovers after the API server was briefly unavailable", func(t *testing.T) {
 		env.StopAPIServer()

@@ -307,7 +307,7 @@ func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface
 		Targets: target.NewResolver(target.NewCachedReader(informers, cr)), Clock: clock.RealClock{}, Registerer: reg,
 	}
 	if o.storage == "prometheus" {
-		h, err := input.NewPrometheusHistory(o.history, clock.RealClock{})
+		h, err := input.NewPrometheusHistory(o.history, clock.RealClock{}, reg)
 		if err != nil {
 			return recommender.Deps{}, nil, err
 		}

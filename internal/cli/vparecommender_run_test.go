@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,11 @@ func TestVPARecommenderCommandAgainstControlPlane(t *testing.T) {
 	// Metric conformance: upstream's vpa_recommender_* families.
 	body := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), "vpa_recommender_vpa_objects_count")
 	checkMetricConformance(t, body, "vpa_recommender_", upstreamVPARecommenderFamilies, nil, vpaRecommenderNotYetExported)
+	// The control plane serves no metrics.k8s.io: every list failed.
+	if !strings.Contains(body, `vpa_recommender_metric_server_responses{client_name="default-metrics-client",is_error="true"} `) ||
+		strings.Contains(body, `is_error="false"`) {
+		t.Errorf("metric_server_responses:\n%s", grepLines(body, "metric_server_responses"))
+	}
 	if got := waitHTTP(t, fmt.Sprintf("http://127.0.0.1:%d/health-check", port), "OK"); got != "OK" {
 		t.Errorf("/health-check = %q", got)
 	}

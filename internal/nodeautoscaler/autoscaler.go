@@ -89,6 +89,7 @@ type Autoscaler struct {
 	guard     *mismatch.Guard
 	health    clusterHealthGate
 	pending   pendingPods
+	activity  LoopActivity
 
 	lastScaleUp, lastScaleDownDelete time.Time
 
@@ -162,15 +163,22 @@ func (a *Autoscaler) RestoreBackoff(s backoff.State) error { return a.state.Rest
 // health, then scale up. A repair that changed sizes ends the loop early so
 // the next one starts from fresh state.
 func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
+	a.activity = LoopActivity{Started: map[string]time.Time{}}
+	start := a.cfg.Clock.Now()
 	obs, err := a.observe(ctx)
+	a.took(FunctionCloudProviderRefresh, start)
 	if err != nil {
 		return err
 	}
 	a.estimator.Observe(obs.nodes)
 	a.reportInvalidOptions(ctx, obs.groups)
-	for _, e := range a.state.Update(obs.input(), now) {
+	a.metrics.loop.observeTaints(obs.nodes, clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints()}, a.cfg.Options.StatusTaints)
+	start = a.cfg.Clock.Now()
+	stateEvents := a.state.Update(obs.input(), now)
+	a.took(FunctionUpdateClusterState, start)
+	for _, e := range stateEvents {
 		if e.Type == clusterstate.ScaleUpTimedOut || e.Type == clusterstate.ScaleUpFailed {
-			a.metrics.failedScaleUp(e.Reason.Code)
+			a.metrics.failedScaleUp(e.Group, e.Reason.Code, e.Nodes)
 		}
 		a.record(ctx, stateEvent(e))
 	}
@@ -186,13 +194,22 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	if err := a.deleteErrorInstances(ctx); err != nil {
 		return err
 	}
+	a.began(ActivityAutoscaling)
 	if a.scaleUpFromZeroAllowed(obs, now) {
-		if err := a.scaleUp(ctx, obs, now); err != nil {
+		start := a.began(FunctionScaleUp)
+		err := a.scaleUp(ctx, obs, now)
+		a.took(FunctionScaleUp, start)
+		if err != nil {
 			return err
 		}
 	}
-	if err := a.scaleDown(ctx, obs, now); err != nil {
-		return err
+	if a.scaleDowner != nil && a.cfg.Options.ScaleDown.Enabled {
+		start = a.began(FunctionScaleDown)
+		err := a.scaleDown(ctx, obs, now)
+		a.took(FunctionScaleDown, start)
+		if err != nil {
+			return err
+		}
 	}
 	return a.scaleUpToMinSize(ctx, obs, now)
 }

@@ -122,7 +122,7 @@ func TestRunOnceAPIErrorBacksOffAndFailsOver(t *testing.T) {
 	if !backedOff {
 		t.Fatal("ng-high not backed off")
 	}
-	if got := testutil.ToFloat64(a.metrics.failedScaleUps.WithLabelValues("cloudProviderError", "", "", "")); got != 1 {
+	if got := testutil.ToFloat64(a.metrics.scaleUps.failures.WithLabelValues("cloudProviderError", "", "", "")); got != 1 {
 		t.Fatalf("failed scale-ups %v", got)
 	}
 }

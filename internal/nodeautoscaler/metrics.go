@@ -1,9 +1,13 @@
 package nodeautoscaler
 
 import (
+	"strconv"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/promreg"
 )
 
@@ -11,17 +15,14 @@ import (
 type metrics struct {
 	inBackoff      *prometheus.GaugeVec
 	targetSize     *prometheus.GaugeVec
-	failedScaleUps *prometheus.CounterVec
-	scaledUp       *prometheus.CounterVec
-	oldRemoved     prometheus.Counter
 	mismatch       *prometheus.GaugeVec
+	oldRemoved     prometheus.Counter
+	removalLatency *prometheus.HistogramVec
+	scaleUps       *scaleUpMetrics
+	loop           *loopMetrics
 	known          map[string]bool
+	gpuOfGroup     map[string][2]string
 }
-
-// gpuLabels are upstream's GPU and DRA labels of the scale-up counters;
-// kscale records no GPU or DRA detail, so they are empty, as upstream's
-// for nodes without GPUs.
-var gpuLabels = []string{"gpu_resource_name", "gpu_name", "dra_drivers"}
 
 // Upstream's failed_scale_ups_total reasons besides the cloud's codes.
 const (
@@ -30,32 +31,38 @@ const (
 	reasonAPICallError       = "apiCallError"
 )
 
+const ns = "cluster_autoscaler"
+
 // newMetrics registers the loop's series on reg; node_group_target_count
 // only with perGroup (--emit-per-nodegroup-metrics), as upstream.
 func newMetrics(reg prometheus.Registerer, perGroup bool) (*metrics, error) {
 	m := &metrics{
-		inBackoff: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "cluster_autoscaler", Name: "node_group_in_backoff",
+		inBackoff: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "node_group_in_backoff",
 			Help: "1 when the node group is backed off after a failed scale-up, else 0."}, []string{"node_group"}),
-		targetSize: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "cluster_autoscaler", Name: "node_group_target_count",
+		targetSize: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "node_group_target_count",
 			Help: "Target size of the node group."}, []string{"node_group"}),
-		failedScaleUps: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "cluster_autoscaler", Name: "failed_scale_ups_total",
-			Help: "Failed scale-ups by reason (timeout, cloudProviderError or the cloud's error code)."}, append([]string{"reason"}, gpuLabels...)),
-		scaledUp: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "cluster_autoscaler", Name: "scaled_up_nodes_total",
-			Help: "Nodes added by scale-up."}, gpuLabels),
-		oldRemoved: prometheus.NewCounter(prometheus.CounterOpts{Namespace: "cluster_autoscaler", Name: "old_unregistered_nodes_removed_count",
+		oldRemoved: prometheus.NewCounter(prometheus.CounterOpts{Namespace: ns, Name: "old_unregistered_nodes_removed_count",
 			Help: "Instances removed because they never registered as nodes within --max-node-provision-time."}),
 		mismatch: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "kscale", Name: "node_group_template_mismatch",
 			Help: "1 while the node group's real nodes differ from its template or it is not scaled up for some pods that do not fit them, else 0."}, []string{"node_group"}),
-		known: map[string]bool{},
+		removalLatency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "node_removal_latency_seconds",
+			Help: "Time an unneeded node waited beyond --scale-down-unneeded-time (or --scale-down-unready-time) until its deletion began (deleted=true) " +
+				"or it was needed again (deleted=false), by the last reason that kept it (none if none); only with --node-removal-latency-tracking-enabled.",
+			Buckets: prometheus.ExponentialBuckets(1, 1.5, 19)}, []string{"deleted", "delay_reason"}),
+		scaleUps:   newScaleUpMetrics(),
+		loop:       newLoopMetrics(),
+		known:      map[string]bool{},
+		gpuOfGroup: map[string][2]string{},
 	}
-	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.failedScaleUps, m.scaledUp, m.oldRemoved, m.mismatch); err != nil {
+	if err := promreg.Register(reg, "node autoscaler", m.inBackoff, m.oldRemoved, m.mismatch, m.removalLatency); err != nil {
 		return nil, err
 	}
-	// Upstream's InitMetrics creates these series at zero.
-	for _, r := range []string{reasonTimeout, reasonCloudProviderError, reasonAPICallError} {
-		m.failedScaleUps.WithLabelValues(r, "", "", "")
+	if err := m.scaleUps.register(reg); err != nil {
+		return nil, err
 	}
-	m.scaledUp.WithLabelValues("", "", "")
+	if err := m.loop.register(reg); err != nil {
+		return nil, err
+	}
 	if perGroup {
 		if err := promreg.Register(reg, "node autoscaler", m.targetSize); err != nil {
 			return nil, err
@@ -83,18 +90,32 @@ func (m *metrics) update(groups []clusterstate.GroupState) {
 			m.inBackoff.DeleteLabelValues(id)
 			m.targetSize.DeleteLabelValues(id)
 			m.mismatch.DeleteLabelValues(id)
+			delete(m.gpuOfGroup, id)
 		}
 	}
 	m.known = seen
 }
 
-// failedScaleUp counts a failed scale-up under upstream's reason: a failed
-// IncreaseSize (kscale's APIError) is cloudProviderError.
-func (m *metrics) failedScaleUp(code string) {
+// rememberTemplates keeps each group's GPU resource and type from this
+// loop's templates, for the metrics of its later scale-ups and failures.
+func (m *metrics) rememberTemplates(groups []scaleup.Group) {
+	for _, g := range groups {
+		if g.Template != nil {
+			r, t := template.GPUOf(g.Template.Node)
+			m.gpuOfGroup[g.ID] = [2]string{r, t}
+		}
+	}
+}
+
+// failedScaleUp counts a failed scale-up of nodes nodes of group under
+// upstream's reason: a failed IncreaseSize (kscale's APIError) is
+// cloudProviderError.
+func (m *metrics) failedScaleUp(group, code string, nodes int) {
 	if code == "APIError" {
 		code = reasonCloudProviderError
 	}
-	m.failedScaleUps.WithLabelValues(code, "", "", "").Inc()
+	gpu := m.gpuOfGroup[group]
+	m.scaleUps.failed(code, gpu[0], gpu[1], nodes)
 }
 
 // observe counts the nodes of scale-ups and of removed never-registered
@@ -102,9 +123,36 @@ func (m *metrics) failedScaleUp(code string) {
 func (m *metrics) observe(e Event) {
 	switch {
 	case e.Type == EventScaleUp && e.Delta > 0:
-		m.scaledUp.WithLabelValues("", "", "").Add(float64(e.Delta))
+		gpu := m.gpuOfGroup[e.Group]
+		m.scaleUps.scaledUp(gpu[0], gpu[1], e.Delta)
 	case e.Type == EventDeleteNodes && e.Reason == DeleteReasonLongUnregistered:
 		m.oldRemoved.Add(float64(-e.Delta))
+	}
+}
+
+// observePlan records what a scale-up evaluation saw: the groups skipped
+// for the cluster's resource limits and every estimate's heterogeneity.
+func (m *metrics) observePlan(plan scaleup.Plan) {
+	for _, s := range plan.LimitSkips {
+		for _, r := range s.Resources {
+			m.scaleUps.skippedUp(r)
+		}
+	}
+	for _, b := range plan.Binpacking {
+		m.scaleUps.binpacking.WithLabelValues(b.InstanceType, b.CPU, namespaceBucket(b.Namespaces)).Observe(float64(b.EquivalenceGroups))
+	}
+}
+
+// namespaceBucket quantizes a namespace count as upstream does, to bound
+// the label's values: 0..5, "6-10", "11+".
+func namespaceBucket(n int) string {
+	switch {
+	case n <= 5:
+		return strconv.Itoa(n)
+	case n <= 10:
+		return "6-10"
+	default:
+		return "11+"
 	}
 }
 

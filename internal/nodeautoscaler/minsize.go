@@ -52,7 +52,7 @@ func (a *Autoscaler) scaleUpToMinSize(ctx context.Context, obs *observation, now
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
 			a.record(ctx, Event{Type: EventScaleUpError, Group: g.ID, Delta: delta, Reason: reason.Code, Message: err.Error()})
 			a.record(ctx, stateEvent(a.state.RegisterFailedScaleUp(g.ID, reason, now)))
-			a.metrics.failedScaleUp(reason.Code)
+			a.metrics.failedScaleUp(g.ID, reason.Code, delta)
 			continue
 		}
 		a.state.RegisterScaleUp(g.ID, delta, now)

@@ -30,6 +30,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 		}
 	}
 	if len(pending) == 0 {
+		a.metrics.loop.observeScaleUp(scaleup.Plan{})
 		return nil
 	}
 	emu := spreademulation.Emulate(spreademulation.Options{Label: a.cfg.Options.EmulatedTopologySpreadLabel}, obs.nodes, pending, bound, now)
@@ -53,6 +54,9 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	if err != nil {
 		return fmt.Errorf("computing scale-up: %w", err)
 	}
+	a.metrics.rememberTemplates(groups)
+	a.metrics.observePlan(plan)
+	a.metrics.loop.observeScaleUp(plan)
 	a.explain(ctx, plan)
 	return a.execute(ctx, plan, groups, now)
 }
@@ -151,7 +155,7 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
 			a.record(ctx, Event{Type: EventScaleUpError, Group: inc.Group, Delta: inc.Delta, Reason: reason.Code, Message: err.Error()})
 			a.record(ctx, stateEvent(a.state.RegisterFailedScaleUp(inc.Group, reason, now)))
-			a.metrics.failedScaleUp(reason.Code)
+			a.metrics.failedScaleUp(inc.Group, reason.Code, inc.Delta)
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)

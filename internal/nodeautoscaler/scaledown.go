@@ -3,6 +3,7 @@ package nodeautoscaler
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,6 +38,8 @@ type scaleDownState struct {
 	cluster     ScaleDownCluster
 	lastScaleUp time.Time
 	blocked     map[string]scaledown.Reason
+	// latency is nil without --node-removal-latency-tracking-enabled.
+	latency *removalLatencyTracker
 }
 
 func newScaleDown(cfg Config) (*scaleDownState, error) {
@@ -50,7 +53,11 @@ func newScaleDown(cfg Config) (*scaleDownState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &scaleDownState{ctrl: ctrl, cluster: cfg.ScaleDown, blocked: map[string]scaledown.Reason{}}, nil
+	sd := &scaleDownState{ctrl: ctrl, cluster: cfg.ScaleDown, blocked: map[string]scaledown.Reason{}}
+	if cfg.Options.NodeRemovalLatencyTrackingEnabled {
+		sd.latency = newRemovalLatencyTracker()
+	}
+	return sd, nil
 }
 
 // scaleDown runs one scale-down round on what this loop observed.
@@ -81,7 +88,25 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 		return fmt.Errorf("scaling down: %w", err)
 	}
 	a.recordScaleDown(ctx, st, now)
+	a.trackRemovalLatency(st, now)
 	return nil
+}
+
+// trackRemovalLatency feeds the round to the removal latency tracker, if
+// any, and observes the nodes it stopped following.
+func (a *Autoscaler) trackRemovalLatency(st actuation.Status, now time.Time) {
+	if a.scaleDowner.latency == nil {
+		return
+	}
+	started := make([]string, len(st.Started))
+	for i, s := range st.Started {
+		started[i] = s.Node
+	}
+	o := a.cfg.Options.ScaleDown
+	for _, l := range a.scaleDowner.latency.round(latencyRound{plan: st.Plan, started: started,
+		unneededTime: o.UnneededTime, unreadyTime: o.UnreadyTime, now: now}) {
+		a.metrics.removalLatency.WithLabelValues(strconv.FormatBool(l.Deleted), l.DelayReason).Observe(l.Latency.Seconds())
+	}
 }
 
 // placePending finds the pending pods that fit on the snapshot's ready

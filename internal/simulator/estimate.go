@@ -83,6 +83,9 @@ type EstimateResult struct {
 	Unplaced []*corev1.Pod
 	// Partial is true when MaxNodes or the time budget stopped the estimate.
 	Partial bool
+	// EquivalenceGroups is how many groups of equivalent pods the estimate
+	// placed (or tried to): upstream's binpacking heterogeneity.
+	EquivalenceGroups int
 	// OnExisting lists pods placed on existing nodes: their topology
 	// spread or pod affinity kept them off those nodes until the
 	// estimate's new nodes opened a domain, so the new nodes help them
@@ -120,7 +123,9 @@ func Estimate(snap *Snapshot, in EstimateInput) EstimateResult {
 		}
 		e.placeGroup(g)
 	}
-	return e.result()
+	res := e.result()
+	res.EquivalenceGroups = len(groups)
+	return res
 }
 
 func sortForEstimate(groups []*group, alloc scheduling.Resources) {

@@ -223,7 +223,7 @@ func (a *Actuator) deleteNodes(ctx context.Context, cands []scaledown.Candidate,
 			continue
 		}
 		o := Outcome{Node: c.Node.Name, Group: c.Group, Kind: kind, Started: started, Ended: now, Evicted: evicted}
-		a.metrics.observe(o)
+		a.metrics.observe(o, c)
 		out = append(out, o)
 	}
 	return out
@@ -235,6 +235,6 @@ func (a *Actuator) fail(ctx context.Context, c scaledown.Candidate, kind Kind, s
 		err = fmt.Errorf("%w (and removing the deletion taints: %w)", err, uerr)
 	}
 	o := Outcome{Node: c.Node.Name, Group: c.Group, Kind: kind, Started: started, Ended: now, Failure: why, Err: err, Evicted: evicted}
-	a.metrics.observe(o)
+	a.metrics.observe(o, c)
 	return o
 }

@@ -3,6 +3,8 @@ package actuation
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 	"github.com/kscale/kscale/internal/promreg"
 )
 
@@ -11,6 +13,7 @@ type Metrics struct {
 	failed   *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	deleted  *prometheus.CounterVec
+	gpu      *prometheus.CounterVec
 	unneeded prometheus.Gauge
 	evicted  *prometheus.CounterVec
 	status   *statusMetrics
@@ -24,9 +27,19 @@ const (
 	evictionError     = "failed"
 )
 
-// Upstream's scaled_down_nodes_total reasons: an empty node is "empty", a
-// drained one "underutilized" ("unready" is upstream's third).
-var scaleDownReasons = map[Kind]string{KindEmpty: "empty", KindNonEmpty: "underutilized"}
+// Upstream's scaled_down_nodes_total reasons: an unready node is
+// "unready", else an empty node is "empty" and a drained one
+// "underutilized".
+func scaleDownReason(kind Kind, ready bool) string {
+	switch {
+	case !ready:
+		return "unready"
+	case kind == KindEmpty:
+		return "empty"
+	default:
+		return "underutilized"
+	}
+}
 
 // gpuLabels are upstream's GPU and DRA labels of the scale-up and
 // scale-down counters; kscale records no GPU or DRA detail, so they are
@@ -46,13 +59,15 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 			Buckets: []float64{1, 5, 10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200}}, []string{"kind"}),
 		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "scaled_down_nodes_total",
 			Help: "Nodes removed by scale-down, by reason (empty, underutilized, unready)."}, append([]string{"reason"}, gpuLabels...)),
+		gpu: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "scaled_down_gpu_nodes_total",
+			Help: "(Deprecated since 1.36.0) GPU nodes removed by scale-down, by reason and GPU name."}, []string{"reason", "gpu_resource_name", "gpu_name"}),
 		unneeded: prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: "unneeded_nodes_count",
 			Help: "Nodes found unneeded by the last scale-down planning."}),
 		evicted: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "evicted_pods_total",
 			Help: "Pod eviction attempts during scale-down by eviction_result (succeeded, failed)."},
 			[]string{"eviction_result"}),
 	}
-	if err := promreg.Register(reg, "scale-down", m.failed, m.duration, m.deleted, m.unneeded, m.evicted); err != nil {
+	if err := promreg.Register(reg, "scale-down", m.failed, m.duration, m.deleted, m.gpu, m.unneeded, m.evicted); err != nil {
 		return nil, err
 	}
 	var err error
@@ -71,8 +86,8 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 // SetUnneeded records the number of unneeded nodes.
 func (m *Metrics) SetUnneeded(n int) { m.unneeded.Set(float64(n)) }
 
-// observe records one finished deletion.
-func (m *Metrics) observe(o Outcome) {
+// observe records one finished deletion of the candidate c.
+func (m *Metrics) observe(o Outcome, c scaledown.Candidate) {
 	m.duration.WithLabelValues(string(o.Kind)).Observe(o.Ended.Sub(o.Started).Seconds())
 	if o.Failed() {
 		kind := "empty"
@@ -82,7 +97,12 @@ func (m *Metrics) observe(o Outcome) {
 		m.failed.WithLabelValues(kind, o.Failure.Code()).Inc()
 		return
 	}
-	m.deleted.WithLabelValues(scaleDownReasons[o.Kind], "", "", "").Inc()
+	reason := scaleDownReason(o.Kind, c.Ready)
+	gpuResource, gpuType := template.GPUOf(c.Node)
+	m.deleted.WithLabelValues(reason, gpuResource, gpuType, "").Inc()
+	if gpuType != "" {
+		m.gpu.WithLabelValues(reason, gpuResource, gpuType).Inc()
+	}
 }
 
 func (m *Metrics) eviction(result string) { m.evicted.WithLabelValues(result).Inc() }

@@ -31,7 +31,7 @@ func (r *Registry) handleInstanceErrors(now time.Time) []Event {
 			continue
 		}
 		reason := backoff.Reason{Code: first.Code, Class: string(first.Class), Message: first.Message}
-		events = append(events, Event{Type: ScaleUpFailed, Group: st.Group.ID, Reason: reason,
+		events = append(events, Event{Type: ScaleUpFailed, Group: st.Group.ID, Reason: reason, Nodes: fresh,
 			Message: fmt.Sprintf("%d instance(s) failed: %s", fresh, first.Message)})
 		events = append(events, r.startBackoff(st.Group.ID, reason, now))
 	}
@@ -56,7 +56,7 @@ func (r *Registry) updateRequests(now time.Time) []Event {
 		}
 		if now.After(req.Deadline) {
 			reason := backoff.Reason{Code: "timeout", Message: fmt.Sprintf("nodes did not become ready within %v", provisionTime(&st.Group, r.cfg.MaxNodeProvisionTime))}
-			events = append(events, Event{Type: ScaleUpTimedOut, Group: group, Reason: reason, Message: reason.Message})
+			events = append(events, Event{Type: ScaleUpTimedOut, Group: group, Reason: reason, Message: reason.Message, Nodes: req.Increase})
 			events = append(events, r.startBackoff(group, reason, now))
 		}
 	}

@@ -78,6 +78,9 @@ type Event struct {
 	Reason backoff.Reason
 	// Message is a short explanation.
 	Message string
+	// Nodes is how many nodes failed to come up, for ScaleUpFailed (the
+	// failed instances) and ScaleUpTimedOut (the open request's increase).
+	Nodes int
 }
 
 // ScaleUpRequest is an open scale-up of one group.

@@ -72,3 +72,24 @@ func (m *clusterMetrics) observe(nodes []*corev1.Node) {
 	m.cpuCurrent.Set(float64(milliCPU) / 1000)
 	m.memCurrent.Set(float64(memory))
 }
+
+// unreachableFamilies are upstream families whose condition kscale never
+// meets; they are registered as upstream registers them, so they show as
+// upstream shows them there: the plain gauges at 0, the vectors without
+// series (docs/node-autoscaler-live.md says why for each).
+func unreachableFamilies() []prometheus.Collector {
+	gauge := func(name, help string) prometheus.Gauge {
+		return prometheus.NewGauge(prometheus.GaugeOpts{Namespace: ns, Name: name, Help: help})
+	}
+	return []prometheus.Collector{
+		// GCE only: MIGs whose instance listings disagree.
+		gauge("inconsistent_instances_migs_count", "GCE managed instance groups whose instance counts disagree (no such provider in kscale: 0)."),
+		// --max-node-skip-eval-time-tracker-enabled, which kscale takes only
+		// at its default (false), as upstream with the flag off.
+		gauge("max_node_skip_eval_duration_seconds", "Longest time a node was skipped by the scale-down evaluation (--max-node-skip-eval-time-tracker-enabled; off: 0)."),
+		// Dynamic resource allocation: kscale's templates carry no
+		// ResourceSlices, so there is nothing to compare.
+		prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: ns, Name: "dra_node_template_resources_mismatch",
+			Help: "DRA resource mismatches between ready nodes and their templates (kscale has no DRA templates: no series)."}, []string{"driver", "mismatch_type"}),
+	}
+}

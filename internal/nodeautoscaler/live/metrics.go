@@ -18,6 +18,8 @@ import (
 type runnerMetrics struct {
 	lastActivity  *prometheus.GaugeVec
 	duration      *prometheus.HistogramVec
+	quantiles     *prometheus.SummaryVec
+	unreachable   []prometheus.Collector
 	errors        *prometheus.CounterVec
 	nodes         *prometheus.GaugeVec
 	unschedulable *prometheus.GaugeVec
@@ -42,6 +44,9 @@ func newRunnerMetrics(reg prometheus.Registerer, perGroup bool, limits ClusterLi
 		lastActivity: g("last_activity", "Last time certain part of the autoscaler logic executed (unix seconds).", "activity"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: ns, Name: "function_duration_seconds",
 			Help: "Time taken by parts of the autoscaler loop.", Buckets: prometheus.ExponentialBuckets(0.01, 1.5, 30)}, []string{"function"}),
+		quantiles: prometheus.NewSummaryVec(prometheus.SummaryOpts{Namespace: ns, Name: "function_duration_quantile_seconds",
+			Help: "Quantiles of the time taken by parts of the autoscaler loop.", MaxAge: time.Hour}, []string{"function"}),
+		unreachable: unreachableFamilies(),
 		errors: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: ns, Name: "errors_total",
 			Help: "Failed autoscaler loops by error type."}, []string{"type"}),
 		nodes:         g("nodes_count", "Number of nodes in the cluster by state.", "state"),
@@ -54,7 +59,10 @@ func newRunnerMetrics(reg prometheus.Registerer, perGroup bool, limits ClusterLi
 		backoffStatus: g("node_group_backoff_status", "1 for the reason a node group is backed off, else absent.", "node_group", "reason"),
 		healthiness:   g("node_group_healthiness", "1 when the node group is healthy, else 0.", "node_group"),
 	}
-	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
+	if err := promreg.Register(reg, "node autoscaler loop", m.lastActivity, m.duration, m.quantiles, m.errors, m.nodes, m.unschedulable, m.groups, m.safe); err != nil {
+		return nil, err
+	}
+	if err := promreg.Register(reg, "node autoscaler (upstream-only families)", m.unreachable...); err != nil {
 		return nil, err
 	}
 	if err := m.cluster.register(reg); err != nil {
@@ -79,11 +87,40 @@ func clusterHealthy(loop Loop) bool {
 	return !ok || h.ClusterHealthy()
 }
 
+// loopActivity asks a loop that knows (the Autoscaler) what its parts did.
+func loopActivity(loop Loop) (nodeautoscaler.LoopActivity, bool) {
+	a, ok := loop.(interface {
+		Activity() nodeautoscaler.LoopActivity
+	})
+	if !ok {
+		return nodeautoscaler.LoopActivity{}, false
+	}
+	return a.Activity(), true
+}
+
+// observeFunction records one part's duration in the histogram and the
+// summary.
+func (m *runnerMetrics) observeFunction(function string, d time.Duration) {
+	m.duration.WithLabelValues(function).Observe(d.Seconds())
+	m.quantiles.WithLabelValues(function).Observe(d.Seconds())
+}
+
+// observeActivity records the parts of the loop: when each activity
+// began and how long each timed part took.
+func (m *runnerMetrics) observeActivity(a nodeautoscaler.LoopActivity) {
+	for activity, at := range a.Started {
+		m.lastActivity.WithLabelValues(activity).Set(float64(at.Unix()))
+	}
+	for _, t := range a.Timings {
+		m.observeFunction(t.Function, t.Duration)
+	}
+}
+
 // observeLoop records one loop's timing and result; the cluster is safe
 // to autoscale when the loop succeeded and found it healthy.
 func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err error, healthy bool) {
 	m.lastActivity.WithLabelValues("main").Set(float64(start.Unix()))
-	m.duration.WithLabelValues("main").Observe(took.Seconds())
+	m.observeFunction("main", took)
 	if err == nil {
 		m.lastActivity.WithLabelValues("mainSuccessful").Set(float64(start.Unix()))
 	}
@@ -133,6 +170,8 @@ func (m *runnerMetrics) observeState(v *View, groups []clusterstate.GroupState) 
 		m.healthiness.WithLabelValues(id).Set(healthy)
 	}
 	m.groups.WithLabelValues("autoscaled").Set(float64(len(groups)))
+	// kscale creates no node groups (no autoprovisioning).
+	m.groups.WithLabelValues("autoprovisioned").Set(0)
 	m.nodes.WithLabelValues("ready").Set(float64(total.Ready))
 	m.nodes.WithLabelValues("unready").Set(float64(total.Unready))
 	m.nodes.WithLabelValues("notStarted").Set(float64(total.NotStarted + total.LongNotStarted))

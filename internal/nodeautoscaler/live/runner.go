@@ -123,9 +123,11 @@ func (r *Runner) Run(ctx context.Context) error {
 	defer r.cfg.Health.StopMonitoring()
 	for {
 		start := r.Once(ctx)
+		waitStart := r.cfg.Clock.Now()
 		if !r.wait(ctx, start) {
 			return nil
 		}
+		r.metrics.observeFunction("loopWait", r.cfg.Clock.Since(waitStart))
 	}
 }
 
@@ -169,6 +171,9 @@ func (r *Runner) Once(ctx context.Context) time.Time {
 		err = r.cfg.Loop.RunOnce(ctx, start)
 	}
 	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err, clusterHealthy(r.cfg.Loop))
+	if a, ok := loopActivity(r.cfg.Loop); ok {
+		r.metrics.observeActivity(a)
+	}
 	r.cfg.Health.Record(start, err)
 	msg := ""
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
@@ -51,6 +52,15 @@ func (l *scriptedLoop) State() []clusterstate.GroupState {
 	return []clusterstate.GroupState{{Group: cloudprovider.NodeGroup{ID: "g", MinSize: 1, MaxSize: 4, TargetSize: 2},
 		Readiness: clusterstate.Readiness{Ready: 2},
 		Backoff:   backoff.Status{BackedOff: true, Reason: backoff.Reason{Code: "OutOfCapacity"}}}}
+}
+
+// activityStart is when the scripted loop's scale-up began.
+var activityStart = time.Unix(1700000000, 0)
+
+// Activity reports a scale-up of 2s in every loop.
+func (l *scriptedLoop) Activity() nodeautoscaler.LoopActivity {
+	return nodeautoscaler.LoopActivity{Started: map[string]time.Time{nodeautoscaler.FunctionScaleUp: activityStart},
+		Timings: []nodeautoscaler.FunctionTiming{{Function: nodeautoscaler.FunctionScaleUp, Duration: 2 * time.Second}}}
 }
 
 // ScaleDownCandidates makes the loop a live.ScaleDownSource.
@@ -107,6 +117,13 @@ func TestRunnerLoopsMetricsStatusAndHealth(t *testing.T) {
 		`cluster_autoscaler_nodes_count{state="ready"} 2`,
 		`cluster_autoscaler_cluster_safe_to_autoscale 1`,
 		`cluster_autoscaler_function_duration_seconds_count{function="main"} 2`,
+		`cluster_autoscaler_function_duration_quantile_seconds_count{function="main"} 2`,
+		// The loop's parts, and the one wait for the ticker (10s).
+		`cluster_autoscaler_function_duration_seconds_sum{function="scaleUp"} 4`,
+		`cluster_autoscaler_function_duration_quantile_seconds_count{function="scaleUp"} 2`,
+		`cluster_autoscaler_last_activity{activity="scaleUp"} 1.7e+09`,
+		`cluster_autoscaler_function_duration_seconds_sum{function="loopWait"} 10`,
+		`cluster_autoscaler_node_groups_count{node_group_type="autoprovisioned"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %s", want)

@@ -45,6 +45,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.ScaleDown.addFlags(fs)
 	o.Balancing.addFlags(fs)
 	o.addPendingPodFlags(fs)
+	fs.BoolVar(&o.NodeRemovalLatencyTrackingEnabled, "node-removal-latency-tracking-enabled", o.NodeRemovalLatencyTrackingEnabled,
+		"Observe how long unneeded nodes wait beyond --scale-down-unneeded-time (or --scale-down-unready-time) until they are removed or needed again (cluster_autoscaler_node_removal_latency_seconds)")
 	fs.BoolVar(&o.EmitPerNodeGroupMetrics, "emit-per-nodegroup-metrics", o.EmitPerNodeGroupMetrics, "Export the per-node-group gauges (node_group_min_count, _max_count, _target_count, _healthiness, _backoff_status)")
 	addUnimplementedFlags(fs)
 }

@@ -123,6 +123,11 @@ type Options struct {
 	BypassedSchedulerNames []string
 	// EnforceNodeGroupMinSize is --enforce-node-group-min-size.
 	EnforceNodeGroupMinSize bool
+	// NodeRemovalLatencyTrackingEnabled is
+	// --node-removal-latency-tracking-enabled: observe, per unneeded node,
+	// the time from when it could be removed until it was removed or needed
+	// again (cluster_autoscaler_node_removal_latency_seconds).
+	NodeRemovalLatencyTrackingEnabled bool
 	// ScaleDown holds the scale-down settings.
 	ScaleDown ScaleDownOptions
 }

@@ -67,7 +67,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"dynamic-node-delete-delay-after-taint-enabled", false, "Adapt the wait after tainting to API latency"},
 	{"max-node-skip-eval-time-tracker-enabled", false, "Export the longest skipped-evaluation time"},
 	{"node-deletion-candidate-ttl", time.Duration(0), "How long soft-taint candidate marks stay valid"},
-	{"node-removal-latency-tracking-enabled", false, "Export unneeded-to-removed latency"},
 	{"force-delete-failed-nodes", false, "Delete failed instances even below the minimum size"},
 	{"force-delete-unregistered-nodes", false, "Delete long-unregistered instances even below the minimum size"},
 	{"capacity-buffer-controller-enabled", false, "Run the CapacityBuffer controller"},

@@ -51,4 +51,37 @@ type Plan struct {
 	// Triggered are the pods the chosen option's estimate placed: the
 	// pods that caused the increases.
 	Triggered []*corev1.Pod
+	// LimitSkips are the groups left out because one more node of theirs
+	// would exceed --cores-total or --memory-total, in group order.
+	LimitSkips []LimitSkip
+	// Binpacking describes each estimate the evaluation ran.
+	Binpacking []BinpackingStat
+}
+
+// Resources a group can exceed, upstream's resource names.
+const (
+	ResourceCores  = "cpu"
+	ResourceMemory = "memory"
+)
+
+// LimitSkip is a group left out of a scale-up because one more node of it
+// would exceed cluster-wide resource limits.
+type LimitSkip struct {
+	// Group is the node group id.
+	Group string
+	// Resources are the exceeded resources (ResourceCores, ResourceMemory).
+	Resources []string
+}
+
+// BinpackingStat describes one estimate: the template it packed onto and
+// how heterogeneous the pods were.
+type BinpackingStat struct {
+	// InstanceType is the template's node.kubernetes.io/instance-type label.
+	InstanceType string
+	// CPU is the template's CPU capacity as a quantity string.
+	CPU string
+	// Namespaces is how many namespaces the estimated pods come from.
+	Namespaces int
+	// EquivalenceGroups is how many groups of equivalent pods it packed.
+	EquivalenceGroups int
 }

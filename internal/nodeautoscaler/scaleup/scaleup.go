@@ -85,7 +85,7 @@ func Compute(in Input) (Plan, error) {
 	if len(remaining) == 0 {
 		return plan, nil
 	}
-	opts, verdicts, splits := estimateGroups(in, remaining)
+	opts, verdicts, splits := estimateGroups(in, remaining, &plan)
 	plan.NoScaleUp = explain(in.Groups, remaining, opts, verdicts)
 	best, ok := in.Expander.Best(opts)
 	if !ok {
@@ -104,9 +104,10 @@ type verdict struct {
 
 // estimateGroups builds one option per group that can help, and for
 // each option the increases per group its estimate placed.
-func estimateGroups(in Input, pods []*corev1.Pod) ([]expander.Option, map[string]verdict, map[string][]Increase) {
+// It records the limit skips and every estimate's statistics in plan.
+func estimateGroups(in Input, pods []*corev1.Pod, plan *Plan) ([]expander.Option, map[string]verdict, map[string][]Increase) {
 	verdicts := map[string]verdict{}
-	ready, rooms := growable(in, verdicts)
+	ready, rooms := growable(in, verdicts, plan)
 	var opts []expander.Option
 	splits := map[string][]Increase{}
 	// Similar groups with the same set share one estimate.
@@ -118,6 +119,7 @@ func estimateGroups(in Input, pods []*corev1.Pod) ([]expander.Option, map[string
 		if !ok {
 			e = estimateSet(in, set, rooms, pods)
 			done[key] = e
+			plan.Binpacking = append(plan.Binpacking, binpackingStat(set[0].Template.Node, pods, e.res))
 		}
 		verdicts[g.ID] = e.verdict
 		if e.res.NodeCount == 0 {
@@ -217,8 +219,9 @@ func estimateSet(in Input, set []Group, rooms map[string]int, pods []*corev1.Pod
 }
 
 // growable returns the groups that may grow and their room, and records
-// why the others may not.
-func growable(in Input, verdicts map[string]verdict) ([]Group, map[string]int) {
+// why the others may not; those one more node of which would exceed the
+// cluster's cores or memory go to plan.LimitSkips as well.
+func growable(in Input, verdicts map[string]verdict, plan *Plan) ([]Group, map[string]int) {
 	budget := in.Limits.NodesBudget()
 	rooms := map[string]int{}
 	var ready []Group
@@ -233,6 +236,10 @@ func growable(in Input, verdicts map[string]verdict) ([]Group, map[string]int) {
 			verdicts[g.ID] = verdict{reason: "max size reached"}
 		case room <= 0:
 			verdicts[g.ID] = verdict{reason: "max nodes total reached"}
+		case len(in.Limits.Exceeded(g.Template.Node)) > 0:
+			exceeded := in.Limits.Exceeded(g.Template.Node)
+			plan.LimitSkips = append(plan.LimitSkips, LimitSkip{Group: g.ID, Resources: exceeded})
+			verdicts[g.ID] = verdict{reason: "max cluster " + strings.Join(exceeded, ", ") + " limit reached"}
 		default:
 			rooms[g.ID] = room
 			ready = append(ready, g)
@@ -313,4 +320,14 @@ func cutShort(in Input, set []Group) string {
 	default:
 		return "max nodes per scale-up reached"
 	}
+}
+
+// binpackingStat describes an estimate of pods on tmpl.
+func binpackingStat(tmpl *corev1.Node, pods []*corev1.Pod, res simulator.EstimateResult) BinpackingStat {
+	namespaces := map[string]bool{}
+	for _, p := range pods {
+		namespaces[p.Namespace] = true
+	}
+	return BinpackingStat{InstanceType: tmpl.Labels[corev1.LabelInstanceTypeStable], CPU: tmpl.Status.Capacity.Cpu().String(),
+		Namespaces: len(namespaces), EquivalenceGroups: res.EquivalenceGroups}
 }

@@ -11,6 +11,7 @@ import (
 
 	promapi "github.com/prometheus/client_golang/api"
 	promv1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/client_golang/prometheus"
 	prommodel "github.com/prometheus/common/model"
 	"k8s.io/utils/clock"
 
@@ -90,9 +91,15 @@ type PrometheusHistory struct {
 	clock clock.PassiveClock
 }
 
-// NewPrometheusHistory returns a history source; cfg must be defaulted and valid.
-func NewPrometheusHistory(cfg HistoryConfig, clk clock.PassiveClock) (*PrometheusHistory, error) {
-	c, err := promapi.NewClient(promapi.Config{Address: cfg.Address})
+// NewPrometheusHistory returns a history source; cfg must be defaulted and
+// valid. Its requests are counted and timed on reg (nil: not registered)
+// as upstream's vpa_recommender_prometheus_client_api_requests_*.
+func NewPrometheusHistory(cfg HistoryConfig, clk clock.PassiveClock, reg prometheus.Registerer) (*PrometheusHistory, error) {
+	rt, err := instrumentedTransport(reg)
+	if err != nil {
+		return nil, err
+	}
+	c, err := promapi.NewClient(promapi.Config{Address: cfg.Address, RoundTripper: rt})
 	if err != nil {
 		return nil, fmt.Errorf("creating Prometheus client for %s: %w", cfg.Address, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/kscale/kscale/internal/vpa/model"
@@ -56,13 +58,19 @@ func TestPrometheusHistory(t *testing.T) {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewPrometheusHistory(cfg, testingclock.NewFakePassiveClock(end))
+	reg := prometheus.NewPedanticRegistry()
+	h, err := NewPrometheusHistory(cfg, testingclock.NewFakePassiveClock(end), reg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pods, usage, err := h.Load(t.Context())
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Three queries (CPU, memory, pod labels), each counted and timed
+	// under its status code and method.
+	if got := requestsCounted(t, reg); got != 3 {
+		t.Errorf("prometheus_client_api_requests_count total %v, want 3", got)
 	}
 	want := PodInfo{ID: model.PodID{Namespace: "ns", Name: "web-1"}, Labels: map[string]string{"app": "web"}, Containers: []string{"app"}}
 	if len(pods) != 1 || pods[0].ID != want.ID || len(pods[0].Labels) != 1 || pods[0].Labels["app"] != "web" || len(pods[0].Containers) != 1 {
@@ -83,7 +91,7 @@ func TestPrometheusHistory(t *testing.T) {
 	t.Run("a Prometheus error is returned with the query", func(t *testing.T) {
 		cfg := HistoryConfig{Address: promServer(t, nil, true).URL}
 		cfg.Default()
-		h, err := NewPrometheusHistory(cfg, testingclock.NewFakePassiveClock(end))
+		h, err := NewPrometheusHistory(cfg, testingclock.NewFakePassiveClock(end), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,4 +106,29 @@ func TestPrometheusHistory(t *testing.T) {
 			t.Fatalf("Validate = %v", err)
 		}
 	})
+}
+
+// requestsCounted sums prometheus_client_api_requests_count over its series
+// and checks that the duration histogram saw as many requests.
+func requestsCounted(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var count, timed float64
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			switch f.GetName() {
+			case "vpa_recommender_prometheus_client_api_requests_count":
+				count += m.GetCounter().GetValue()
+			case "vpa_recommender_prometheus_client_api_requests_duration_seconds":
+				timed += float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	if timed != count {
+		t.Errorf("requests timed %v, counted %v", timed, count)
+	}
+	return count
 }

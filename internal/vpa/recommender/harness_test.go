@@ -196,3 +196,32 @@ func gaugeValue(t *testing.T, reg *prometheus.Registry, name, label, value strin
 	t.Fatalf("metric %s{%s=%q} not found", name, label, value)
 	return 0
 }
+
+// counterValue returns the counter of the series of name with exactly the
+// given labels.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			if len(m.GetLabel()) != len(labels) {
+				continue
+			}
+			for _, lp := range m.GetLabel() {
+				if labels[lp.GetName()] != lp.GetValue() {
+					continue series
+				}
+			}
+			return m.GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("metric %s%v not found", name, labels)
+	return 0
+}

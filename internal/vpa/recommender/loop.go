@@ -193,6 +193,7 @@ func anyMatches(sels []labels.Selector, l map[string]string) bool {
 // loadMetrics feeds current usage and the OOMs since the last loop.
 func (r *Recommender) loadMetrics(ctx context.Context) error {
 	usage, err := r.deps.Usage.List(ctx)
+	r.metrics.upstream.metricsServerResponse(err)
 	if err == nil {
 		r.feedUsage(usage)
 	}

@@ -75,6 +75,11 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 		if got := gaugeValue(t, reg, "kscale_vpa_recommender_vpas", "recommendation", "true"); got != 1 {
 			t.Errorf("vpas{recommendation=true} = %v, want 1", got)
 		}
+		// One metrics.k8s.io list per loop, none failed.
+		ok := counterValue(t, reg, "vpa_recommender_metric_server_responses", map[string]string{"is_error": "false", "client_name": "default-metrics-client"})
+		if ok != 30 {
+			t.Errorf("metric_server_responses{is_error=false} = %v, want 30 (one per loop)", ok)
+		}
 	})
 
 	t.Run("a targetRef to nothing is ConfigUnsupported and gets no recommendation", func(t *testing.T) {

@@ -17,7 +17,11 @@ type upstreamMetrics struct {
 	latency    prometheus.Histogram
 	aggregates prometheus.Gauge
 	objects    *prometheus.GaugeVec
+	responses  *prometheus.CounterVec
 }
+
+// metricsClientName is upstream's client_name of the metrics.k8s.io client.
+const metricsClientName = "default-metrics-client"
 
 // executionBuckets are upstream's execution latency buckets (0.01s to 300s).
 var executionBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1, 2, 5, 10, 20, 30, 60, 120, 300}
@@ -42,8 +46,10 @@ func newUpstreamMetrics(reg prometheus.Registerer) (*upstreamMetrics, error) {
 		objects: prometheus.NewGaugeVec(prometheus.GaugeOpts{Namespace: "vpa", Subsystem: "recommender",
 			Name: "vpa_objects_count", Help: "Number of VPA objects present in the cluster."},
 			[]string{"update_mode", "has_recommendation", "api", "matches_pods", "unsupported_config"}),
+		responses: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: "vpa", Subsystem: "recommender",
+			Name: "metric_server_responses", Help: "Count of responses to queries to metrics server"}, []string{"is_error", "client_name"}),
 	}
-	if err := promreg.Register(reg, "recommender (upstream families)", m.execution, m.latency, m.aggregates, m.objects); err != nil {
+	if err := promreg.Register(reg, "recommender (upstream families)", m.execution, m.latency, m.aggregates, m.objects, m.responses); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -54,6 +60,12 @@ func (m *upstreamMetrics) step(name string, d time.Duration) {
 	if up, ok := upstreamSteps[name]; ok {
 		m.execution.WithLabelValues(up).Observe(d.Seconds())
 	}
+}
+
+// metricsServerResponse counts one metrics.k8s.io list and whether it
+// failed.
+func (m *upstreamMetrics) metricsServerResponse(err error) {
+	m.responses.WithLabelValues(strconv.FormatBool(err != nil), metricsClientName).Inc()
 }
 
 // vpaObject is one VPA's vpa_objects_count labels.

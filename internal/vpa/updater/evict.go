@@ -29,6 +29,7 @@ type planned struct {
 func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
 	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
 	budgets, plan := u.plan(ctx, w)
+	u.metrics.upstream.planned(w.vpa, updatable(plan, budgets))
 	for _, c := range plan {
 		pending := c.Pod.Status.Phase == corev1.PodPending
 		budget := budgets[c.owner]
@@ -38,6 +39,7 @@ func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
 			continue
 		}
 		if err := u.limiter.Wait(ctx); err != nil {
+			u.metrics.upstream.rateLimiterFailed(w.vpa)
 			return len(plan), err
 		}
 		var done bool
@@ -139,12 +141,12 @@ func (u *Updater) evict(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, p
 	switch {
 	case apierrors.IsTooManyRequests(err):
 		u.metrics.failures.WithLabelValues("DisruptionBudget").Inc()
-		u.metrics.upstream.failedEviction(vpa)
+		u.metrics.upstream.failedEviction(vpa, reasonEvictionError)
 		log.Info("Eviction refused by a PodDisruptionBudget", "err", err)
 		return false
 	case err != nil:
 		u.metrics.failures.WithLabelValues("Error").Inc()
-		u.metrics.upstream.failedEviction(vpa)
+		u.metrics.upstream.failedEviction(vpa, reasonEvictionError)
 		log.Error(err, "Evicting pod")
 		return false
 	}
@@ -156,4 +158,17 @@ func (u *Updater) evict(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, p
 		"The VPA updater evicted pod %s to apply the resource recommendation (%s).", pod.Name, reason)
 	log.Info("Evicted pod", "reason", reason)
 	return true
+}
+
+// updatable counts the planned pods their controller's budget lets go
+// before this loop disrupts any: upstream's evictable (or in-place
+// updatable) pods.
+func updatable(plan []planned, budgets map[types.UID]*Budget) int {
+	n := 0
+	for _, c := range plan {
+		if budgets[c.owner].CanDisrupt(c.Pod.Status.Phase == corev1.PodPending) {
+			n++
+		}
+	}
+	return n
 }

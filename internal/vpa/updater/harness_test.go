@@ -350,3 +350,42 @@ func (h *harness) expectResizeSubresource(t *testing.T) {
 	}
 	t.Fatal(fmt.Errorf("kube-apiserver does not serve pods/resize"))
 }
+
+// series returns the value of the gauge or counter name with exactly the
+// given labels, and whether it exists.
+func series(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) (float64, bool) {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range f.GetMetric() {
+			if len(m.GetLabel()) != len(labels) {
+				continue
+			}
+			for _, l := range m.GetLabel() {
+				if v, ok := labels[l.GetName()]; !ok || v != l.GetValue() {
+					continue metrics
+				}
+			}
+			if m.GetGauge() != nil {
+				return m.GetGauge().GetValue(), true
+			}
+			return m.GetCounter().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+// expectSeries fails t unless the series exists with value want.
+func expectSeries(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string, want float64) {
+	t.Helper()
+	if got, ok := series(t, reg, name, labels); !ok || got != want {
+		t.Errorf("%s%v = %v (exists %v), want %v", name, labels, got, ok, want)
+	}
+}

@@ -114,10 +114,12 @@ func (u *Updater) inPlaceOrEvict(ctx context.Context, vpa *vpav1.VerticalPodAuto
 	}
 	if err := u.resize(ctx, pod, c.Processed); err != nil {
 		u.metrics.inPlace.WithLabelValues("Error").Inc()
+		u.metrics.upstream.failedInPlaceUpdate(vpa, reasonInPlaceUpdateError)
 		klog.FromContext(ctx).Info("In-place resize failed; evicting instead", "pod", klog.KObj(pod), "err", err)
 		return u.evict(ctx, vpa, pod, "ResizeFallback")
 	}
 	u.metrics.inPlace.WithLabelValues("Applied").Inc()
+	u.metrics.upstream.inPlaceUpdatedPod(vpa)
 	u.recorder.Eventf(pod, vpa, corev1.EventTypeNormal, "InPlaceResizedByVPA", "Resize",
 		"Pod was resized in place by the VPA updater to apply the resource recommendation.")
 	return true

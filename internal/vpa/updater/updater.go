@@ -126,6 +126,7 @@ func (u *Updater) RunOnce(ctx context.Context) error {
 	u.metrics.upstream.step("AdmissionInit", u.clock.Since(stepStart))
 	if err != nil || !alive {
 		u.metrics.loops.WithLabelValues("SkippedAdmissionNotReady").Inc()
+		u.metrics.upstream.admissionStatusInvalid(err)
 		log.Info("Skipping the loop: the admission webhook's status Lease is missing or stale", "namespace", u.cfg.StatusNamespace, "err", err)
 		return err
 	}
@@ -137,6 +138,7 @@ func (u *Updater) RunOnce(ctx context.Context) error {
 		return err
 	}
 	u.metrics.upstream.observeWork(work)
+	defer u.metrics.upstream.publish()
 	stepStart = u.clock.Now()
 	defer func() { u.metrics.upstream.step("EvictPods", u.clock.Since(stepStart)) }()
 	u.pruneResizing(work)

@@ -62,6 +62,17 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		if got := counter(t, reg, "kscale_vpa_updater_evictions_total", "OutsideRecommendedRange"); got != 2 {
 			t.Errorf("evictions_total{reason=OutsideRecommendedRange} = %v, want 2", got)
 		}
+		// Upstream's families: all 4 pods were evictable before the loop
+		// spent the budget, 2 were evicted, one VPA of 4 pods (log2 2).
+		sized := map[string]string{"vpa_size_log2": "2", "update_mode": "Recreate"}
+		expectSeries(t, reg, "vpa_updater_evictable_pods_total", sized, 4)
+		expectSeries(t, reg, "vpa_updater_vpas_with_evictable_pods_total", sized, 1)
+		expectSeries(t, reg, "vpa_updater_vpas_with_evicted_pods_total", sized, 1)
+		expectSeries(t, reg, "vpa_updater_controlled_pods_total", sized, 4)
+		expectSeries(t, reg, "vpa_updater_evicted_pods_total",
+			map[string]string{"vpa_size_log2": "2", "update_mode": "Recreate", "vpa_name": "web", "vpa_namespace": "budget"}, 2)
+		expectSeries(t, reg, "vpa_updater_in_place_updated_pods_total", map[string]string{"vpa_size_log2": "2", "vpa_name": "web", "vpa_namespace": "budget"}, 0)
+		expectSeries(t, reg, "vpa_updater_in_place_updatable_pods_total", map[string]string{"vpa_size_log2": "2"}, 0)
 		h.waitPods(t, "budget", "web", 2, requestIs("500m"))
 		h.expectEvent(t, "budget", evicted[0].Name, "EvictedByVPA")
 		h.expectEvent(t, "budget", "web", "EvictedPod")
@@ -71,6 +82,10 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		}
 		if n := len(h.terminating(t, "budget", "web")); n != 2 {
 			t.Errorf("after a second loop %d pods are evicted, want still 2", n)
+		}
+		// No eviction this loop: upstream's per-loop gauge has no series.
+		if v, ok := series(t, reg, "vpa_updater_vpas_with_evicted_pods_total", sized); ok {
+			t.Errorf("vpas_with_evicted_pods_total = %v after a loop without evictions, want no series", v)
 		}
 	})
 
@@ -151,6 +166,7 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		if got := counter(t, reg, "kscale_vpa_updater_loops_total", "SkippedAdmissionNotReady"); got != 1 {
 			t.Errorf("loops_total{result=SkippedAdmissionNotReady} = %v, want 1", got)
 		}
+		expectSeries(t, reg, "vpa_updater_admission_controller_status_invalid_total", map[string]string{"reason": "invalid"}, 1)
 		fresh, _ := h.newUpdater(t, "stale", nil)
 		if err := fresh.RunOnce(t.Context()); err != nil {
 			t.Fatal(err)
@@ -200,6 +216,13 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		if got := counter(t, reg, "kscale_vpa_updater_in_place_updates_total", "Applied"); got != 1 {
 			t.Errorf("in_place_updates_total{result=Applied} = %v, want 1 (budget: 1 of 2)", got)
 		}
+		expectSeries(t, reg, "vpa_updater_in_place_updated_pods_total", map[string]string{"vpa_size_log2": "1", "vpa_name": "web", "vpa_namespace": "inplace"}, 1)
+		expectSeries(t, reg, "vpa_updater_in_place_updatable_pods_total", map[string]string{"vpa_size_log2": "1"}, 2)
+		expectSeries(t, reg, "vpa_updater_vpas_with_in_place_updatable_pods_total", map[string]string{"vpa_size_log2": "1"}, 1)
+		expectSeries(t, reg, "vpa_updater_vpas_with_in_place_updated_pods_total", map[string]string{"vpa_size_log2": "1"}, 1)
+		if v, ok := series(t, reg, "vpa_updater_evictable_pods_total", map[string]string{"vpa_size_log2": "1", "update_mode": "InPlaceOrRecreate"}); ok {
+			t.Errorf("evictable_pods_total for an in-place VPA = %v, want no series", v)
+		}
 		h.expectEvent(t, "inplace", resized[0].Name, "InPlaceResizedByVPA")
 	})
 
@@ -216,5 +239,10 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		if got := counter(t, reg, "kscale_vpa_updater_evictions_total", "ResizeFallback"); got != 1 {
 			t.Errorf("evictions_total{reason=ResizeFallback} = %v, want 1", got)
 		}
+		expectSeries(t, reg, "vpa_updater_evicted_pods_total",
+			map[string]string{"vpa_size_log2": "1", "update_mode": "InPlaceOrRecreate", "vpa_name": "web", "vpa_namespace": "fallback"}, 1)
+		expectSeries(t, reg, "vpa_updater_vpas_with_evicted_pods_total", map[string]string{"vpa_size_log2": "1", "update_mode": "InPlaceOrRecreate"}, 1)
+		expectSeries(t, reg, "vpa_updater_failed_in_place_update_attempts_total",
+			map[string]string{"vpa_size_log2": "1", "reason": "InPlaceUpdateError", "vpa_name": "web", "vpa_namespace": "fallback"}, 1)
 	})
 }
