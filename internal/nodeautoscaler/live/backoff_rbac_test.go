@@ -126,4 +126,3 @@ func impersonate(t *testing.T, user string) kubernetes.Interface {
 	}
 	return c
 }
-
