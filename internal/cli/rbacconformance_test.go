@@ -330,7 +330,8 @@ func testCustomMetricsRBAC(t *testing.T, env *testenv.Env) {
 	}
 
 	// The Endpoints the last upstream leader left: kscale must take them over.
-	left := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "gardener-custom-metrics", Namespace: "kube-system"}, //nolint:staticcheck // upstream's object
+	//nolint:staticcheck // core/v1 Endpoints: upstream's object
+	left := &corev1.Endpoints{ObjectMeta: metav1.ObjectMeta{Name: "gardener-custom-metrics", Namespace: "kube-system"},
 		Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.9"}}, Ports: []corev1.EndpointPort{{Port: 6443}}}}}
 	if _, err := env.Client.CoreV1().Endpoints("kube-system").Create(ctx, left, metav1.CreateOptions{}); err != nil { //nolint:staticcheck // see above
 		t.Fatal(err)

@@ -1,3 +1,4 @@
+//nolint:staticcheck // core/v1 Endpoints are deprecated, but upstream writes them and its RBAC grants nothing else.
 package ha
 
 import (
@@ -39,10 +40,10 @@ func (e *Elector) pointsAtSelf(ep *corev1.Endpoints) bool {
 
 // publish makes the Endpoints point at this replica, creating them when absent.
 func (e *Elector) publish(ctx context.Context) error {
-	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace) //nolint:staticcheck // upstream's RBAC grants Endpoints, not EndpointSlices
+	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace)
 	cur, err := api.Get(ctx, e.cfg.ServiceName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		want := &corev1.Endpoints{ //nolint:staticcheck // see above
+		want := &corev1.Endpoints{
 			ObjectMeta: metav1.ObjectMeta{Name: e.cfg.ServiceName, Namespace: e.cfg.Namespace, Labels: map[string]string{AppLabel: e.cfg.ServiceName}},
 			Subsets:    e.desiredSubsets(),
 		}
@@ -73,7 +74,7 @@ func (e *Elector) publish(ctx context.Context) error {
 // update carries the read resourceVersion, so a newer leader's Endpoints
 // are never emptied (the update conflicts and is dropped).
 func (e *Elector) withdraw(ctx context.Context) error {
-	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace) //nolint:staticcheck // see publish
+	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace)
 	cur, err := api.Get(ctx, e.cfg.ServiceName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
