@@ -92,8 +92,10 @@ rules:
 	}
 	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
 		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"},
-		APIServerFlags:         []string{"--audit-policy-file=" + policy, "--audit-log-path=" + log, "--audit-log-format=json"},
-		Users:                  []testenv.User{rbacScraper},
+		APIServerFlags: []string{"--audit-policy-file=" + policy, "--audit-log-path=" + log, "--audit-log-format=json",
+			// The metrics API stand-in is reached through its endpoints.
+			"--enable-aggregator-routing=true"},
+		Users: []testenv.User{rbacScraper},
 	})
 	return &auditedEnv{env: env, log: log}
 }
@@ -213,13 +215,14 @@ func expectStatusEventsWithUID(t *testing.T, env *testenv.Env) {
 // testVPARBAC runs the three VPA components under upstream's
 // ServiceAccounts and roles. The admission controller takes over the
 // webhook configuration an upstream install left; the recommender writes
-// its status to a VPA; the updater evicts a drifted pod and the webhook
+// a recommendation from the metrics API; the updater evicts a drifted pod and the webhook
 // sizes its replacement.
 func testVPARBAC(t *testing.T, env *testenv.Env) {
 	installVPACRDs(t, env)
 	c := vpaTestClient(t, env)
 	applyManifests(t, c, upstreamRBACDir, "vpa-rbac.yaml")
 	leftByUpstream(t, c)
+	serveMetricsAPI(t, env)
 
 	certs := writeWebhookCerts(t)
 	webhookPort := freePort(t)
@@ -284,9 +287,8 @@ func leftByUpstream(t *testing.T, c client.Client) {
 }
 
 // expectRecommenderStatus creates a VPA served by the recommender named
-// rbac and waits for the recommender to write its status. Without a
-// metrics API (none runs here) that status is the condition saying so; the
-// write is the same status patch as a recommendation's.
+// rbac and waits for the recommender to write a recommendation from the
+// usage the metrics API stand-in reports.
 func expectRecommenderStatus(t *testing.T, c client.Client) {
 	t.Helper()
 	vpa := &vpav1.VerticalPodAutoscaler{
@@ -304,9 +306,8 @@ func expectRecommenderStatus(t *testing.T, c client.Client) {
 		if err := c.Get(ctx, client.ObjectKeyFromObject(vpa), vpa); err != nil {
 			return false, err
 		}
-		return slices.ContainsFunc(vpa.Status.Conditions, func(c vpav1.VerticalPodAutoscalerCondition) bool {
-			return c.Type == vpav1.RecommendationProvided
-		}), nil
+		r := vpa.Status.Recommendation
+		return r != nil && len(r.ContainerRecommendations) == 1 && r.ContainerRecommendations[0].ContainerName == "app", nil
 	})
 }
 
