@@ -40,7 +40,7 @@ func TestManifests(t *testing.T) {
 	manifesttest.Create(t, env, objs)
 	denied := []manifesttest.Access{
 		{Verb: "create", Resource: "nodes"},
-		{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
+		{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
 		{Verb: "delete", Resource: "nodes", Name: "ip-10-0-0-1"},
 		{Verb: "update", Resource: "nodes", Subresource: "status", Name: "ip-10-0-0-1"},
 		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
@@ -51,7 +51,7 @@ func TestManifests(t *testing.T) {
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
 	}
 	allowed := []manifesttest.Access{
-		{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
+		{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-backoff"},

@@ -45,7 +45,7 @@ func TestManifests(t *testing.T) {
 		{Verb: "patch", Group: capi, Resource: "machinepools", Subresource: "scale", Namespace: "default", Name: "mp"},
 		{Verb: "patch", Group: capi, Resource: "machines", Namespace: "default", Name: "m"},
 		{Verb: "list", Group: "infrastructure.cluster.x-k8s.io", Resource: "awsmachinetemplates", Namespace: "default"},
-		{Verb: "patch", Resource: "nodes", Name: "n"},
+		{Verb: "update", Resource: "nodes", Name: "n"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "p"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
 	}
@@ -58,6 +58,7 @@ func TestManifests(t *testing.T) {
 		{Verb: "patch", Group: "infrastructure.cluster.x-k8s.io", Resource: "awsmachinetemplates", Namespace: "default", Name: "t"},
 		{Verb: "get", Resource: "secrets", Namespace: "default", Name: "kubeconfig"},
 		{Verb: "create", Resource: "nodes"},
+		{Verb: "patch", Resource: "nodes", Name: "n"},
 		{Verb: "delete", Resource: "nodes", Name: "n"},
 		{Verb: "delete", Resource: "pods", Namespace: "default", Name: "p"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},

@@ -68,7 +68,7 @@ func TestManifests(t *testing.T) {
 	manifesttest.ExpectAccess(t, env, Namespace, "kscale-node-autoscaler", allowedControl, deniedControl)
 	allowedTarget := []manifesttest.Access{
 		{Verb: "list", Resource: "nodes"},
-		{Verb: "patch", Resource: "nodes", Name: "n"},
+		{Verb: "update", Resource: "nodes", Name: "n"},
 		{Verb: "list", Group: "storage.k8s.io", Resource: "csinodes"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "p"},
 		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
@@ -77,6 +77,7 @@ func TestManifests(t *testing.T) {
 	deniedTarget := []manifesttest.Access{
 		{Verb: "list", Group: m, Resource: "machinedeployments", Namespace: Namespace},
 		{Verb: "create", Resource: "nodes"},
+		{Verb: "patch", Resource: "nodes", Name: "n"},
 		{Verb: "delete", Resource: "nodes", Name: "n"},
 		{Verb: "delete", Resource: "pods", Namespace: "default", Name: "p"},
 		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "s"},

@@ -47,6 +47,7 @@ var installCases = []installCase{
 		}, {
 			{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-vpa-webhook-tls"},
 			{Verb: "update", Resource: "secrets", Namespace: "kscale-system", Name: "other"},
+			{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		}},
 		"kscale-vpa-recommender": {{
 			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kscale-system", Name: "vpa-recommender-lease"},
@@ -70,7 +71,7 @@ var installCases = []installCase{
 			{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		}},
 		"kscale-custom-metrics": {{
-			{Verb: "create", Group: "discovery.k8s.io", Resource: "endpointslices", Namespace: "kscale-cm"},
+			{Verb: "create", Resource: "endpoints", Namespace: "kscale-cm"},
 			{Verb: "get", Resource: "configmaps", Namespace: "kube-system", Name: "extension-apiserver-authentication"},
 			{Verb: "create", Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
 		}, {
@@ -88,7 +89,7 @@ var installCases = []installCase{
 	}},
 	{values: "kustomize-aws.yaml", namespace: "kube-system", access: map[string][2][]A{
 		"kscale-node-autoscaler": {{
-			{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
+			{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
 			{Verb: "list", Resource: "nodes"},
 			{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
 			{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
@@ -96,7 +97,7 @@ var installCases = []installCase{
 		}, {
 			{Verb: "create", Resource: "nodes"},
 			{Verb: "delete", Resource: "nodes", Name: "ip-10-0-0-1"},
-			{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
+			{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
 			{Verb: "update", Resource: "nodes", Subresource: "status", Name: "ip-10-0-0-1"},
 			{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
 			{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
@@ -107,13 +108,14 @@ var installCases = []installCase{
 	}},
 	{values: "kustomize-clusterapi.yaml", namespace: "kube-system", access: map[string][2][]A{
 		"kscale-node-autoscaler": {{
-			{Verb: "patch", Resource: "nodes", Name: "node-1"},
+			{Verb: "update", Resource: "nodes", Name: "node-1"},
 			{Verb: "list", Group: "cluster.x-k8s.io", Resource: "machinedeployments"},
 			{Verb: "patch", Group: "cluster.x-k8s.io", Resource: "machinedeployments", Subresource: "scale", Namespace: "default", Name: "md-1"},
 			{Verb: "patch", Group: "cluster.x-k8s.io", Resource: "machines", Namespace: "default", Name: "m-1"},
 			{Verb: "list", Group: "infrastructure.cluster.x-k8s.io", Resource: "dockermachinetemplates"},
 		}, {
 			{Verb: "create", Resource: "nodes"},
+			{Verb: "patch", Resource: "nodes", Name: "node-1"},
 			{Verb: "delete", Resource: "nodes", Name: "node-1"},
 			{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
 			{Verb: "delete", Group: "cluster.x-k8s.io", Resource: "machines", Namespace: "default", Name: "m-1"},

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/custommetrics"
@@ -96,9 +97,9 @@ func (o *customMetricsOptions) addHAFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&h.LeaseDuration, "leader-election-lease-duration", 15*time.Second, "Leader election lease duration.")
 	fs.DurationVar(&h.RenewDeadline, "leader-election-renew-deadline", 10*time.Second, "Leader election renew deadline.")
 	fs.DurationVar(&h.RetryPeriod, "leader-election-retry-period", 2*time.Second, "Leader election retry period.")
-	fs.StringVar(&h.ServiceName, "service-name", "kscale-custom-metrics", "Selector-less Service the leader points at itself; its EndpointSlice has the same name.")
-	fs.StringVar(&h.Address, "access-ip", os.Getenv("POD_IP"), "This replica's IP as written into the EndpointSlice (env POD_IP).")
-	fs.Int32Var(&h.Port, "access-port", provider.DefaultSecurePort, "Port written into the EndpointSlice; the --secure-port the API is served on.")
+	fs.StringVar(&h.ServiceName, "service-name", "gardener-custom-metrics", "Selector-less Service the leader points at itself by writing its core/v1 Endpoints (upstream's name by default).")
+	fs.StringVar(&h.Address, "access-ip", os.Getenv("POD_IP"), "This replica's IP as written into the Endpoints (env POD_IP).")
+	fs.Int32Var(&h.Port, "access-port", provider.DefaultSecurePort, "Port written into the Endpoints; the --secure-port the API is served on.")
 	fs.StringVar(&h.PortName, "access-port-name", "", "Name of the Service port; empty for an unnamed port.")
 }
 
@@ -213,6 +214,9 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The leader re-reads the core/v1 Endpoints every 10s, and the API
+	// server warns that they are deprecated on every request: say it once.
+	restCfg.WarningHandler = rest.NewWarningWriter(os.Stderr, rest.WarningWriterOptions{Deduplicate: true})
 	client, err := kubernetes.NewForConfig(restCfg)
 	if err != nil {
 		return fmt.Errorf("building clientset: %w", err)

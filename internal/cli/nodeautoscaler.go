@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"golang.org/x/sync/errgroup"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -218,8 +219,14 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
 	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health, trigger <-chan struct{}) (*live.Runner, error) {
 	clk := clock.RealClock{}
+	var status *live.StatusWriter
+	var statusUID func() types.UID
+	if o.opts.WriteStatusConfigMap {
+		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
+		statusUID = status.UID
+	}
 	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace,
-		StatusConfigMapName: o.statusName, Clock: clk, DedupWindow: o.dedupWindow()})
+		StatusConfigMapName: o.statusName, StatusUID: statusUID, Clock: clk, DedupWindow: o.dedupWindow()})
 	if err != nil {
 		return nil, err
 	}
@@ -237,10 +244,6 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	}
 	if err := backoffs.Restore(ctx, loop); err != nil {
 		return nil, err
-	}
-	var status *live.StatusWriter
-	if o.opts.WriteStatusConfigMap {
-		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
 	}
 	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
 		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}

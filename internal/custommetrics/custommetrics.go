@@ -52,7 +52,7 @@ type Config struct {
 	MetricNames []string
 	// LeaderElection turns on active/passive HA; HA configures it.
 	LeaderElection bool
-	// HA configures leader election and the EndpointSlice.
+	// HA configures leader election and the Service's Endpoints.
 	HA ha.Config
 	// Clock tells the time for the stale-targets gauge; default the real clock.
 	Clock clock.PassiveClock

@@ -165,11 +165,11 @@ securityContext:
   {{- toYaml .root.Values.containerSecurityContext | nindent 2 }}
 {{- end }}
 
-{{/* The liveness probe on the metrics port's /healthz. */}}
+{{/* The liveness probe on the metrics port's /health-check, the path upstream's manifests probe. */}}
 {{- define "kscale.livenessProbe" -}}
 livenessProbe:
   httpGet:
-    path: /healthz
+    path: /health-check
     port: metrics
   periodSeconds: 30
   failureThreshold: 3

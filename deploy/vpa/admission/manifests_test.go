@@ -24,7 +24,6 @@ func TestManifests(t *testing.T) {
 		{Verb: "get", Resource: "replicationcontrollers", Namespace: "team-a", Name: "old"},
 		{Verb: "get", Group: "example.com", Resource: "widgets", Subresource: "scale", Namespace: "team-a", Name: "w"},
 		{Verb: "create", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations"},
-		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "get", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "patch", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "create", Resource: "secrets", Namespace: "kube-system"},
@@ -35,6 +34,7 @@ func TestManifests(t *testing.T) {
 	}
 	denied := []manifesttest.Access{
 		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "another-webhook"},
+		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "delete", Group: "admissionregistration.k8s.io", Resource: "mutatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "update", Group: "admissionregistration.k8s.io", Resource: "validatingwebhookconfigurations", Name: "vpa-webhook-config"},
 		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "team-a", Name: "web-1"},

@@ -27,19 +27,19 @@ func IsLeadershipLost(err error) bool { return errors.Is(err, ErrLeadershipLost)
 
 // Config configures an Elector.
 type Config struct {
-	// Client writes the Lease and the EndpointSlice.
+	// Client writes the Lease and the Endpoints.
 	Client kubernetes.Interface
-	// Namespace holds the Service and the EndpointSlice.
+	// Namespace holds the Service and its Endpoints.
 	Namespace string
 	// LeaseNamespace holds the Lease; default Namespace.
 	LeaseNamespace string
 	// LeaseName is the Lease's name; default gardener-custom-metrics-leader-election.
 	LeaseName string
-	// ServiceName is the selector-less Service; the slice has the same name. Default kscale-custom-metrics.
+	// ServiceName is the selector-less Service; its Endpoints have the same name. Default gardener-custom-metrics, upstream's.
 	ServiceName string
 	// Identity identifies this replica in the Lease; default hostname plus a random suffix.
 	Identity string
-	// Address is this replica's IP as published in the slice.
+	// Address is this replica's IP as published in the Endpoints.
 	Address string
 	// Port is the published port; default 6443.
 	Port int32
@@ -47,9 +47,9 @@ type Config struct {
 	PortName string
 	// LeaseDuration, RenewDeadline and RetryPeriod are the election timings; default 15s, 10s, 2s.
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
-	// ReassertPeriod is how often the leader re-checks its slice; default 10s.
+	// ReassertPeriod is how often the leader re-checks its Endpoints; default 10s.
 	ReassertPeriod time.Duration
-	// Clock paces the slice re-checks; default the real clock.
+	// Clock paces the Endpoints re-checks; default the real clock.
 	Clock clock.Clock
 }
 
@@ -62,7 +62,7 @@ func (c *Config) Default() {
 		c.LeaseName = "gardener-custom-metrics-leader-election"
 	}
 	if c.ServiceName == "" {
-		c.ServiceName = "kscale-custom-metrics"
+		c.ServiceName = "gardener-custom-metrics"
 	}
 	if c.Identity == "" {
 		host, _ := os.Hostname()
@@ -119,7 +119,7 @@ func New(cfg Config) (*Elector, error) {
 }
 
 // Run competes for the Lease until ctx ends. While leading it runs lead and
-// keeps the EndpointSlice pointing here. It returns nil after a graceful
+// keeps the Endpoints pointing here. It returns nil after a graceful
 // stop, ErrLeadershipLost when the Lease was lost, or lead's error.
 func (e *Elector) Run(ctx context.Context, lead func(context.Context) error) error {
 	electCtx, cancelElect := context.WithCancel(context.WithoutCancel(ctx))
@@ -166,8 +166,8 @@ func (e *Elector) Run(ctx context.Context, lead func(context.Context) error) err
 	return result
 }
 
-// lead runs the leading work and the slice keeper until the Lease is lost
-// (lctx) or the process stops (ctx), then withdraws the slice if it is still ours.
+// lead runs the leading work and the Endpoints keeper until the Lease is lost
+// (lctx) or the process stops (ctx), then withdraws the Endpoints if they are still ours.
 func (e *Elector) lead(ctx, lctx context.Context, work func(context.Context) error) error {
 	log := klog.FromContext(ctx).WithValues("identity", e.cfg.Identity)
 	log.Info("Became leader")
@@ -176,14 +176,14 @@ func (e *Elector) lead(ctx, lctx context.Context, work func(context.Context) err
 	defer stop()
 	errs := make(chan error, 2)
 	go func() { errs <- work(workCtx) }()
-	go func() { e.keepSlice(workCtx); errs <- nil }()
+	go func() { e.keepEndpoints(workCtx); errs <- nil }()
 	first := <-errs
 	cancel()
 	second := <-errs
 	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer wcancel()
 	if err := e.withdraw(wctx); err != nil {
-		log.Error(err, "Withdrawing EndpointSlice failed")
+		log.Error(err, "Withdrawing the Endpoints failed")
 	}
 	switch {
 	case ctx.Err() != nil:
@@ -194,9 +194,9 @@ func (e *Elector) lead(ctx, lctx context.Context, work func(context.Context) err
 	return errors.Join(first, second)
 }
 
-// keepSlice publishes the slice and re-checks it until ctx ends, retrying
+// keepEndpoints publishes the Endpoints and re-checks them until ctx ends, retrying
 // failures with exponential backoff.
-func (e *Elector) keepSlice(ctx context.Context) {
+func (e *Elector) keepEndpoints(ctx context.Context) {
 	log := klog.FromContext(ctx)
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 64, Cap: e.cfg.ReassertPeriod}
 	for {
@@ -205,7 +205,7 @@ func (e *Elector) keepSlice(ctx context.Context) {
 			return
 		}
 		if err := e.publish(ctx); err != nil {
-			log.Error(err, "Publishing EndpointSlice failed")
+			log.Error(err, "Publishing the Endpoints failed")
 			delay = backoff.Step()
 		} else {
 			backoff = wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 64, Cap: e.cfg.ReassertPeriod}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	discoveryv1 "k8s.io/api/discovery/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -19,7 +19,7 @@ import (
 
 const ns = "kube-system"
 
-func TestEndpointSliceAndElection(t *testing.T) {
+func TestEndpointsAndElection(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
 	ctx := t.Context()
 	newElector := func(t *testing.T, id, ip string) *Elector {
@@ -32,10 +32,10 @@ func TestEndpointSliceAndElection(t *testing.T) {
 		return e
 	}
 	a, b := newElector(t, "a", "10.0.0.1"), newElector(t, "b", "10.0.0.2")
-	slices := env.Client.DiscoveryV1().EndpointSlices(ns)
+	endpoints := env.Client.CoreV1().Endpoints(ns) //nolint:staticcheck // the Endpoints the elector writes
 	addresses := func(t *testing.T) []string {
 		t.Helper()
-		s, err := slices.Get(ctx, "cm", metav1.GetOptions{})
+		ep, err := endpoints.Get(ctx, "cm", metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -43,8 +43,10 @@ func TestEndpointSliceAndElection(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, e := range s.Endpoints {
-			out = append(out, e.Addresses...)
+		for _, s := range ep.Subsets {
+			for _, a := range s.Addresses {
+				out = append(out, a.IP)
+			}
 		}
 		return out
 	}
@@ -53,22 +55,21 @@ func TestEndpointSliceAndElection(t *testing.T) {
 		if err := a.publish(ctx); err != nil {
 			t.Fatal(err)
 		}
-		s, err := slices.Get(ctx, "cm", metav1.GetOptions{})
+		ep, err := endpoints.Get(ctx, "cm", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := addresses(t); len(got) != 1 || got[0] != "10.0.0.1" {
 			t.Fatalf("addresses = %v", got)
 		}
-		if s.Labels[discoveryv1.LabelServiceName] != "cm" || s.Labels[discoveryv1.LabelManagedBy] != ManagedBy ||
-			len(s.Ports) != 1 || *s.Ports[0].Port != 6443 || *s.Ports[0].Name != "" || s.AddressType != discoveryv1.AddressTypeIPv4 {
-			t.Fatalf("slice = %+v", s)
+		if ep.Labels[AppLabel] != "cm" || len(ep.Subsets[0].Ports) != 1 || ep.Subsets[0].Ports[0].Port != 6443 || ep.Subsets[0].Ports[0].Name != "" {
+			t.Fatalf("endpoints = %+v", ep)
 		}
 	})
-	t.Run("publish repairs a slice listing two addresses", func(t *testing.T) {
-		s, _ := slices.Get(ctx, "cm", metav1.GetOptions{})
-		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{"10.0.0.9"}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(true)}})
-		if _, err := slices.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+	t.Run("publish repairs Endpoints listing two addresses", func(t *testing.T) {
+		ep, _ := endpoints.Get(ctx, "cm", metav1.GetOptions{})
+		ep.Subsets[0].Addresses = append(ep.Subsets[0].Addresses, corev1.EndpointAddress{IP: "10.0.0.9"})
+		if _, err := endpoints.Update(ctx, ep, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := a.publish(ctx); err != nil {
@@ -78,7 +79,7 @@ func TestEndpointSliceAndElection(t *testing.T) {
 			t.Fatalf("addresses = %v, want only 10.0.0.1", got)
 		}
 	})
-	t.Run("withdraw keeps another replica's slice", func(t *testing.T) {
+	t.Run("withdraw keeps another replica's Endpoints", func(t *testing.T) {
 		if err := b.publish(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +93,7 @@ func TestEndpointSliceAndElection(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := addresses(t); got != nil {
-			t.Fatalf("addresses after b's withdraw = %v, want the slice gone", got)
+			t.Fatalf("addresses after b's withdraw = %v, want them emptied", got)
 		}
 	})
 	t.Run("graceful stop withdraws, then releases the lease", func(t *testing.T) {
@@ -103,7 +104,7 @@ func TestEndpointSliceAndElection(t *testing.T) {
 			done <- a.Run(rctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })
 		}()
 		<-leading
-		testkube.Poll(t, ctx, 10*time.Second, "a's slice", func(context.Context) (bool, error) {
+		testkube.Poll(t, ctx, 10*time.Second, "a's Endpoints", func(context.Context) (bool, error) {
 			got := addresses(t)
 			return len(got) == 1 && got[0] == "10.0.0.1", nil
 		})

@@ -2,7 +2,6 @@ package actuation
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -10,13 +9,12 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 )
 
 // Kube is the Cluster of a live cluster, through client-go. It needs RBAC
-// to get and patch nodes, get pods and create pods/eviction.
+// to get and update nodes, get pods and create pods/eviction.
 type Kube struct {
 	client kubernetes.Interface
 }
@@ -58,10 +56,10 @@ func (k *Kube) RemoveTaints(ctx context.Context, node string, keys ...string) er
 }
 
 // updateNode applies change to the taints of a fresh copy of the node and,
-// when change reports a difference, writes them with a merge patch that
-// carries the read resourceVersion: only spec.taints is sent, and a node
-// changed in between makes the patch conflict and the change be retried on
-// the new version.
+// when change reports a difference, writes the node back with an update,
+// as upstream does (its RBAC grants get and update on nodes, not patch).
+// The update carries the read resourceVersion, so a node changed in
+// between makes it conflict and the change be retried on the new version.
 func (k *Kube) updateNode(ctx context.Context, name string, change func(*corev1.Node) bool) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n, err := k.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -71,28 +69,9 @@ func (k *Kube) updateNode(ctx context.Context, name string, change func(*corev1.
 		if !change(n) {
 			return nil
 		}
-		patch, err := json.Marshal(taintPatch{Metadata: taintPatchMeta{ResourceVersion: n.ResourceVersion}, Spec: taintPatchSpec{Taints: n.Spec.Taints}})
-		if err != nil {
-			return fmt.Errorf("encoding taint patch: %w", err)
-		}
-		_, err = k.client.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		_, err = k.client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 		return err
 	})
-}
-
-// taintPatch is the merge patch that replaces a node's taints at a given
-// resourceVersion; an empty list is sent as [] so the taints are cleared.
-type taintPatch struct {
-	Metadata taintPatchMeta `json:"metadata"`
-	Spec     taintPatchSpec `json:"spec"`
-}
-
-type taintPatchMeta struct {
-	ResourceVersion string `json:"resourceVersion"`
-}
-
-type taintPatchSpec struct {
-	Taints []corev1.Taint `json:"taints"`
 }
 
 // EvictPod implements Cluster with a policy/v1 Eviction carrying a UID

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -69,9 +71,16 @@ func ParseBackoff(data []byte) (backoff.State, error) {
 
 // BackoffStore keeps the backoff in the cluster-autoscaler-backoff
 // ConfigMap; it implements nodeautoscaler.BackoffStore.
+//
+// Upstream's RBAC does not name that ConfigMap (its Roles grant get and
+// update on the status ConfigMap only), so a 403 on reading or writing it
+// turns persistence off: one warning is logged and the backoff lives in
+// memory only, as upstream's does.
 type BackoffStore struct {
 	store     *cmstore.Store
 	namespace string
+	// off is set once the API server refused access to the ConfigMap.
+	off atomic.Bool
 }
 
 var _ nodeautoscaler.BackoffStore = (*BackoffStore)(nil)
@@ -98,20 +107,45 @@ func EncodeBackoff(s backoff.State) ([]byte, error) {
 
 // SaveBackoff writes s unless it equals what was last read or written.
 func (b *BackoffStore) SaveBackoff(ctx context.Context, s backoff.State) error {
+	if b.off.Load() {
+		return nil
+	}
 	data, err := EncodeBackoff(s)
 	if err != nil {
 		return err
 	}
-	return b.store.Save(ctx, data)
+	err = b.store.Save(ctx, data)
+	if apierrors.IsForbidden(err) {
+		b.turnOff(ctx, err)
+		return nil
+	}
+	return err
+}
+
+// Persistent reports whether the backoff is still kept in the ConfigMap,
+// false once the API server refused access to it.
+func (b *BackoffStore) Persistent() bool { return !b.off.Load() }
+
+// turnOff stops persisting after a 403 and says so once.
+func (b *BackoffStore) turnOff(ctx context.Context, err error) {
+	if b.off.Swap(true) {
+		return
+	}
+	klog.FromContext(ctx).Info("Warning: backoff persistence is off; the backoff is kept in memory only and forgotten on restart. "+
+		"Grant get and update on this ConfigMap to keep it", "configMap", klog.KRef(b.namespace, BackoffConfigMapName), "err", err.Error())
 }
 
 // Restore reads the persisted backoff into loop. A document that cannot be
 // read as backoff is reported in the log and left to be replaced by the
 // next save: refusing to run would stop all autoscaling, while a lost
-// backoff only means a group is tried again. Failing to reach the API
-// server is an error.
+// backoff only means a group is tried again. A 403 turns persistence off
+// (see BackoffStore). Failing to reach the API server is an error.
 func (b *BackoffStore) Restore(ctx context.Context, loop BackoffRestorer) error {
 	data, found, err := b.store.Load(ctx)
+	if apierrors.IsForbidden(err) {
+		b.turnOff(ctx, err)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("restoring backoff: %w", err)
 	}

@@ -62,6 +62,10 @@ type RecorderConfig struct {
 	// StatusConfigMapName names that ConfigMap (--status-config-map-name);
 	// default StatusConfigMapName.
 	StatusConfigMapName string
+	// StatusUID returns the UID of that ConfigMap as last written
+	// (StatusWriter.UID), which its events carry as upstream's do; nil or
+	// "" leaves the UID out (no status ConfigMap is written).
+	StatusUID func() types.UID
 	// Clock times the deduplication.
 	Clock clock.PassiveClock
 	// DedupWindow suppresses an identical event on the same object within
@@ -202,6 +206,9 @@ func podList(refs []nodeautoscaler.PodRef) string {
 func (r *Recorder) statusEvent(typ, reason, msg string) {
 	if r.fresh(types.UID("status/"+reason), reason, msg) {
 		ref := &corev1.ObjectReference{APIVersion: "v1", Kind: "ConfigMap", Namespace: r.cfg.Namespace, Name: r.cfg.StatusConfigMapName}
+		if r.cfg.StatusUID != nil {
+			ref.UID = r.cfg.StatusUID()
+		}
 		r.cfg.Events.Event(ref, typ, reason, msg)
 	}
 }

@@ -119,6 +119,10 @@ func (r *Runner) Run(ctx context.Context) error {
 		return err
 	}
 	log.Info("Caches synced, starting the loop", "scanInterval", r.cfg.ScanInterval)
+	// As upstream, the status ConfigMap says Initializing before the first
+	// loop, so that the events of that loop refer to an existing object
+	// (and carry its UID).
+	r.writeStatus(ctx, r.cfg.Clock.Now(), "")
 	r.cfg.Health.StartMonitoring()
 	defer r.cfg.Health.StopMonitoring()
 	for {
@@ -185,6 +189,12 @@ func (r *Runner) Once(ctx context.Context) time.Time {
 	if view != nil {
 		r.metrics.observeState(view, r.cfg.Loop.State())
 	}
+	r.writeStatus(ctx, start, msg)
+}
+
+// writeStatus writes the status ConfigMap, if enabled, for the loop that
+// started at start.
+func (r *Runner) writeStatus(ctx context.Context, start time.Time, msg string) {
 	if r.cfg.Status == nil {
 		return start
 	}

@@ -3,11 +3,13 @@ package live
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
@@ -153,6 +155,9 @@ type StatusWriter struct {
 	namespace   string
 	name        string
 	transitions map[string]transition
+	// uid is the UID of the ConfigMap last written, for the events that
+	// refer to it.
+	uid atomic.Value
 }
 
 type transition struct {
@@ -184,9 +189,11 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	if apierrors.IsNotFound(err) {
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: w.namespace, Annotations: ann},
 			Data: map[string]string{StatusConfigMapKey: string(data)}}
-		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		created, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+		if err != nil {
 			return fmt.Errorf("creating status ConfigMap: %w", err)
 		}
+		w.uid.Store(created.UID)
 		return nil
 	}
 	if err != nil {
@@ -197,10 +204,21 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	}
 	cm.Annotations[LastUpdatedAnnotation] = ann[LastUpdatedAnnotation]
 	cm.Data = map[string]string{StatusConfigMapKey: string(data)}
-	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("updating status ConfigMap: %w", err)
 	}
+	w.uid.Store(updated.UID)
 	return nil
+}
+
+// UID returns the UID of the ConfigMap as last written, "" before the
+// first write. Upstream records its status events against the object its
+// last write returned, so they carry this UID; it is safe to call
+// concurrently with Write.
+func (w *StatusWriter) UID() types.UID {
+	uid, _ := w.uid.Load().(types.UID)
+	return uid
 }
 
 // StatusInput is what one loop knows for the status document.

@@ -72,9 +72,12 @@ func namespaceSelector(cfg Config) *metav1.LabelSelector {
 }
 
 // Register creates the MutatingWebhookConfiguration with caBundle, or
-// updates the existing one of the same name in place. Updating (rather than
-// deleting and re-creating, as upstream does) lets several replicas
-// register at start-up without a window in which no webhook is configured.
+// rewrites the existing one of the same name in place with a JSON merge
+// patch (its webhooks list replaced, its labels merged). Patching rather
+// than deleting and re-creating, as upstream does, lets several replicas
+// register at start-up without a window in which no webhook is configured;
+// like upstream's, it needs only the create, get and patch verbs that
+// upstream's RBAC grants (no update).
 func Register(ctx context.Context, c client.Client, cfg Config, caBundle []byte) error {
 	want := WebhookConfiguration(cfg, caBundle)
 	have := &admissionregistrationv1.MutatingWebhookConfiguration{}
@@ -88,15 +91,16 @@ func Register(ctx context.Context, c client.Client, cfg Config, caBundle []byte)
 	case err != nil:
 		return fmt.Errorf("reading the webhook configuration %s: %w", want.Name, err)
 	}
-	have.Webhooks = want.Webhooks
-	for k, v := range want.Labels {
-		if have.Labels == nil {
-			have.Labels = map[string]string{}
-		}
-		have.Labels[k] = v
+	fields := map[string]any{"webhooks": want.Webhooks}
+	if len(want.Labels) > 0 { // a null would delete the others' labels
+		fields["metadata"] = map[string]any{"labels": want.Labels}
 	}
-	if err := c.Update(ctx, have); err != nil {
-		return fmt.Errorf("updating the webhook configuration %s: %w", want.Name, err)
+	patch, err := json.Marshal(fields)
+	if err != nil {
+		return fmt.Errorf("encoding the webhook configuration patch: %w", err)
+	}
+	if err := c.Patch(ctx, have, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("patching the webhook configuration %s: %w", want.Name, err)
 	}
 	return nil
 }
