@@ -190,13 +190,14 @@ func (r *Runner) Once(ctx context.Context) time.Time {
 		r.metrics.observeState(view, r.cfg.Loop.State())
 	}
 	r.writeStatus(ctx, start, msg)
+	return start
 }
 
 // writeStatus writes the status ConfigMap, if enabled, for the loop that
 // started at start.
 func (r *Runner) writeStatus(ctx context.Context, start time.Time, msg string) {
 	if r.cfg.Status == nil {
-		return start
+		return
 	}
 	in := StatusInput{Now: start, Running: r.running, Message: msg, Groups: r.cfg.Loop.State()}
 	if r.cfg.ScaleDown != nil {
@@ -206,5 +207,4 @@ func (r *Runner) writeStatus(ctx context.Context, start time.Time, msg string) {
 	if err := r.cfg.Status.Write(ctx, doc, start); err != nil {
 		klog.FromContext(ctx).Info("Writing status ConfigMap failed", "err", err.Error())
 	}
-	return start
 }
