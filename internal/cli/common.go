@@ -17,6 +17,8 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json, as upstream components register it
 	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // commonSpec is what differs between components in the flags every
@@ -186,20 +188,15 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 	return logr.NewContext(ctx, logger), nil
 }
 
-// vpaGates are the upstream VPA feature gates (VPA 1.8.1
-// pkg/features/features.go), all alpha and off by default.
-var vpaGates = map[featuregate.Feature]featuregate.FeatureSpec{
-	"InPlace":         {Default: false, PreRelease: featuregate.Alpha},
-	"CPUStartupBoost": {Default: false, PreRelease: featuregate.Alpha},
-	"PerVPAConfig":    {Default: false, PreRelease: featuregate.Alpha},
-}
-
 // vpaCommonSpec is the shared-flag spec of the three VPA components:
-// upstream's -v default 4 and its feature gates.
-var vpaCommonSpec = commonSpec{verbosity: 4, gates: vpaGates, unsupportedGates: vpaUnsupportedGates}
+// upstream's -v default 4 and its feature gates (internal/vpa/features).
+var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs(), unsupportedGates: vpaUnsupportedGates}
 
 // vpaUnsupportedGates are the VPA gates kscale cannot honour yet.
-var vpaUnsupportedGates = []featuregate.Feature{"CPUStartupBoost", "InPlace", "PerVPAConfig"}
+var vpaUnsupportedGates = []featuregate.Feature{features.CPUStartupBoost, features.PerVPAConfig}
+
+// vpaGates returns the VPA feature gates the command line turned on.
+func (c *commonFlags) vpaGates() features.Gates { return features.FromGate(c.gate) }
 
 // withCommonFlags gives a command that is not a long-running component
 // (simulate, snapshot) the logging and feature-gate flags: they are

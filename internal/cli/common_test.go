@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // componentCommands builds every component command, by name.
@@ -95,6 +98,46 @@ func TestVPAFeatureGates(t *testing.T) {
 		var usage *UsageError
 		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "PerVPAConfig") {
 			t.Errorf("%s with PerVPAConfig=true: error %v, want a usage error naming the gate", name, err)
+		}
+	}
+}
+
+// TestVPAFeatureGatesReachTheComponents checks that a gate turned on by
+// --feature-gates reaches the configuration of the components that honour
+// it, and that the default leaves it off.
+func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
+	updater, admission := &vpaUpdaterOptions{}, &vpaAdmissionOptions{}
+	dir := t.TempDir()
+	for _, f := range []string{"c", "k", "ca"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		opts component
+		args []string
+		got  func() features.Gates
+	}{
+		{"vpa-updater", updater, nil, func() features.Gates { return updater.cfg.Features }},
+		{"vpa-admission", admission, []string{"--tls-cert-file=" + filepath.Join(dir, "c"), "--tls-private-key=" + filepath.Join(dir, "k"), "--client-ca-file=" + filepath.Join(dir, "ca")}, func() features.Gates { return admission.cfg.Features }},
+	}
+	for _, tc := range tests {
+		for _, on := range []bool{false, true} {
+			cmd := newComponentCommand(tc.name, "", tc.opts, vpaCommonSpec)
+			args := tc.args
+			if on {
+				args = append(slices.Clone(args), "--feature-gates=InPlace=true")
+			}
+			if err := cmd.ParseFlags(args); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if err := cmd.PreRunE(cmd, nil); err != nil {
+				t.Fatalf("%s %v: %v", tc.name, args, err)
+			}
+			if got := tc.got(); got != (features.Gates{InPlace: on}) {
+				t.Errorf("%s %v: gates %+v, want InPlace=%v only", tc.name, args, got, on)
+			}
 		}
 	}
 }

@@ -90,6 +90,7 @@ func (o *vpaAdmissionOptions) complete() error {
 		return err
 	}
 	o.cfg.ServicePort = 443
+	o.cfg.Features = o.cmn.vpaGates()
 	o.cfg.Namespace = o.client.namespace
 	if o.cfg.StatusLeaseNamespace == "" {
 		o.cfg.StatusLeaseNamespace = o.client.namespace

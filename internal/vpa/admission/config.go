@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // Defaults of the admission webhook settings, equal to upstream VPA.
@@ -77,6 +79,8 @@ type Config struct {
 	VPAObjectNamespace string
 	// StatusLeaseInterval is how often the status Lease is renewed; --status-lease-update-interval.
 	StatusLeaseInterval time.Duration
+	// Features are the VPA feature gates that are on; --feature-gates.
+	Features features.Gates
 }
 
 // DefaultConfig returns a Config with the upstream defaults.

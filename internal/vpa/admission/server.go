@@ -80,7 +80,7 @@ func New(cfg Config, deps Deps) (*Server, error) {
 	}
 	h := &Handler{
 		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver}, reader: deps.Client, metrics: m},
-		vpas: &vpaReviewer{metrics: m},
+		vpas: &vpaReviewer{metrics: m, gates: cfg.Features},
 		m:    m.upstream,
 	}
 	return &Server{cfg: cfg, deps: deps, handler: h, certs: certs}, nil

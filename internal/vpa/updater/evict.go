@@ -27,30 +27,37 @@ type planned struct {
 // example by a PodDisruptionBudget) are logged and counted; only a
 // cancelled context stops the loop. It returns the number of candidates.
 func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
-	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
 	budgets, plan := u.plan(ctx, w)
+	inPlace := resizesInPlace(UpdateMode(w.vpa))
 	for _, c := range plan {
-		pending := c.Pod.Status.Phase == corev1.PodPending
-		budget := budgets[c.owner]
-		bypass := u.cfg.InPlaceSkipDisruptionBudget && UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate && noRestartResize(c.Pod)
-		if !bypass && !budget.CanDisrupt(pending) {
-			log.V(1).Info("Eviction budget exhausted", "pod", klog.KObj(c.Pod))
-			continue
-		}
-		if err := u.limiter.Wait(ctx); err != nil {
-			return len(plan), err
-		}
-		var done bool
-		if UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate {
-			done = u.inPlaceOrEvict(ctx, w.vpa, c.Candidate)
+		var err error
+		if inPlace {
+			err = u.updateInPlace(ctx, w.vpa, c.Candidate, budgets[c.owner])
 		} else {
-			done = u.evict(ctx, w.vpa, c.Pod, c.Priority.Reason())
+			err = u.evictWithin(ctx, w.vpa, c.Pod, budgets[c.owner], c.Priority.Reason())
 		}
-		if done {
-			budget.Disrupted(pending)
+		if err != nil {
+			return len(plan), err
 		}
 	}
 	return len(plan), nil
+}
+
+// evictWithin evicts the pod when its group's budget allows, after the
+// eviction rate limiter. Only a cancelled context is returned as an error.
+func (u *Updater) evictWithin(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, pod *corev1.Pod, budget *Budget, reason string) error {
+	pending := pod.Status.Phase == corev1.PodPending
+	if !budget.CanDisrupt(pending) {
+		klog.FromContext(ctx).V(1).Info("Eviction budget exhausted", "vpa", klog.KObj(vpa), "pod", klog.KObj(pod))
+		return nil
+	}
+	if err := u.limiter.Wait(ctx); err != nil {
+		return err
+	}
+	if u.evict(ctx, vpa, pod, reason) {
+		budget.Disrupted(pending)
+	}
+	return nil
 }
 
 // plan builds each group's budget and the VPA's sorted candidate list.
