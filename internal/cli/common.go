@@ -193,7 +193,7 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs(), unsupportedGates: vpaUnsupportedGates}
 
 // vpaUnsupportedGates are the VPA gates kscale cannot honour yet.
-var vpaUnsupportedGates = []featuregate.Feature{features.CPUStartupBoost, features.PerVPAConfig}
+var vpaUnsupportedGates = []featuregate.Feature{features.CPUStartupBoost}
 
 // vpaGates returns the VPA feature gates the command line turned on.
 func (c *commonFlags) vpaGates() features.Gates { return features.FromGate(c.gate) }

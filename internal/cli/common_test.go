@@ -91,13 +91,13 @@ func TestVPAFeatureGates(t *testing.T) {
 		if err := cmd.ParseFlags([]string{"--feature-gates=InPlace=false,CPUStartupBoost=false,PerVPAConfig=false"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := cmd.ParseFlags([]string{"--feature-gates=PerVPAConfig=true"}); err != nil {
+		if err := cmd.ParseFlags([]string{"--feature-gates=CPUStartupBoost=true"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		err := cmd.PreRunE(cmd, nil)
 		var usage *UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "PerVPAConfig") {
-			t.Errorf("%s with PerVPAConfig=true: error %v, want a usage error naming the gate", name, err)
+		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "CPUStartupBoost") {
+			t.Errorf("%s with CPUStartupBoost=true: error %v, want a usage error naming the gate", name, err)
 		}
 	}
 }
@@ -106,7 +106,7 @@ func TestVPAFeatureGates(t *testing.T) {
 // --feature-gates reaches the configuration of the components that honour
 // it, and that the default leaves it off.
 func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
-	updater, admission := &vpaUpdaterOptions{}, &vpaAdmissionOptions{}
+	updater, admission, rec := &vpaUpdaterOptions{}, &vpaAdmissionOptions{}, &vpaRecommenderOptions{}
 	dir := t.TempDir()
 	for _, f := range []string{"c", "k", "ca"} {
 		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
@@ -121,13 +121,14 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 	}{
 		{"vpa-updater", updater, nil, func() features.Gates { return updater.cfg.Features }},
 		{"vpa-admission", admission, []string{"--tls-cert-file=" + filepath.Join(dir, "c"), "--tls-private-key=" + filepath.Join(dir, "k"), "--client-ca-file=" + filepath.Join(dir, "ca")}, func() features.Gates { return admission.cfg.Features }},
+		{"vpa-recommender", rec, nil, func() features.Gates { return rec.cfg.Features }},
 	}
 	for _, tc := range tests {
 		for _, on := range []bool{false, true} {
 			cmd := newComponentCommand(tc.name, "", tc.opts, vpaCommonSpec)
 			args := tc.args
 			if on {
-				args = append(slices.Clone(args), "--feature-gates=InPlace=true")
+				args = append(slices.Clone(args), "--feature-gates=InPlace=true,PerVPAConfig=true")
 			}
 			if err := cmd.ParseFlags(args); err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
@@ -135,8 +136,8 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 			if err := cmd.PreRunE(cmd, nil); err != nil {
 				t.Fatalf("%s %v: %v", tc.name, args, err)
 			}
-			if got := tc.got(); got != (features.Gates{InPlace: on}) {
-				t.Errorf("%s %v: gates %+v, want InPlace=%v only", tc.name, args, got, on)
+			if got := tc.got(); got != (features.Gates{InPlace: on, PerVPAConfig: on}) {
+				t.Errorf("%s %v: gates %+v, want InPlace and PerVPAConfig %v, CPUStartupBoost off", tc.name, args, got, on)
 			}
 		}
 	}

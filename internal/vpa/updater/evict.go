@@ -98,8 +98,9 @@ func (u *Updater) assess(w *vpaWork, pod *corev1.Pod, now time.Time) (Candidate,
 	if len(processed.Containers) == 0 {
 		return Candidate{}, false
 	}
-	p := Assess(pod, processed, now, u.cfg.Thresholds)
-	if !p.ShouldUpdate(u.cfg.Thresholds) {
+	th := VPAThresholds(w.vpa, u.cfg.Thresholds, u.cfg.Features)
+	p := Assess(pod, processed, now, th)
+	if !p.ShouldUpdate(th) {
 		return Candidate{}, false
 	}
 	var reqs []*vpav1.EvictionRequirement
