@@ -16,8 +16,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/fixture"
-	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/features"
+	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/model"
 	"github.com/kscale/kscale/internal/vpa/recommender"
 	"github.com/kscale/kscale/internal/vpa/target"
