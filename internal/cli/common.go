@@ -30,9 +30,6 @@ type commonSpec struct {
 	// gates are the component's own feature gates besides the logging
 	// gates every component has.
 	gates map[featuregate.Feature]featuregate.FeatureSpec
-	// unsupportedGates are gates upstream has that kscale cannot honour
-	// yet; enabling one is a usage error naming it.
-	unsupportedGates []featuregate.Feature
 	// noProfiling leaves --profiling out (the component's serving library
 	// registers its own).
 	noProfiling bool
@@ -109,11 +106,6 @@ func (c *commonFlags) complete() error {
 	if errs := logsapi.Validate(c.logging, c.gate, nil); len(errs) > 0 {
 		return fmt.Errorf("logging flags: %w", errs.ToAggregate())
 	}
-	for _, g := range c.spec.unsupportedGates {
-		if c.gate.Enabled(g) {
-			return fmt.Errorf("--feature-gates: %s is not supported by kscale yet", g)
-		}
-	}
 	return nil
 }
 
@@ -189,11 +181,9 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 }
 
 // vpaCommonSpec is the shared-flag spec of the three VPA components:
-// upstream's -v default 4 and its feature gates (internal/vpa/features).
-var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs(), unsupportedGates: vpaUnsupportedGates}
-
-// vpaUnsupportedGates are the VPA gates kscale cannot honour yet.
-var vpaUnsupportedGates = []featuregate.Feature{features.CPUStartupBoost}
+// upstream's -v default 4 and its feature gates (internal/vpa/features),
+// all of which kscale honours.
+var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs()}
 
 // vpaGates returns the VPA feature gates the command line turned on.
 func (c *commonFlags) vpaGates() features.Gates { return features.FromGate(c.gate) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"k8s.io/component-base/featuregate"
 
 	"github.com/kscale/kscale/internal/vpa/features"
 )
@@ -84,20 +85,21 @@ func TestCommonFlagDefaults(t *testing.T) {
 }
 
 // TestVPAFeatureGates checks that the VPA components know upstream's gates
-// and refuse to turn on one kscale cannot honour, naming it.
+// with upstream's defaults (alpha, off) and reject unknown ones, such as
+// InPlaceOrRecreate, which upstream removed in 1.7 after it went GA.
 func TestVPAFeatureGates(t *testing.T) {
 	for _, name := range []string{"vpa-recommender", "vpa-updater", "vpa-admission"} {
 		cmd := componentCommands()[name]
 		if err := cmd.ParseFlags([]string{"--feature-gates=InPlace=false,CPUStartupBoost=false,PerVPAConfig=false"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := cmd.ParseFlags([]string{"--feature-gates=CPUStartupBoost=true"}); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		if err := cmd.ParseFlags([]string{"--feature-gates=InPlaceOrRecreate=true"}); err == nil || !strings.Contains(err.Error(), "InPlaceOrRecreate") {
+			t.Errorf("%s with InPlaceOrRecreate=true: error %v, want one naming the unknown gate", name, err)
 		}
-		err := cmd.PreRunE(cmd, nil)
-		var usage *UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "CPUStartupBoost") {
-			t.Errorf("%s with CPUStartupBoost=true: error %v, want a usage error naming the gate", name, err)
+	}
+	for name, spec := range features.Specs() {
+		if spec.Default || spec.PreRelease != featuregate.Alpha {
+			t.Errorf("gate %s: default %v, %s; want off, alpha (upstream VPA 1.7/1.8)", name, spec.Default, spec.PreRelease)
 		}
 	}
 }
@@ -128,7 +130,7 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 			cmd := newComponentCommand(tc.name, "", tc.opts, vpaCommonSpec)
 			args := tc.args
 			if on {
-				args = append(slices.Clone(args), "--feature-gates=InPlace=true,PerVPAConfig=true")
+				args = append(slices.Clone(args), "--feature-gates=InPlace=true,PerVPAConfig=true,CPUStartupBoost=true")
 			}
 			if err := cmd.ParseFlags(args); err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
@@ -136,8 +138,8 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 			if err := cmd.PreRunE(cmd, nil); err != nil {
 				t.Fatalf("%s %v: %v", tc.name, args, err)
 			}
-			if got := tc.got(); got != (features.Gates{InPlace: on, PerVPAConfig: on}) {
-				t.Errorf("%s %v: gates %+v, want InPlace and PerVPAConfig %v, CPUStartupBoost off", tc.name, args, got, on)
+			if got := tc.got(); got != (features.Gates{InPlace: on, PerVPAConfig: on, CPUStartupBoost: on}) {
+				t.Errorf("%s %v: gates %+v, want all %v", tc.name, args, got, on)
 			}
 		}
 	}

@@ -54,7 +54,7 @@ func minBump(b string) func(*vpav1.VerticalPodAutoscaler) {
 	}
 }
 
-func boost(b vpav1.GenericStartupBoost) func(*vpav1.VerticalPodAutoscaler) {
+func podBoost(b vpav1.GenericStartupBoost) func(*vpav1.VerticalPodAutoscaler) {
 	return func(v *vpav1.VerticalPodAutoscaler) { v.Spec.StartupBoost = &vpav1.StartupBoost{CPU: &b} }
 }
 
@@ -98,16 +98,16 @@ func TestValidateVPAFeatureGates(t *testing.T) {
 		{name: "per-VPA config kept on update, gate off", vpa: memoryInterval(60, 2), old: oomRatio("2"), update: true},
 		{name: "per-VPA config added on update, gate off", vpa: memoryInterval(60, 2), update: true, want: "needs feature gate PerVPAConfig"},
 
-		{name: "startupBoost, gate off", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &two}), want: "spec.startupBoost: needs feature gate CPUStartupBoost"},
+		{name: "startupBoost, gate off", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &two}), want: "spec.startupBoost: needs feature gate CPUStartupBoost"},
 		{name: "container startupBoost, gate off", vpa: containerBoost, want: "containerPolicies[0].startupBoost: needs feature gate CPUStartupBoost"},
 		{name: "startupBoost kept on update, gate off", vpa: containerBoost, old: containerBoost, update: true},
-		{name: "factor 2", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &two}), gates: on},
-		{name: "factor 0", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &zero}), gates: on, want: "spec.startupBoost.cpu.factor: must be at least 1"},
-		{name: "factor missing", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType}), gates: on, want: "cpu.factor: required when type is Factor"},
-		{name: "quantity", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.QuantityStartupBoostType, Quantity: &half}), gates: on},
-		{name: "fractional quantity", vpa: boost(vpav1.GenericStartupBoost{Type: vpav1.QuantityStartupBoostType, Quantity: &cpu}), gates: on, want: "cpu.quantity: must be a whole number of millicores"},
-		{name: "no type", vpa: boost(vpav1.GenericStartupBoost{}), gates: on, want: "cpu.type: required"},
-		{name: "bad type", vpa: boost(vpav1.GenericStartupBoost{Type: "Double"}), gates: on, want: `cpu.type: unsupported value "Double"`},
+		{name: "factor 2", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &two}), gates: on},
+		{name: "factor 0", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType, Factor: &zero}), gates: on, want: "spec.startupBoost.cpu.factor: must be at least 1"},
+		{name: "factor missing", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.FactorStartupBoostType}), gates: on, want: "cpu.factor: required when type is Factor"},
+		{name: "quantity", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.QuantityStartupBoostType, Quantity: &half}), gates: on},
+		{name: "fractional quantity", vpa: podBoost(vpav1.GenericStartupBoost{Type: vpav1.QuantityStartupBoostType, Quantity: &cpu}), gates: on, want: "cpu.quantity: must be a whole number of millicores"},
+		{name: "no type", vpa: podBoost(vpav1.GenericStartupBoost{}), gates: on, want: "cpu.type: required"},
+		{name: "bad type", vpa: podBoost(vpav1.GenericStartupBoost{Type: "Double"}), gates: on, want: `cpu.type: unsupported value "Double"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
 	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 	"github.com/kscale/kscale/internal/vpa/target"
@@ -57,6 +58,12 @@ func acting(m vpav1.UpdateMode, gates features.Gates) bool {
 	return false
 }
 
+// boosting reports whether the updater undoes the VPA's startup boosts:
+// gate CPUStartupBoost is on and the VPA has a boost (in any mode).
+func (u *Updater) boosting(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return u.cfg.Features.CPUStartupBoost && boost.Has(vpa)
+}
+
 // resizesInPlace reports whether mode m updates pods in place.
 func resizesInPlace(m vpav1.UpdateMode) bool {
 	return m == vpav1.UpdateModeInPlaceOrRecreate || m == vpav1.UpdateModeInPlace
@@ -89,7 +96,7 @@ func (u *Updater) collect(ctx context.Context) (workList, error) {
 			tops[owner.UID] = top
 		}
 		vpa := target.Controlling(pod, top, candidates)
-		if vpa == nil || !acting(UpdateMode(vpa), u.cfg.Features) {
+		if vpa == nil || !(acting(UpdateMode(vpa), u.cfg.Features) || u.boosting(vpa)) {
 			continue
 		}
 		w := byVPA[vpa.UID]
@@ -118,7 +125,7 @@ func (u *Updater) candidates(ctx context.Context) ([]target.Candidate, error) {
 	var out []target.Candidate
 	for i := range list.Items {
 		vpa := &list.Items[i]
-		if slices.Contains(u.cfg.IgnoredNamespaces, vpa.Namespace) || UpdateMode(vpa) == vpav1.UpdateModeOff {
+		if slices.Contains(u.cfg.IgnoredNamespaces, vpa.Namespace) || (UpdateMode(vpa) == vpav1.UpdateModeOff && !u.boosting(vpa)) {
 			continue
 		}
 		if UpdateMode(vpa) == vpav1.UpdateModeInPlace && !u.cfg.Features.InPlace {

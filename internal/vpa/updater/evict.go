@@ -13,6 +13,7 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
@@ -28,6 +29,9 @@ type planned struct {
 // cancelled context stops the loop. It returns the number of candidates.
 func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
 	budgets, plan := u.plan(ctx, w)
+	if err := u.unboost(ctx, w, budgets); err != nil {
+		return len(plan), err
+	}
 	inPlace := resizesInPlace(UpdateMode(w.vpa))
 	for _, c := range plan {
 		var err error
@@ -47,7 +51,7 @@ func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
 // eviction rate limiter. Only a cancelled context is returned as an error.
 func (u *Updater) evictWithin(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, pod *corev1.Pod, budget *Budget, reason string) error {
 	pending := pod.Status.Phase == corev1.PodPending
-	if !budget.CanDisrupt(pending) {
+	if !budget.CanEvict(pending) {
 		klog.FromContext(ctx).V(1).Info("Eviction budget exhausted", "vpa", klog.KObj(vpa), "pod", klog.KObj(pod))
 		return nil
 	}
@@ -60,18 +64,25 @@ func (u *Updater) evictWithin(ctx context.Context, vpa *vpav1.VerticalPodAutosca
 	return nil
 }
 
-// plan builds each group's budget and the VPA's sorted candidate list.
+// plan builds each group's budget and the VPA's sorted candidate list. A
+// group below minReplicas gets no candidates, and a budget only for
+// in-place work: resizes that bypass the budget
+// (--in-place-skip-disruption-budget) or boosts to undo.
 func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, []planned) {
 	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
 	minReplicas := u.cfg.MinReplicas
 	if p := w.vpa.Spec.UpdatePolicy; p != nil && p.MinReplicas != nil {
 		minReplicas = int(*p.MinReplicas)
 	}
+	mode := UpdateMode(w.vpa)
+	boosting := u.boosting(w.vpa)
+	skipBudget := u.cfg.InPlaceSkipDisruptionBudget && resizesInPlace(mode)
 	now := u.clock.Now()
 	budgets := map[types.UID]*Budget{}
 	var plan []planned
 	for uid, g := range w.groups {
-		if !EnoughReplicas(len(g.pods), minReplicas) {
+		below := !EnoughReplicas(len(g.pods), minReplicas)
+		if below && !skipBudget && !(boosting && slices.ContainsFunc(g.pods, boost.InProgress)) {
 			log.V(1).Info("Too few live replicas to update", "controller", g.owner.Name, "live", len(g.pods), "minReplicas", minReplicas)
 			continue
 		}
@@ -80,8 +91,16 @@ func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, 
 			log.Info("Skipping controller", "controller", g.owner.Name, "err", err)
 			continue
 		}
-		budgets[uid] = NewBudget(configured, len(g.pods), countPending(g.pods), u.cfg.EvictionTolerance)
+		budget := NewBudget(configured, len(g.pods), countPending(g.pods), u.cfg.EvictionTolerance)
+		budget.belowMin = below
+		budgets[uid] = budget
+		if !acting(mode, u.cfg.Features) || (below && !skipBudget) {
+			continue
+		}
 		for _, pod := range g.pods {
+			if boosting && boost.InProgress(pod) {
+				continue
+			}
 			if c, ok := u.assess(w, pod, now); ok {
 				plan = append(plan, planned{Candidate: c, owner: uid})
 			}

@@ -99,8 +99,11 @@ func start(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The webhook accepts update mode InPlace, as with --feature-gates=InPlace=true.
-	admissiontest.StartWith(t, c, "default", func(cfg *admission.Config) { cfg.Features.InPlace = true })
+	// The webhook accepts update mode InPlace and applies startup boosts, as
+	// with --feature-gates=InPlace=true,CPUStartupBoost=true.
+	admissiontest.StartWith(t, c, "default", func(cfg *admission.Config) {
+		cfg.Features.InPlace, cfg.Features.CPUStartupBoost = true, true
+	})
 	kube := kubernetes.NewForConfigOrDie(env.Config)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

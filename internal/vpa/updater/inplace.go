@@ -208,7 +208,7 @@ func (u *Updater) updateInPlace(ctx context.Context, vpa *vpav1.VerticalPodAutos
 	if err := u.resizeLimiter.Wait(ctx); err != nil {
 		return err
 	}
-	if err := u.resize(ctx, pod, c.Processed); err != nil {
+	if err := u.resize(ctx, pod, c.Processed, nil); err != nil {
 		u.metrics.inPlace.WithLabelValues("Error").Inc()
 		if mode == vpav1.UpdateModeInPlace {
 			log.Info("In-place resize failed; mode InPlace never evicts", "err", err)
@@ -228,9 +228,11 @@ func (u *Updater) updateInPlace(ctx context.Context, vpa *vpav1.VerticalPodAutos
 var errNoResize = errors.New("no resource changes to apply")
 
 // resize patches the pods/resize subresource with the processed resources
-// and then marks the pod with InPlaceUpdatedAnnotation. As upstream, a
-// failed mark is only logged: the resize itself was accepted.
-func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, processed recommendation.Result) error {
+// and then marks the pod with InPlaceUpdatedAnnotation and removes the
+// annotations named by drop (expired startup boosts). As upstream, a
+// failed mark is only logged: the resize itself was accepted. With nothing
+// to resize, only the annotations are patched when drop is not empty.
+func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, processed recommendation.Result, drop []string) error {
 	var ops []recommendation.PatchOp
 	for _, c := range processed.Containers {
 		res := pod.Spec.Containers[c.Index].Resources
@@ -238,18 +240,30 @@ func (u *Updater) resize(ctx context.Context, pod *corev1.Pod, processed recomme
 		limits, _ := recommendation.ResourcePatch(c.Index, "limits", res.Limits, c.Limits)
 		ops = append(append(ops, requests...), limits...)
 	}
-	if len(ops) == 0 {
+	if len(ops) == 0 && len(drop) == 0 {
 		return fmt.Errorf("resizing pod %s/%s: %w", pod.Namespace, pod.Name, errNoResize)
 	}
-	raw, err := json.Marshal(ops)
+	if len(ops) > 0 {
+		raw, err := json.Marshal(ops)
+		if err != nil {
+			return fmt.Errorf("encoding resize patch: %w", err)
+		}
+		if err := u.client.SubResource("resize").Patch(ctx, pod, client.RawPatch(types.JSONPatchType, raw)); err != nil {
+			return fmt.Errorf("resizing pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+	}
+	annotations := map[string]any{InPlaceUpdatedAnnotation: "true"}
+	for _, key := range drop {
+		annotations[key] = nil
+	}
+	mark, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": annotations}})
 	if err != nil {
-		return fmt.Errorf("encoding resize patch: %w", err)
+		return fmt.Errorf("encoding annotation patch: %w", err)
 	}
-	if err := u.client.SubResource("resize").Patch(ctx, pod, client.RawPatch(types.JSONPatchType, raw)); err != nil {
-		return fmt.Errorf("resizing pod %s/%s: %w", pod.Namespace, pod.Name, err)
-	}
-	mark := fmt.Appendf(nil, `{"metadata":{"annotations":{%q:"true"}}}`, InPlaceUpdatedAnnotation)
 	if err := u.client.Patch(ctx, pod, client.RawPatch(types.MergePatchType, mark)); err != nil {
+		if len(ops) == 0 {
+			return fmt.Errorf("annotating pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
 		klog.FromContext(ctx).Info("Marking the resized pod failed", "pod", klog.KObj(pod), "err", err)
 	}
 	return nil

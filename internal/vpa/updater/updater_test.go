@@ -259,4 +259,6 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 			t.Errorf("in_place_updates_total{result=Error} = %v, want at least 1", got)
 		}
 	})
+
+	t.Run("a CPU startup boost is applied at creation and undone in place", func(t *testing.T) { testStartupBoost(t, h) })
 }
