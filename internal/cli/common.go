@@ -185,8 +185,14 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 // all of which kscale honours.
 var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs()}
 
-// vpaGates returns the VPA feature gates the command line turned on.
-func (c *commonFlags) vpaGates() features.Gates { return features.FromGate(c.gate) }
+// vpaGates returns the VPA feature gates the command line turned on;
+// upstream's defaults (all off) when the common flags were not added.
+func (c *commonFlags) vpaGates() features.Gates {
+	if c.gate == nil {
+		return features.Gates{}
+	}
+	return features.FromGate(c.gate)
+}
 
 // withCommonFlags gives a command that is not a long-running component
 // (simulate, snapshot) the logging and feature-gate flags: they are
