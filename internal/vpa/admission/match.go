@@ -50,7 +50,7 @@ func (m *vpaMatcher) match(ctx context.Context, pod *corev1.Pod) (*vpav1.Vertica
 	for i := range list.Items {
 		vpa := &list.Items[i]
 		ref := vpa.Spec.TargetRef
-		if (UpdateMode(vpa) == vpav1.UpdateModeOff && !(m.boost && boost.Has(vpa))) || ref == nil || ref.Kind != owner.Kind || ref.Name != owner.Name {
+		if !m.serves(vpa) || ref == nil || ref.Kind != owner.Kind || ref.Name != owner.Name {
 			continue
 		}
 		t, err := m.resolver.Resolve(ctx, vpa)
@@ -61,6 +61,12 @@ func (m *vpaMatcher) match(ctx context.Context, pod *corev1.Pod) (*vpav1.Vertica
 		candidates = append(candidates, target.Candidate{VPA: vpa, Target: t})
 	}
 	return target.Controlling(pod, owner, candidates), nil
+}
+
+// serves reports whether the webhook sets the resources of the VPA's pods:
+// any mode but Off, and Off for a startup boost when its gate is on.
+func (m *vpaMatcher) serves(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return UpdateMode(vpa) != vpav1.UpdateModeOff || (m.boost && boost.Has(vpa))
 }
 
 // UpdateMode returns the VPA's update mode, Recreate when unset.

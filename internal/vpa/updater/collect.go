@@ -64,6 +64,12 @@ func (u *Updater) boosting(vpa *vpav1.VerticalPodAutoscaler) bool {
 	return u.cfg.Features.CPUStartupBoost && boost.Has(vpa)
 }
 
+// handles reports whether the updater has work on the VPA's pods: updates
+// in its mode, or startup boosts to undo.
+func (u *Updater) handles(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return acting(UpdateMode(vpa), u.cfg.Features) || u.boosting(vpa)
+}
+
 // resizesInPlace reports whether mode m updates pods in place.
 func resizesInPlace(m vpav1.UpdateMode) bool {
 	return m == vpav1.UpdateModeInPlaceOrRecreate || m == vpav1.UpdateModeInPlace
@@ -96,7 +102,7 @@ func (u *Updater) collect(ctx context.Context) (workList, error) {
 			tops[owner.UID] = top
 		}
 		vpa := target.Controlling(pod, top, candidates)
-		if vpa == nil || !(acting(UpdateMode(vpa), u.cfg.Features) || u.boosting(vpa)) {
+		if vpa == nil || !u.handles(vpa) {
 			continue
 		}
 		w := byVPA[vpa.UID]

@@ -82,7 +82,8 @@ func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, 
 	var plan []planned
 	for uid, g := range w.groups {
 		below := !EnoughReplicas(len(g.pods), minReplicas)
-		if below && !skipBudget && !(boosting && slices.ContainsFunc(g.pods, boost.InProgress)) {
+		undoBoost := boosting && slices.ContainsFunc(g.pods, boost.InProgress)
+		if below && !skipBudget && !undoBoost {
 			log.V(1).Info("Too few live replicas to update", "controller", g.owner.Name, "live", len(g.pods), "minReplicas", minReplicas)
 			continue
 		}
