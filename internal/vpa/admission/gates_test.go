@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
@@ -121,6 +122,32 @@ func TestValidateVPAFeatureGates(t *testing.T) {
 				t.Errorf("ValidateVPA = %v, want valid", err)
 			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 				t.Errorf("ValidateVPA = %v, want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestVPAReviewRatchetsOnTheOldObject sends UPDATE reviews through the
+// handler: with gate InPlace off, keeping mode InPlace is allowed, switching
+// to it is not, and an undecodable old object is rejected.
+func TestVPAReviewRatchetsOnTheOldObject(t *testing.T) {
+	h := vpaHandler(t)
+	inPlace := []byte(`{"spec":{"targetRef":{"kind":"Deployment","name":"web"},"updatePolicy":{"updateMode":"InPlace"},"recommenders":[{"name":"x"}]}}`)
+	recreate := []byte(`{"spec":{"targetRef":{"kind":"Deployment","name":"web"},"updatePolicy":{"updateMode":"Recreate"}}}`)
+	tests := []struct {
+		name     string
+		old, obj []byte
+		allowed  bool
+	}{
+		{name: "keeps InPlace", old: inPlace, obj: inPlace, allowed: true},
+		{name: "switches to InPlace", old: recreate, obj: inPlace},
+		{name: "undecodable old object", old: []byte(`{"spec":[]}`), obj: recreate},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := reviewOperation(t, h, admissionv1.Update, tc.obj, tc.old)
+			if resp.Allowed != tc.allowed {
+				t.Errorf("allowed = %v (%+v), want %v", resp.Allowed, resp.Result, tc.allowed)
 			}
 		})
 	}

@@ -28,12 +28,28 @@ func vpaHandler(t testing.TB) *Handler {
 // review sends a VPA CREATE review with object raw through the handler.
 func review(t testing.TB, h *Handler, raw []byte) (*admissionv1.AdmissionResponse, int) {
 	t.Helper()
+	return send(t, h, admissionv1.Create, raw, nil)
+}
+
+// reviewOperation sends a VPA review of operation op, failing the test
+// unless the handler answers 200.
+func reviewOperation(t testing.TB, h *Handler, op admissionv1.Operation, raw, old []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	resp, code := send(t, h, op, raw, old)
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	return resp
+}
+
+func send(t testing.TB, h *Handler, op admissionv1.Operation, raw, old []byte) (*admissionv1.AdmissionResponse, int) {
+	t.Helper()
 	in := admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
 			UID:       "uid-1",
 			Resource:  metav1.GroupVersionResource{Group: "autoscaling.k8s.io", Version: "v1", Resource: "verticalpodautoscalers"},
-			Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw},
+			Operation: op, Object: runtime.RawExtension{Raw: raw}, OldObject: runtime.RawExtension{Raw: old},
 		},
 	}
 	body, err := json.Marshal(in)
