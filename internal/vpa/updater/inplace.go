@@ -68,8 +68,10 @@ type ResizeInput struct {
 // (pkg/updater/restriction/pods_inplace_restriction.go): a pending pod, or
 // a VPA without a recommendation, waits. InPlaceOrRecreate evicts a pod
 // whose resize is infeasible, failed, or stayed deferred over 5 minutes or
-// in progress over an hour; InPlace never evicts: it waits for the kubelet,
-// and retries an infeasible resize only when a target went down. It is pure.
+// in progress over an hour (and waits before that); InPlace never evicts:
+// it patches the newest recommendation over a deferred, ongoing or failed
+// resize, and retries an infeasible one only when a target went down. It
+// is pure.
 func DecideResize(in ResizeInput) ResizeAction {
 	if in.Pod.Status.Phase == corev1.PodPending || in.Recommendation == nil {
 		return ResizeDefer
@@ -80,15 +82,16 @@ func DecideResize(in ResizeInput) ResizeAction {
 	return decideInPlaceOrRecreate(in)
 }
 
+// decideInPlace never evicts. A pod reaching it is still worth updating,
+// so its spec differs from the recommendation: as upstream's loop does, a
+// resize the kubelet deferred, is applying or failed is patched again with
+// the newest recommendation; an infeasible one only when a target went down.
 func decideInPlace(in ResizeInput) ResizeAction {
 	if in.LastInfeasible != nil && !HasLowerTarget(in.LastInfeasible, in.Recommendation) {
 		return ResizeSkipInfeasible
 	}
 	if p := condition(in.Pod, corev1.PodResizePending); p != nil && p.Reason == corev1.PodReasonInfeasible {
 		return ResizeRetryInfeasible
-	}
-	if resizing(in.Pod) {
-		return ResizeDefer
 	}
 	return ResizeApply
 }
