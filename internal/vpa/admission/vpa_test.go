@@ -15,6 +15,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 func vpaHandler(t testing.TB) *Handler {
@@ -119,13 +121,23 @@ func FuzzVPAReview(f *testing.F) {
 		`{"spec":{"recommenders":[{"name":"a"},{"name":"b"}],"startupBoost":{}}}`,
 		`{"spec":{"resourcePolicy":{"containerPolicies":[{"containerName":"a","maxAllowed":{"memory":"0.5"}}]}}}`,
 		`null`, `"x"`, `{"spec":[]}`,
+		`{"spec":{"targetRef":{"kind":"Deployment","name":"w"},"updatePolicy":{"updateMode":"InPlace","evictAfterOOMSeconds":0}}}`,
+		`{"spec":{"targetRef":{"kind":"Deployment","name":"w"},"startupBoost":{"cpu":{"type":"Factor","factor":0}}}}`,
+		`{"spec":{"resourcePolicy":{"containerPolicies":[{"containerName":"a","oomBumpUpRatio":"0.5","oomMinBumpUp":"-1","memoryAggregationIntervalCount":0}]}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
-	h := vpaHandler(f)
+	off := vpaHandler(f)
+	on := vpaHandler(f)
+	on.vpas.(*vpaReviewer).gates = features.Gates{InPlace: true, CPUStartupBoost: true, PerVPAConfig: true}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !json.Valid(raw) {
 			return // the API server only sends JSON objects
+		}
+		// Odd lengths go to a webhook with every feature gate on.
+		h := off
+		if len(raw)%2 == 1 {
+			h = on
 		}
 		resp, code := review(t, h, raw)
 		if code != http.StatusOK {
