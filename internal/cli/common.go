@@ -18,6 +18,8 @@ import (
 	logsapi "k8s.io/component-base/logs/api/v1"
 	_ "k8s.io/component-base/logs/json/register" // --logging-format=json, as upstream components register it
 	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // commonSpec is what differs between components in the flags every
@@ -29,9 +31,6 @@ type commonSpec struct {
 	// gates are the component's own feature gates besides the logging
 	// gates every component has.
 	gates map[featuregate.Feature]featuregate.FeatureSpec
-	// unsupportedGates are gates upstream has that kscale cannot honour
-	// yet; enabling one is a usage error naming it.
-	unsupportedGates []featuregate.Feature
 	// defaultOnlyGates makes every gate of gates accept only its default:
 	// upstream has them, kscale behaves as their defaults say.
 	defaultOnlyGates bool
@@ -110,11 +109,6 @@ func (c *commonFlags) addKlogFlags(fs *pflag.FlagSet) {
 func (c *commonFlags) complete() error {
 	if errs := logsapi.Validate(c.logging, c.gate, nil); len(errs) > 0 {
 		return fmt.Errorf("logging flags: %w", errs.ToAggregate())
-	}
-	for _, g := range c.spec.unsupportedGates {
-		if c.gate.Enabled(g) {
-			return fmt.Errorf("--feature-gates: %s is not supported by kscale yet", g)
-		}
 	}
 	if c.spec.defaultOnlyGates {
 		var changed []string
@@ -202,20 +196,19 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 	return logr.NewContext(ctx, logger), nil
 }
 
-// vpaGates are the upstream VPA feature gates (VPA 1.8.1
-// pkg/features/features.go), all alpha and off by default.
-var vpaGates = map[featuregate.Feature]featuregate.FeatureSpec{
-	"InPlace":         {Default: false, PreRelease: featuregate.Alpha},
-	"CPUStartupBoost": {Default: false, PreRelease: featuregate.Alpha},
-	"PerVPAConfig":    {Default: false, PreRelease: featuregate.Alpha},
-}
-
 // vpaCommonSpec is the shared-flag spec of the three VPA components:
-// upstream's -v default 4 and its feature gates.
-var vpaCommonSpec = commonSpec{verbosity: 4, gates: vpaGates, unsupportedGates: vpaUnsupportedGates}
+// upstream's -v default 4 and its feature gates (internal/vpa/features),
+// all of which kscale honours.
+var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs()}
 
-// vpaUnsupportedGates are the VPA gates kscale cannot honour yet.
-var vpaUnsupportedGates = []featuregate.Feature{"CPUStartupBoost", "InPlace", "PerVPAConfig"}
+// vpaGates returns the VPA feature gates the command line turned on;
+// upstream's defaults (all off) when the common flags were not added.
+func (c *commonFlags) vpaGates() features.Gates {
+	if c.gate == nil {
+		return features.Gates{}
+	}
+	return features.FromGate(c.gate)
+}
 
 // withCommonFlags gives a command that is not a long-running component
 // (simulate, snapshot) the logging and feature-gate flags: they are

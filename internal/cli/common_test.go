@@ -6,10 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+	"k8s.io/component-base/featuregate"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // componentCommands builds every component command, by name.
@@ -81,20 +85,62 @@ func TestCommonFlagDefaults(t *testing.T) {
 }
 
 // TestVPAFeatureGates checks that the VPA components know upstream's gates
-// and refuse to turn on one kscale cannot honour, naming it.
+// with upstream's defaults (alpha, off) and reject unknown ones, such as
+// InPlaceOrRecreate, which upstream removed in 1.7 after it went GA.
 func TestVPAFeatureGates(t *testing.T) {
 	for _, name := range []string{"vpa-recommender", "vpa-updater", "vpa-admission"} {
 		cmd := componentCommands()[name]
 		if err := cmd.ParseFlags([]string{"--feature-gates=InPlace=false,CPUStartupBoost=false,PerVPAConfig=false"}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := cmd.ParseFlags([]string{"--feature-gates=PerVPAConfig=true"}); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		if err := cmd.ParseFlags([]string{"--feature-gates=InPlaceOrRecreate=true"}); err == nil || !strings.Contains(err.Error(), "InPlaceOrRecreate") {
+			t.Errorf("%s with InPlaceOrRecreate=true: error %v, want one naming the unknown gate", name, err)
 		}
-		err := cmd.PreRunE(cmd, nil)
-		var usage *UsageError
-		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "PerVPAConfig") {
-			t.Errorf("%s with PerVPAConfig=true: error %v, want a usage error naming the gate", name, err)
+	}
+	for name, spec := range features.Specs() {
+		if spec.Default || spec.PreRelease != featuregate.Alpha {
+			t.Errorf("gate %s: default %v, %s; want off, alpha (upstream VPA 1.7/1.8)", name, spec.Default, spec.PreRelease)
+		}
+	}
+}
+
+// TestVPAFeatureGatesReachTheComponents checks that a gate turned on by
+// --feature-gates reaches the configuration of the components that honour
+// it, and that the default leaves it off.
+func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
+	updater, admission, rec := &vpaUpdaterOptions{}, &vpaAdmissionOptions{}, &vpaRecommenderOptions{}
+	dir := t.TempDir()
+	for _, f := range []string{"c", "k", "ca"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name string
+		opts component
+		args []string
+		got  func() features.Gates
+	}{
+		{"vpa-updater", updater, nil, func() features.Gates { return updater.cfg.Features }},
+		{"vpa-admission", admission, []string{"--tls-cert-file=" + filepath.Join(dir, "c"), "--tls-private-key=" + filepath.Join(dir, "k"), "--client-ca-file=" + filepath.Join(dir, "ca")}, func() features.Gates { return admission.cfg.Features }},
+		{"vpa-recommender", rec, nil, func() features.Gates { return rec.cfg.Features }},
+	}
+	for _, tc := range tests {
+		for _, on := range []bool{false, true} {
+			cmd := newComponentCommand(tc.name, "", tc.opts, vpaCommonSpec)
+			args := tc.args
+			if on {
+				args = append(slices.Clone(args), "--feature-gates=InPlace=true,PerVPAConfig=true,CPUStartupBoost=true")
+			}
+			if err := cmd.ParseFlags(args); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if err := cmd.PreRunE(cmd, nil); err != nil {
+				t.Fatalf("%s %v: %v", tc.name, args, err)
+			}
+			if got := tc.got(); got != (features.Gates{InPlace: on, PerVPAConfig: on, CPUStartupBoost: on}) {
+				t.Errorf("%s %v: gates %+v, want all %v", tc.name, args, got, on)
+			}
 		}
 	}
 }

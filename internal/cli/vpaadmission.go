@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
@@ -39,6 +40,7 @@ type vpaAdmissionOptions struct {
 	labels      string
 	cmn         commonFlags
 	selfSigned  selfSignedFlags
+	maxBoost    resource.QuantityValue
 	fs          *pflag.FlagSet
 }
 
@@ -72,6 +74,7 @@ func (o *vpaAdmissionOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.StatusLease, "status-lease-name", admission.StatusLeaseName, "Name of the status Lease the updater reads.")
 	fs.StringVar(&c.StatusLeaseNamespace, "status-lease-namespace", "", "Namespace of the status Lease (default --namespace).")
 	fs.DurationVar(&c.StatusLeaseInterval, "status-lease-update-interval", d.StatusLeaseInterval, "How often the status Lease (read by the updater) is renewed.")
+	fs.Var(&o.maxBoost, "max-allowed-cpu-boost", "Largest CPU request a startup boost may give a container (0 = no cap; needs --feature-gates=CPUStartupBoost=true).")
 	o.client.add(fs, ":8944")
 	o.selfSigned.add(fs, "--tls-cert-file, --tls-private-key and --client-ca-file")
 	o.fs = fs
@@ -90,6 +93,8 @@ func (o *vpaAdmissionOptions) complete() error {
 		return err
 	}
 	o.cfg.ServicePort = 443
+	o.cfg.Features = o.cmn.vpaGates()
+	o.cfg.MaxAllowedCPUBoost = o.maxBoost.Quantity
 	o.cfg.Namespace = o.client.namespace
 	if o.cfg.StatusLeaseNamespace == "" {
 		o.cfg.StatusLeaseNamespace = o.client.namespace

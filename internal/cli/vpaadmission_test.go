@@ -23,6 +23,7 @@ func TestVPAAdmissionFlagDefaults(t *testing.T) {
 	expectDefaults(t, cmd.Flags().Lookup, map[string]string{
 		"port":                         "8000",
 		"status-lease-name":            "vpa-admission-controller",
+		"max-allowed-cpu-boost":        "0",
 		"status-lease-namespace":       "",
 		"tls-cert-file":                "/etc/tls-certs/serverCert.pem",
 		"tls-private-key":              "/etc/tls-certs/serverKey.pem",

@@ -177,6 +177,7 @@ func (o *vpaRecommenderOptions) complete() error {
 	if err := o.completeHistory(); err != nil {
 		return err
 	}
+	o.cfg.Features = o.cmn.vpaGates()
 	o.cfg.Default()
 	if err := o.cfg.Validate(); err != nil {
 		return err

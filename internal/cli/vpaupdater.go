@@ -157,6 +157,7 @@ func (o *vpaUpdaterOptions) complete() error {
 	}
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
+	o.cfg.Features = o.cmn.vpaGates()
 	if o.leaseNS == "" {
 		return errors.New("--leader-elect-resource-namespace: must not be empty")
 	}

@@ -7,6 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // Defaults of the admission webhook settings, equal to upstream VPA.
@@ -77,6 +81,11 @@ type Config struct {
 	VPAObjectNamespace string
 	// StatusLeaseInterval is how often the status Lease is renewed; --status-lease-update-interval.
 	StatusLeaseInterval time.Duration
+	// Features are the VPA feature gates that are on; --feature-gates.
+	Features features.Gates
+	// MaxAllowedCPUBoost caps a CPU request raised by a startup boost (zero:
+	// no cap); --max-allowed-cpu-boost.
+	MaxAllowedCPUBoost resource.Quantity
 }
 
 // DefaultConfig returns a Config with the upstream defaults.
@@ -94,6 +103,9 @@ func (c *Config) Validate() error {
 	var errs []error
 	if c.Port < 0 || c.Port > 65535 {
 		errs = append(errs, fmt.Errorf("--port: must be within [0, 65535], got %d", c.Port))
+	}
+	if c.MaxAllowedCPUBoost.Sign() < 0 {
+		errs = append(errs, fmt.Errorf("--max-allowed-cpu-boost: must not be negative, got %s", c.MaxAllowedCPUBoost.String()))
 	}
 	errs = append(errs, c.validateCertSource()...)
 	if _, err := tlsVersion(c.MinTLSVersion); err != nil {

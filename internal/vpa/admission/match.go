@@ -9,6 +9,7 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
 
@@ -25,10 +26,14 @@ type Resolver interface {
 type vpaMatcher struct {
 	reader   client.Reader
 	resolver Resolver
+	// boost keeps VPAs in mode Off that have a startup boost (gate
+	// CPUStartupBoost).
+	boost bool
 }
 
 // match returns the VPA that controls the pod, or nil. VPAs in mode Off
-// are skipped; VPAs whose target cannot be resolved are skipped and logged.
+// are skipped unless they have a startup boost and its gate is on; VPAs
+// whose target cannot be resolved are skipped and logged.
 func (m *vpaMatcher) match(ctx context.Context, pod *corev1.Pod) (*vpav1.VerticalPodAutoscaler, error) {
 	owner, err := m.resolver.TopLevelController(ctx, pod)
 	if err != nil {
@@ -45,7 +50,7 @@ func (m *vpaMatcher) match(ctx context.Context, pod *corev1.Pod) (*vpav1.Vertica
 	for i := range list.Items {
 		vpa := &list.Items[i]
 		ref := vpa.Spec.TargetRef
-		if UpdateMode(vpa) == vpav1.UpdateModeOff || ref == nil || ref.Kind != owner.Kind || ref.Name != owner.Name {
+		if !m.serves(vpa) || ref == nil || ref.Kind != owner.Kind || ref.Name != owner.Name {
 			continue
 		}
 		t, err := m.resolver.Resolve(ctx, vpa)
@@ -56,6 +61,12 @@ func (m *vpaMatcher) match(ctx context.Context, pod *corev1.Pod) (*vpav1.Vertica
 		candidates = append(candidates, target.Candidate{VPA: vpa, Target: t})
 	}
 	return target.Controlling(pod, owner, candidates), nil
+}
+
+// serves reports whether the webhook sets the resources of the VPA's pods:
+// any mode but Off, and Off for a startup boost when its gate is on.
+func (m *vpaMatcher) serves(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return UpdateMode(vpa) != vpav1.UpdateModeOff || (m.boost && boost.Has(vpa))
 }
 
 // UpdateMode returns the VPA's update mode, Recreate when unset.

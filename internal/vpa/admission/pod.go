@@ -3,14 +3,18 @@ package admission
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
@@ -27,6 +31,10 @@ type podReviewer struct {
 	matcher *vpaMatcher
 	reader  client.Reader
 	metrics *Metrics
+	// boost turns the CPU startup boost on (gate CPUStartupBoost).
+	boost bool
+	// maxBoost caps a boosted CPU request when not zero.
+	maxBoost resource.Quantity
 }
 
 // review never rejects a pod: errors are logged and the pod is admitted
@@ -65,8 +73,23 @@ func (p *podReviewer) patch(ctx context.Context, pod *corev1.Pod) (*admissionv1.
 		return nil, "", fmt.Errorf("listing LimitRanges: %w", err)
 	}
 	processed := recommendation.Process(pod, vpa.Status.Recommendation, vpa.Spec.ResourcePolicy, recommendation.MergeLimitRanges(ranges.Items))
-	resp, err := withPatch(PodPatch(pod, vpa, processed))
-	if len(processed.Containers) == 0 {
+	if UpdateMode(vpa) == vpav1.UpdateModeOff {
+		// Matched only for its startup boost: no recommendation is applied.
+		processed = recommendation.Result{}
+	}
+	recommended := len(processed.Containers) > 0
+	var boosts map[string]string
+	if p.boost && boost.Has(vpa) {
+		if processed, boosts, err = boost.Pod(pod, vpa, processed, p.maxBoost); err != nil {
+			return nil, "", fmt.Errorf("applying the startup boost of VPA %s: %w", vpa.Name, err)
+		}
+	}
+	ops := PodPatch(pod, vpa, processed)
+	for _, key := range slices.Sorted(maps.Keys(boosts)) {
+		ops = append(ops, annotationOp(key, boosts[key]))
+	}
+	resp, err := withPatch(ops)
+	if !recommended {
 		return resp, "no-recommendation", err
 	}
 	return resp, "updated", err

@@ -79,8 +79,9 @@ func New(cfg Config, deps Deps) (*Server, error) {
 		certs = &fileCertificates{certReloader: files, caFile: cfg.CAFile}
 	}
 	h := &Handler{
-		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver}, reader: deps.Client, metrics: m},
-		vpas: &vpaReviewer{metrics: m},
+		pods: &podReviewer{matcher: &vpaMatcher{reader: deps.Client, resolver: deps.Resolver, boost: cfg.Features.CPUStartupBoost},
+			reader: deps.Client, metrics: m, boost: cfg.Features.CPUStartupBoost, maxBoost: cfg.MaxAllowedCPUBoost},
+		vpas: &vpaReviewer{metrics: m, gates: cfg.Features},
 		m:    m.upstream,
 	}
 	return &Server{cfg: cfg, deps: deps, handler: h, certs: certs}, nil

@@ -41,6 +41,9 @@ func testInvalidVPAs(t *testing.T, c client.Client) {
 		{name: "no containerName", mutate: func(v *vpav1.VerticalPodAutoscaler) {
 			v.Spec.ResourcePolicy = &vpav1.PodResourcePolicy{ContainerPolicies: []vpav1.ContainerResourcePolicy{{MaxAllowed: rl("cpu", "1")}}}
 		}, want: "spec.resourcePolicy.containerPolicies[0].containerName: required"},
+		{name: "mode InPlace while its gate is off", mutate: func(v *vpav1.VerticalPodAutoscaler) {
+			v.Spec.UpdatePolicy.UpdateMode = ptr(vpav1.UpdateModeInPlace)
+		}, want: "spec.updatePolicy.updateMode: InPlace needs feature gate InPlace, which is off"},
 		{name: "two recommenders", mutate: func(v *vpav1.VerticalPodAutoscaler) {
 			v.Spec.Recommenders = []*vpav1.VerticalPodAutoscalerRecommenderSelector{{Name: "a"}, {Name: "b"}}
 		}, want: "spec.recommenders: at most one recommender is supported"},

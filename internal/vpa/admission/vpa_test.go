@@ -15,6 +15,8 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 func vpaHandler(t testing.TB) *Handler {
@@ -28,12 +30,28 @@ func vpaHandler(t testing.TB) *Handler {
 // review sends a VPA CREATE review with object raw through the handler.
 func review(t testing.TB, h *Handler, raw []byte) (*admissionv1.AdmissionResponse, int) {
 	t.Helper()
+	return send(t, h, admissionv1.Create, raw, nil)
+}
+
+// reviewOperation sends a VPA review of operation op, failing the test
+// unless the handler answers 200.
+func reviewOperation(t testing.TB, h *Handler, op admissionv1.Operation, raw, old []byte) *admissionv1.AdmissionResponse {
+	t.Helper()
+	resp, code := send(t, h, op, raw, old)
+	if code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	return resp
+}
+
+func send(t testing.TB, h *Handler, op admissionv1.Operation, raw, old []byte) (*admissionv1.AdmissionResponse, int) {
+	t.Helper()
 	in := admissionv1.AdmissionReview{
 		TypeMeta: metav1.TypeMeta{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview"},
 		Request: &admissionv1.AdmissionRequest{
 			UID:       "uid-1",
 			Resource:  metav1.GroupVersionResource{Group: "autoscaling.k8s.io", Version: "v1", Resource: "verticalpodautoscalers"},
-			Operation: admissionv1.Create, Object: runtime.RawExtension{Raw: raw},
+			Operation: op, Object: runtime.RawExtension{Raw: raw}, OldObject: runtime.RawExtension{Raw: old},
 		},
 	}
 	body, err := json.Marshal(in)
@@ -103,13 +121,23 @@ func FuzzVPAReview(f *testing.F) {
 		`{"spec":{"recommenders":[{"name":"a"},{"name":"b"}],"startupBoost":{}}}`,
 		`{"spec":{"resourcePolicy":{"containerPolicies":[{"containerName":"a","maxAllowed":{"memory":"0.5"}}]}}}`,
 		`null`, `"x"`, `{"spec":[]}`,
+		`{"spec":{"targetRef":{"kind":"Deployment","name":"w"},"updatePolicy":{"updateMode":"InPlace","evictAfterOOMSeconds":0}}}`,
+		`{"spec":{"targetRef":{"kind":"Deployment","name":"w"},"startupBoost":{"cpu":{"type":"Factor","factor":0}}}}`,
+		`{"spec":{"resourcePolicy":{"containerPolicies":[{"containerName":"a","oomBumpUpRatio":"0.5","oomMinBumpUp":"-1","memoryAggregationIntervalCount":0}]}}}`,
 	} {
 		f.Add([]byte(seed))
 	}
-	h := vpaHandler(f)
+	off := vpaHandler(f)
+	on := vpaHandler(f)
+	on.vpas.(*vpaReviewer).gates = features.Gates{InPlace: true, CPUStartupBoost: true, PerVPAConfig: true}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if !json.Valid(raw) {
 			return // the API server only sends JSON objects
+		}
+		// Odd lengths go to a webhook with every feature gate on.
+		h := off
+		if len(raw)%2 == 1 {
+			h = on
 		}
 		resp, code := review(t, h, raw)
 		if code != http.StatusOK {

@@ -10,7 +10,9 @@ import (
 // aggregateEntry is an aggregate with the live containers feeding it and
 // the VPAs linked to it.
 type aggregateEntry struct {
-	key        AggregateKey
+	key AggregateKey
+	// cfg is the cluster's configuration with the linked VPA's overrides.
+	cfg        *Config
 	state      *AggregateContainerState
 	containers []*ContainerState
 	vpas       []*vpaState
@@ -33,6 +35,7 @@ type vpaState struct {
 	targetExists bool
 	aggs         []*aggregateEntry
 	checkpoints  map[string]*AggregateContainerState
+	overrides    map[string]Overrides
 }
 
 // Cluster is the recommender's model of pods, aggregates and VPAs.
@@ -81,7 +84,7 @@ func (c *Cluster) SetPod(id PodID, podLabels map[string]string, containers []str
 			continue
 		}
 		e := c.aggregateFor(AggregateKey{Namespace: id.Namespace, Container: name, Labels: key}, now)
-		cs := newContainerState(c.cfg, e.state, p)
+		cs := newContainerState(e.cfg, e.state, p)
 		e.containers = append(e.containers, cs)
 		p.containers[name] = cs
 	}
@@ -136,7 +139,7 @@ func (c *Cluster) aggregateFor(key AggregateKey, now time.Time) *aggregateEntry 
 	if e, ok := c.aggregates[key]; ok {
 		return e
 	}
-	e := &aggregateEntry{key: key, state: NewAggregateContainerState(c.cfg, now)}
+	e := &aggregateEntry{key: key, cfg: c.cfg, state: NewAggregateContainerState(c.cfg, now)}
 	c.aggregates[key] = e
 	c.aggsByNS[key.Namespace] = append(c.aggsByNS[key.Namespace], e)
 	if vs := c.vpasByNS[key.Namespace]; len(vs) > 0 {
@@ -146,6 +149,7 @@ func (c *Cluster) aggregateFor(key AggregateKey, now time.Time) *aggregateEntry 
 				link(v, e)
 			}
 		}
+		c.refreshConfig(e)
 	}
 	return e
 }

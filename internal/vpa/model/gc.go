@@ -29,7 +29,7 @@ func (c *Cluster) GarbageCollect(now time.Time) int {
 
 // stale reports whether e should be collected at now.
 func (c *Cluster) stale(e *aggregateEntry, now time.Time) bool {
-	history := c.cfg.HistoryLength()
+	history := e.cfg.HistoryLength()
 	s := e.state
 	if s.IsEmpty() && !c.contributive(e) {
 		return true

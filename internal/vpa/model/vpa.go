@@ -33,6 +33,7 @@ func (c *Cluster) SetVPA(id VPAID, selector labels.Selector, targetExists bool) 
 	for _, e := range c.aggsByNS[id.Namespace] {
 		if selector.Matches(labelsFromKey(e.key.Labels)) {
 			link(v, e)
+			c.refreshConfig(e)
 		}
 	}
 }
@@ -55,6 +56,7 @@ func (c *Cluster) DeleteVPA(id VPAID) {
 func (c *Cluster) unlinkVPA(v *vpaState) {
 	for _, e := range v.aggs {
 		e.vpas = slices.DeleteFunc(e.vpas, func(x *vpaState) bool { return x == v })
+		c.refreshConfig(e)
 	}
 	v.aggs = nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kscale/kscale/internal/vpa/checkpoint"
 	"github.com/kscale/kscale/internal/vpa/estimator"
+	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/model"
 )
 
@@ -32,6 +33,10 @@ type Config struct {
 	Estimator estimator.Config
 	// Checkpoints holds the checkpoint settings.
 	Checkpoints checkpoint.Config
+	// Features are the VPA feature gates that are on (--feature-gates);
+	// PerVPAConfig makes VPAs' container policies override the
+	// aggregation settings.
+	Features features.Gates
 }
 
 // Default fills unset fields with the upstream defaults.

@@ -75,6 +75,12 @@ func newHarness(t *testing.T) *harness {
 	return h
 }
 
+// withRegistry returns deps with their metrics registry set to reg.
+func withRegistry(deps recommender.Deps, reg *prometheus.Registry) recommender.Deps {
+	deps.Registerer = reg
+	return deps
+}
+
 // newRecommender builds a recommender with a fresh metrics registry.
 func (h *harness) newRecommender(t *testing.T, reg *prometheus.Registry) *recommender.Recommender {
 	t.Helper()

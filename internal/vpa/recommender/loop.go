@@ -125,6 +125,7 @@ func (r *Recommender) loadVPAs(ctx context.Context) (vpas []*vpaEntry, resolveEr
 			continue
 		}
 		r.cluster.SetVPA(e.id, e.selector, e.selector != nil)
+		r.cluster.SetVPAOverrides(e.id, r.overrides(ctx, v))
 		out = append(out, e)
 	}
 	for _, id := range r.cluster.VPAIDs() {
@@ -134,6 +135,17 @@ func (r *Recommender) loadVPAs(ctx context.Context) (vpas []*vpaEntry, resolveEr
 	}
 	r.recs.retain(keep)
 	return out, errors.Join(resolveErrs...), nil
+}
+
+// overrides returns the VPA's per-container aggregation settings when gate
+// PerVPAConfig is on; with the gate off they are ignored, as upstream does.
+func (r *Recommender) overrides(ctx context.Context, v *vpav1.VerticalPodAutoscaler) map[string]model.Overrides {
+	o := Overrides(v.Spec.ResourcePolicy)
+	if o != nil && !r.cfg.Features.PerVPAConfig {
+		klog.FromContext(ctx).V(4).Info("Ignoring the VPA's per-VPA settings: feature gate PerVPAConfig is off", "vpa", klog.KObj(v))
+		return nil
+	}
+	return o
 }
 
 // resolve resolves one VPA's target and checks its policy. Configuration

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/model"
 	"github.com/kscale/kscale/internal/vpa/recommender"
@@ -162,6 +163,55 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 		})
 		if err != nil {
 			t.Fatalf("memory target never rose after the OOM kill: %v", err)
+		}
+	})
+
+	t.Run("with PerVPAConfig a VPA's oomBumpUpRatio sizes the OOM bump", func(t *testing.T) {
+		for _, name := range []string{"oomdef", "oombump"} {
+			if _, err := h.env.Client.AppsV1().Deployments("default").Create(ctx, fixture.Deployment(name, 1), metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			h.runningPod(t, name+"-a", map[string]string{"app": name})
+			h.usage.set("default", name+"-a", "app", "500m", "300Mi")
+		}
+		h.createVPA(t, "oomdef", "Deployment", "oomdef", nil)
+		ratio := resource.MustParse("3")
+		h.createVPA(t, "oombump", "Deployment", "oombump", &vpav1.PodResourcePolicy{ContainerPolicies: []vpav1.ContainerResourcePolicy{{
+			ContainerName: "app", OOMBumpUpRatio: &ratio,
+		}}})
+		rp, err := recommender.New(recommender.Config{Features: features.Gates{PerVPAConfig: true}}, withRegistry(h.deps, prometheus.NewRegistry()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.loop(t, rp, 3)
+		for _, name := range []string{"oomdef-a", "oombump-a"} {
+			p, err := h.env.Client.CoreV1().Pods("default").Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Status.ContainerStatuses[0].State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{
+				Reason: "OOMKilled", ExitCode: 137, StartedAt: metav1.NewTime(t0), FinishedAt: metav1.NewTime(h.clock.Now())}}
+			p.Status.ContainerStatuses[0].Ready = false
+			if _, err := h.env.Client.CoreV1().Pods("default").UpdateStatus(ctx, p, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// 300 MiB in use: the default bump feeds max(300+100 MiB, 1.2×) =
+		// 400 MiB, ratio 3 feeds 900 MiB.
+		var def, bumped int64
+		err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			if err := rp.RunOnce(ctx); err != nil {
+				return false, err
+			}
+			d, b := quantity(recommendationFor(h.getVPA(t, "oomdef"), "app").Target, corev1.ResourceMemory), quantity(recommendationFor(h.getVPA(t, "oombump"), "app").Target, corev1.ResourceMemory)
+			def, bumped = d.Value(), b.Value()
+			return def > 400*1024*1024 && bumped > 900*1024*1024, nil
+		})
+		if err != nil {
+			t.Fatalf("memory targets after the OOM kills: default %d, ratio 3 %d; want above 400 MiB and 900 MiB: %v", def, bumped, err)
+		}
+		if bumped > 2*def+def/4 {
+			t.Errorf("ratio 3 target %d is more than 2.25× the default target %d (900 vs 400 MiB fed)", bumped, def)
 		}
 	})
 

@@ -8,6 +8,10 @@ type Budget struct {
 	running    int
 	tolerance  int
 	disrupted  int
+	// belowMin marks a group with fewer live pods than minReplicas that is
+	// only let through for in-place work (--in-place-skip-disruption-budget
+	// or a startup boost to undo): its running pods are never evicted.
+	belowMin bool
 }
 
 // NewBudget returns the budget of a controller with configured desired
@@ -34,6 +38,15 @@ func (b *Budget) CanDisrupt(pending bool) bool {
 		return true
 	}
 	return b.tolerance == 0 && b.configured == b.running && b.disrupted == 0
+}
+
+// CanEvict is CanDisrupt for an eviction: a running pod of a group below
+// minReplicas is never evicted.
+func (b *Budget) CanEvict(pending bool) bool {
+	if b.belowMin && !pending {
+		return false
+	}
+	return b.CanDisrupt(pending)
 }
 
 // Disrupted records a successful eviction or in-place update of a pod;

@@ -53,3 +53,30 @@ func TestScenario8Budget(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetBelowMinReplicas checks a group let through below minReplicas
+// for in-place work only: it may be resized within the budget, but its
+// running pods are never evicted (pending ones still are).
+func TestBudgetBelowMinReplicas(t *testing.T) {
+	tests := []struct {
+		name                   string
+		belowMin, pending      bool
+		wantDisrupt, wantEvict bool
+	}{
+		{name: "normal group, running pod", wantDisrupt: true, wantEvict: true},
+		{name: "below minReplicas, running pod", belowMin: true, wantDisrupt: true},
+		{name: "below minReplicas, pending pod", belowMin: true, pending: true, wantDisrupt: true, wantEvict: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBudget(1, 1, 0, 0.5)
+			b.belowMin = tc.belowMin
+			if got := b.CanDisrupt(tc.pending); got != tc.wantDisrupt {
+				t.Errorf("CanDisrupt = %v, want %v", got, tc.wantDisrupt)
+			}
+			if got := b.CanEvict(tc.pending); got != tc.wantEvict {
+				t.Errorf("CanEvict = %v, want %v", got, tc.wantEvict)
+			}
+		})
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"k8s.io/klog/v2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
+	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
@@ -44,9 +46,33 @@ func UpdateMode(vpa *vpav1.VerticalPodAutoscaler) vpav1.UpdateMode {
 	return vpav1.UpdateModeRecreate
 }
 
-// evicting reports whether the updater acts on pods of a VPA in mode m.
-func evicting(m vpav1.UpdateMode) bool {
-	return m == vpav1.UpdateModeRecreate || m == modeAuto || m == vpav1.UpdateModeInPlaceOrRecreate
+// acting reports whether the updater acts on pods of a VPA in mode m:
+// Recreate, Auto, InPlaceOrRecreate, and InPlace when its gate is on.
+func acting(m vpav1.UpdateMode, gates features.Gates) bool {
+	switch m {
+	case vpav1.UpdateModeRecreate, modeAuto, vpav1.UpdateModeInPlaceOrRecreate:
+		return true
+	case vpav1.UpdateModeInPlace:
+		return gates.InPlace
+	}
+	return false
+}
+
+// boosting reports whether the updater undoes the VPA's startup boosts:
+// gate CPUStartupBoost is on and the VPA has a boost (in any mode).
+func (u *Updater) boosting(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return u.cfg.Features.CPUStartupBoost && boost.Has(vpa)
+}
+
+// handles reports whether the updater has work on the VPA's pods: updates
+// in its mode, or startup boosts to undo.
+func (u *Updater) handles(vpa *vpav1.VerticalPodAutoscaler) bool {
+	return acting(UpdateMode(vpa), u.cfg.Features) || u.boosting(vpa)
+}
+
+// resizesInPlace reports whether mode m updates pods in place.
+func resizesInPlace(m vpav1.UpdateMode) bool {
+	return m == vpav1.UpdateModeInPlaceOrRecreate || m == vpav1.UpdateModeInPlace
 }
 
 // collect lists the VPAs and live pods and assigns every pod to the VPA
@@ -76,7 +102,7 @@ func (u *Updater) collect(ctx context.Context) (workList, error) {
 			tops[owner.UID] = top
 		}
 		vpa := target.Controlling(pod, top, candidates)
-		if vpa == nil || !evicting(UpdateMode(vpa)) {
+		if vpa == nil || !u.handles(vpa) {
 			continue
 		}
 		w := byVPA[vpa.UID]
@@ -105,8 +131,11 @@ func (u *Updater) candidates(ctx context.Context) ([]target.Candidate, error) {
 	var out []target.Candidate
 	for i := range list.Items {
 		vpa := &list.Items[i]
-		if slices.Contains(u.cfg.IgnoredNamespaces, vpa.Namespace) || UpdateMode(vpa) == vpav1.UpdateModeOff {
+		if slices.Contains(u.cfg.IgnoredNamespaces, vpa.Namespace) || (UpdateMode(vpa) == vpav1.UpdateModeOff && !u.boosting(vpa)) {
 			continue
+		}
+		if UpdateMode(vpa) == vpav1.UpdateModeInPlace && !u.cfg.Features.InPlace {
+			klog.FromContext(ctx).Info("Warning: update mode InPlace needs feature gate InPlace, which is off; the VPA's pods are left alone", "vpa", klog.KObj(vpa))
 		}
 		t, err := u.resolver.Resolve(ctx, vpa)
 		if err != nil {

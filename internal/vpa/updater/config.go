@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/kscale/kscale/internal/vpa/features"
 )
 
 // Defaults of the updater settings, equal to upstream VPA and Gardener.
@@ -58,6 +60,8 @@ type Config struct {
 	// InPlaceSkipDisruptionBudget lets in-place resizes that restart no
 	// container bypass the eviction budget; --in-place-skip-disruption-budget.
 	InPlaceSkipDisruptionBudget bool
+	// Features are the VPA feature gates that are on; --feature-gates.
+	Features features.Gates
 }
 
 // Default fills unset fields with the upstream defaults. Zero is a

@@ -13,6 +13,7 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 	"k8s.io/klog/v2"
 
+	"github.com/kscale/kscale/internal/vpa/boost"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
@@ -27,46 +28,64 @@ type planned struct {
 // example by a PodDisruptionBudget) are logged and counted; only a
 // cancelled context stops the loop. It returns the number of candidates.
 func (u *Updater) updateVPA(ctx context.Context, w *vpaWork) (int, error) {
-	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
 	budgets, plan := u.plan(ctx, w)
 	u.metrics.upstream.planned(w.vpa, updatable(plan, budgets))
+	if err := u.unboost(ctx, w, budgets); err != nil {
+		return len(plan), err
+	}
+	inPlace := resizesInPlace(UpdateMode(w.vpa))
 	for _, c := range plan {
-		pending := c.Pod.Status.Phase == corev1.PodPending
-		budget := budgets[c.owner]
-		bypass := u.cfg.InPlaceSkipDisruptionBudget && UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate && noRestartResize(c.Pod)
-		if !bypass && !budget.CanDisrupt(pending) {
-			log.V(1).Info("Eviction budget exhausted", "pod", klog.KObj(c.Pod))
-			continue
-		}
-		if err := u.limiter.Wait(ctx); err != nil {
-			u.metrics.upstream.rateLimiterFailed(w.vpa)
-			return len(plan), err
-		}
-		var done bool
-		if UpdateMode(w.vpa) == vpav1.UpdateModeInPlaceOrRecreate {
-			done = u.inPlaceOrEvict(ctx, w.vpa, c.Candidate)
+		var err error
+		if inPlace {
+			err = u.updateInPlace(ctx, w.vpa, c.Candidate, budgets[c.owner])
 		} else {
-			done = u.evict(ctx, w.vpa, c.Pod, c.Priority.Reason())
+			err = u.evictWithin(ctx, w.vpa, c.Pod, budgets[c.owner], c.Priority.Reason())
 		}
-		if done {
-			budget.Disrupted(pending)
+		if err != nil {
+			return len(plan), err
 		}
 	}
 	return len(plan), nil
 }
 
-// plan builds each group's budget and the VPA's sorted candidate list.
+// evictWithin evicts the pod when its group's budget allows, after the
+// eviction rate limiter. Only a cancelled context is returned as an error.
+func (u *Updater) evictWithin(ctx context.Context, vpa *vpav1.VerticalPodAutoscaler, pod *corev1.Pod, budget *Budget, reason string) error {
+	pending := pod.Status.Phase == corev1.PodPending
+	if !budget.CanEvict(pending) {
+		klog.FromContext(ctx).V(1).Info("Eviction budget exhausted", "vpa", klog.KObj(vpa), "pod", klog.KObj(pod))
+		return nil
+	}
+	if err := u.limiter.Wait(ctx); err != nil {
+		u.metrics.upstream.rateLimiterFailed(vpa)
+		return err
+	}
+	if u.evict(ctx, vpa, pod, reason) {
+		budget.Disrupted(pending)
+	}
+	return nil
+}
+
+// plan builds each group's budget and the VPA's sorted candidate list. A
+// group below minReplicas gets no candidates, and a budget only for
+// in-place work: resizes that bypass the budget
+// (--in-place-skip-disruption-budget) or boosts to undo.
 func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, []planned) {
 	log := klog.FromContext(ctx).WithValues("vpa", klog.KObj(w.vpa))
 	minReplicas := u.cfg.MinReplicas
 	if p := w.vpa.Spec.UpdatePolicy; p != nil && p.MinReplicas != nil {
 		minReplicas = int(*p.MinReplicas)
 	}
+	mode := UpdateMode(w.vpa)
+	boosting := u.boosting(w.vpa)
+	skipBudget := u.cfg.InPlaceSkipDisruptionBudget && resizesInPlace(mode)
 	now := u.clock.Now()
 	budgets := map[types.UID]*Budget{}
 	var plan []planned
 	for uid, g := range w.groups {
-		if !EnoughReplicas(len(g.pods), minReplicas) {
+		below := !EnoughReplicas(len(g.pods), minReplicas)
+		undoBoost := boosting && slices.ContainsFunc(g.pods, boost.InProgress)
+		if below && !skipBudget && !undoBoost {
 			log.V(1).Info("Too few live replicas to update", "controller", g.owner.Name, "live", len(g.pods), "minReplicas", minReplicas)
 			continue
 		}
@@ -75,8 +94,16 @@ func (u *Updater) plan(ctx context.Context, w *vpaWork) (map[types.UID]*Budget, 
 			log.Info("Skipping controller", "controller", g.owner.Name, "err", err)
 			continue
 		}
-		budgets[uid] = NewBudget(configured, len(g.pods), countPending(g.pods), u.cfg.EvictionTolerance)
+		budget := NewBudget(configured, len(g.pods), countPending(g.pods), u.cfg.EvictionTolerance)
+		budget.belowMin = below
+		budgets[uid] = budget
+		if !acting(mode, u.cfg.Features) || (below && !skipBudget) {
+			continue
+		}
 		for _, pod := range g.pods {
+			if boosting && boost.InProgress(pod) {
+				continue
+			}
 			if c, ok := u.assess(w, pod, now); ok {
 				plan = append(plan, planned{Candidate: c, owner: uid})
 			}
@@ -93,8 +120,9 @@ func (u *Updater) assess(w *vpaWork, pod *corev1.Pod, now time.Time) (Candidate,
 	if len(processed.Containers) == 0 {
 		return Candidate{}, false
 	}
-	p := Assess(pod, processed, now, u.cfg.Thresholds)
-	if !p.ShouldUpdate(u.cfg.Thresholds) {
+	th := VPAThresholds(w.vpa, u.cfg.Thresholds, u.cfg.Features)
+	p := Assess(pod, processed, now, th)
+	if !p.ShouldUpdate(th) {
 		return Candidate{}, false
 	}
 	var reqs []*vpav1.EvictionRequirement

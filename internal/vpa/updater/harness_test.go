@@ -28,6 +28,7 @@ import (
 	"github.com/kscale/kscale/deploy/vpa/crds"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/testenv"
+	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/admission/admissiontest"
 	"github.com/kscale/kscale/internal/vpa/target"
 	"github.com/kscale/kscale/internal/vpa/updater"
@@ -98,7 +99,11 @@ func start(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admissiontest.Start(t, c, "default")
+	// The webhook accepts update mode InPlace and applies startup boosts, as
+	// with --feature-gates=InPlace=true,CPUStartupBoost=true.
+	admissiontest.StartWith(t, c, "default", func(cfg *admission.Config) {
+		cfg.Features.InPlace, cfg.Features.CPUStartupBoost = true, true
+	})
 	kube := kubernetes.NewForConfigOrDie(env.Config)
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: kube.EventsV1()})
 	bctx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -30,7 +30,7 @@ func NewMetrics(reg prometheus.Registerer) (*Metrics, error) {
 		}, []string{"cause"}),
 		inPlace: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "kscale", Subsystem: "vpa_updater", Name: "in_place_updates_total",
-			Help: "In-place resizes requested, by result (Applied, Error).",
+			Help: "In-place resizes requested, by result (Applied, Error, Unboosted, UnboostError).",
 		}, []string{"result"}),
 		loops: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "kscale", Subsystem: "vpa_updater", Name: "loops_total",

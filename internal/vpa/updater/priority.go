@@ -8,7 +8,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 
+	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
@@ -73,6 +75,16 @@ func (p Priority) Reason() string {
 	default:
 		return "Drift"
 	}
+}
+
+// VPAThresholds returns the thresholds for the VPA's pods: th, with
+// EvictAfterOOM replaced by the VPA's updatePolicy.evictAfterOOMSeconds
+// when gate PerVPAConfig is on and the VPA sets it (≥ 1s).
+func VPAThresholds(vpa *vpav1.VerticalPodAutoscaler, th Thresholds, gates features.Gates) Thresholds {
+	if p := vpa.Spec.UpdatePolicy; gates.PerVPAConfig && p != nil && p.EvictAfterOOMSeconds != nil && *p.EvictAfterOOMSeconds >= 1 {
+		th.EvictAfterOOM = time.Duration(*p.EvictAfterOOMSeconds) * time.Second
+	}
+	return th
 }
 
 // Assess compares the pod's requests with its processed recommendation at

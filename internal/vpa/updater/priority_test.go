@@ -10,6 +10,7 @@ import (
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 
 	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/vpa/features"
 	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
@@ -157,6 +158,43 @@ func TestPassesEvictionRequirements(t *testing.T) {
 			processed := recommendation.Process(tc.pod, scenario7, nil, recommendation.Limits{})
 			if got := PassesEvictionRequirements(tc.pod, processed, tc.reqs); got != tc.want {
 				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPerVPAEvictAfterOOM checks updatePolicy.evictAfterOOMSeconds: with
+// gate PerVPAConfig it replaces --evict-after-oom-threshold for the VPA's
+// pods (both the run length and the age of the OOM); without it, or unset,
+// the flag applies.
+func TestPerVPAEvictAfterOOM(t *testing.T) {
+	withSeconds := func(s int32) *vpav1.VerticalPodAutoscaler {
+		return &vpav1.VerticalPodAutoscaler{Spec: vpav1.VerticalPodAutoscalerSpec{UpdatePolicy: &vpav1.PodUpdatePolicy{EvictAfterOOMSeconds: &s}}}
+	}
+	on := features.Gates{PerVPAConfig: true}
+	tests := []struct {
+		name  string
+		vpa   *vpav1.VerticalPodAutoscaler
+		gates features.Gates
+		ran   time.Duration
+		ago   time.Duration
+		want  bool
+	}{
+		{name: "flag: OOM after 15m of running is not quick", vpa: &vpav1.VerticalPodAutoscaler{}, gates: on, ran: 15 * time.Minute, ago: time.Minute},
+		{name: "1h per VPA: OOM after 15m is quick", vpa: withSeconds(3600), gates: on, ran: 15 * time.Minute, ago: time.Minute, want: true},
+		{name: "1h per VPA, gate off: the flag applies", vpa: withSeconds(3600), ran: 15 * time.Minute, ago: time.Minute},
+		{name: "1h per VPA: OOM 30m ago is recent", vpa: withSeconds(3600), gates: on, ran: time.Minute, ago: 30 * time.Minute, want: true},
+		{name: "60s per VPA: OOM after 2m is not quick", vpa: withSeconds(60), gates: on, ran: 2 * time.Minute, ago: 30 * time.Second},
+		{name: "60s per VPA: OOM after 30s is quick", vpa: withSeconds(60), gates: on, ran: 30 * time.Second, ago: 30 * time.Second, want: true},
+		{name: "0s (invalid) per VPA: the flag applies", vpa: withSeconds(0), gates: on, ran: time.Minute, ago: time.Minute, want: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			th := VPAThresholds(tc.vpa, defaultThresholds, tc.gates)
+			pod := fixture.Pod("p", fixture.WithRequests("cpu", "1", "memory", "1Gi"), started(2*time.Hour), oomKilled(tc.ran, tc.ago))
+			p := Assess(pod, recommendation.Process(pod, scenario7, nil, recommendation.Limits{}), now, th)
+			if p.QuickOOM != tc.want || p.ShouldUpdate(th) != tc.want {
+				t.Errorf("QuickOOM %v, ShouldUpdate %v; want %v (threshold %s)", p.QuickOOM, p.ShouldUpdate(th), tc.want, th.EvictAfterOOM)
 			}
 		})
 	}

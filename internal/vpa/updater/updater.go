@@ -58,8 +58,15 @@ type Updater struct {
 	clock    clock.WithTicker
 	metrics  *Metrics
 	limiter  *rateLimiter
+	// resizeLimiter paces in-place resizes with the eviction settings, as
+	// upstream's separate in-place limiter does.
+	resizeLimiter *rateLimiter
+	// resizing is when each pod's current resize was first seen.
 	resizing map[types.UID]time.Time
-	health   activity
+	// infeasible is the recommendation of each pod's last infeasible
+	// resize (mode InPlace).
+	infeasible map[types.UID]*vpav1.RecommendedPodResources
+	health     activity
 }
 
 // New validates cfg and builds an Updater.
@@ -79,8 +86,10 @@ func New(cfg Config, deps Deps) (*Updater, error) {
 	}
 	return &Updater{
 		cfg: cfg, client: deps.Client, resolver: deps.Resolver, recorder: deps.Recorder, clock: deps.Clock, metrics: m,
-		limiter:  newRateLimiter(cfg.EvictionRateLimit, cfg.EvictionRateBurst, deps.Clock),
-		resizing: map[types.UID]time.Time{},
+		limiter:       newRateLimiter(cfg.EvictionRateLimit, cfg.EvictionRateBurst, deps.Clock),
+		resizeLimiter: newRateLimiter(cfg.EvictionRateLimit, cfg.EvictionRateBurst, deps.Clock),
+		resizing:      map[types.UID]time.Time{},
+		infeasible:    map[types.UID]*vpav1.RecommendedPodResources{},
 	}, nil
 }
 
@@ -156,7 +165,8 @@ func (u *Updater) RunOnce(ctx context.Context) error {
 	return nil
 }
 
-// pruneResizing forgets resize start times of pods that are gone.
+// pruneResizing forgets resize start times and infeasible resizes of pods
+// that are gone.
 func (u *Updater) pruneResizing(work workList) {
 	live := map[types.UID]bool{}
 	for _, w := range work {
@@ -169,6 +179,11 @@ func (u *Updater) pruneResizing(work workList) {
 	for uid := range u.resizing {
 		if !live[uid] {
 			delete(u.resizing, uid)
+		}
+	}
+	for uid := range u.infeasible {
+		if !live[uid] {
+			delete(u.infeasible, uid)
 		}
 	}
 }

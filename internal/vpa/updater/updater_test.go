@@ -245,4 +245,48 @@ func TestUpdaterAgainstControlPlane(t *testing.T) {
 		expectSeries(t, reg, "vpa_updater_failed_in_place_update_attempts_total",
 			map[string]string{"vpa_size_log2": "1", "reason": "InPlaceUpdateError", "vpa_name": "web", "vpa_namespace": "fallback"}, 1)
 	})
+
+	t.Run("InPlace resizes in place and never evicts; without its gate it does nothing", func(t *testing.T) {
+		h.expectResizeSubresource(t)
+		h.workload(t, "inplaceonly", "web", 2)
+		h.outsideRange(t, "inplaceonly", "web", vpav1.UpdateModeInPlace, "Deployment", "web")
+		off, offReg := h.newUpdater(t, "inplaceonly", nil)
+		if err := off.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if got := counter(t, offReg, "kscale_vpa_updater_in_place_updates_total", "Applied"); got != 0 {
+			t.Errorf("gate off: in_place_updates_total{result=Applied} = %v, want 0", got)
+		}
+		u, reg := h.newUpdater(t, "inplaceonly", func(c *updater.Config) { c.Features.InPlace = true })
+		if err := u.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.terminating(t, "inplaceonly", "web")); n != 0 {
+			t.Errorf("evicted %d pods, want 0", n)
+		}
+		resized := h.waitPods(t, "inplaceonly", "web", 1, requestIs("500m"))
+		if resized[0].Annotations[updater.InPlaceUpdatedAnnotation] != "true" {
+			t.Errorf("resized pod annotations = %v, want %s", resized[0].Annotations, updater.InPlaceUpdatedAnnotation)
+		}
+		if got := counter(t, reg, "kscale_vpa_updater_in_place_updates_total", "Applied"); got != 1 {
+			t.Errorf("in_place_updates_total{result=Applied} = %v, want 1 (budget: 1 of 2)", got)
+		}
+	})
+
+	t.Run("InPlace does not evict when the node cannot resize", func(t *testing.T) {
+		h.workloadOn(t, "inplacenofallback", "web", 2, false)
+		h.outsideRange(t, "inplacenofallback", "web", vpav1.UpdateModeInPlace, "Deployment", "web")
+		u, reg := h.newUpdater(t, "inplacenofallback", func(c *updater.Config) { c.Features.InPlace = true })
+		if err := u.RunOnce(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(h.terminating(t, "inplacenofallback", "web")); n != 0 {
+			t.Errorf("evicted %d pods, want 0 (mode InPlace never evicts)", n)
+		}
+		if got := counter(t, reg, "kscale_vpa_updater_in_place_updates_total", "Error"); got < 1 {
+			t.Errorf("in_place_updates_total{result=Error} = %v, want at least 1", got)
+		}
+	})
+
+	t.Run("a CPU startup boost is applied at creation and undone in place", func(t *testing.T) { testStartupBoost(t, h) })
 }

@@ -43,6 +43,13 @@ type Webhook struct {
 // holds the status Lease.
 func Start(t testing.TB, c client.Client, statusNamespace string) *Webhook {
 	t.Helper()
+	return StartWith(t, c, statusNamespace, nil)
+}
+
+// StartWith is Start with the configuration changed by mutate (for example
+// to turn feature gates on); mutate may be nil.
+func StartWith(t testing.TB, c client.Client, statusNamespace string, mutate func(*admission.Config)) *Webhook {
+	t.Helper()
 	dir := t.TempDir()
 	caFile, certFile, keyFile, err := writeCerts(dir)
 	if err != nil {
@@ -58,6 +65,9 @@ func Start(t testing.TB, c client.Client, statusNamespace string) *Webhook {
 	cfg.RegisterByURL, cfg.WebhookURL = true, "https://"+ln.Addr().String()+"/"
 	cfg.Namespace = statusNamespace
 	cfg.TimeoutSeconds = 10
+	if mutate != nil {
+		mutate(&cfg)
+	}
 	reg := prometheus.NewRegistry()
 	srv, err := admission.New(cfg, admission.Deps{Client: c, Resolver: target.NewResolver(c), Registerer: reg})
 	if err != nil {
