@@ -31,6 +31,8 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"node-autoscaler", "--kube-client-qps=NaN"}, "--kube-client-qps"},
 		{[]string{"node-autoscaler", "--kubeconfig=" + missing}, "--kubeconfig"},
 		{[]string{"node-autoscaler", "--cloud-config=" + missing}, "--cloud-config"},
+		{[]string{"node-autoscaler", "--min-replica-count=-1"}, "--min-replica-count"},
+		{[]string{"node-autoscaler", "--blocking-system-pod-distruption-timeout=-1s"}, "--blocking-system-pod-distruption-timeout"},
 		// vpa-recommender
 		{[]string{"vpa-recommender", "--target-cpu-percentile=NaN"}, "--target-cpu-percentile"},
 		{[]string{"vpa-recommender", "--target-cpu-percentile=1.5"}, "--target-cpu-percentile"},

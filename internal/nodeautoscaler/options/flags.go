@@ -75,6 +75,13 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
 	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
 	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")
+	s.addDrainFlags(fs)
+}
+
+func (s *ScaleDownOptions) addDrainFlags(fs *pflag.FlagSet) {
+	fs.IntVar(&s.MinReplicaCount, "min-replica-count", s.MinReplicaCount, "Pods of a ReplicaSet or ReplicationController that wants fewer replicas block their node's removal")
+	fs.BoolVar(&s.SkipNodesWithCustomControllerPods, "skip-nodes-with-custom-controller-pods", s.SkipNodesWithCustomControllerPods, "Pods owned by a controller of a custom kind block their node's removal")
+	fs.DurationVar(&s.BlockingSystemPodDisruptionTimeout, "blocking-system-pod-distruption-timeout", s.BlockingSystemPodDisruptionTimeout, "How long a kube-system pod without a PodDisruptionBudget blocks its node's removal, from the pod's creation (upstream's spelling)")
 }
 
 // FlagError is a rejected option value; Flag is the flag's name.

@@ -157,6 +157,19 @@ type ScaleDownOptions struct {
 	IgnoreDaemonSetsUtilization bool
 	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
 	IgnoreMirrorPodsUtilization bool
+	// MinReplicaCount is --min-replica-count: pods of a ReplicaSet or
+	// ReplicationController that wants fewer replicas block their node.
+	MinReplicaCount int
+	// SkipNodesWithCustomControllerPods is
+	// --skip-nodes-with-custom-controller-pods: pods whose controller is of
+	// another kind than ReplicaSet, StatefulSet, Job, ReplicationController
+	// or DaemonSet block their node.
+	SkipNodesWithCustomControllerPods bool
+	// BlockingSystemPodDisruptionTimeout is upstream's
+	// --blocking-system-pod-distruption-timeout (typo kept): a kube-system
+	// pod without a PodDisruptionBudget blocks its node only until it is
+	// this old.
+	BlockingSystemPodDisruptionTimeout time.Duration
 }
 
 // Default returns the options every flag defaults to.
@@ -199,6 +212,9 @@ func Default() Options {
 			MaxGracefulTerminationSec: 600,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
+
+			SkipNodesWithCustomControllerPods:  true,
+			BlockingSystemPodDisruptionTimeout: time.Hour,
 		},
 	}
 }

@@ -78,5 +78,7 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)
 	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
+	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
+	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
 	return errs
 }
