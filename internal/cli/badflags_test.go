@@ -32,6 +32,10 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"node-autoscaler", "--kubeconfig=" + missing}, "--kubeconfig"},
 		{[]string{"node-autoscaler", "--cloud-config=" + missing}, "--cloud-config"},
 		{[]string{"node-autoscaler", "--min-replica-count=-1"}, "--min-replica-count"},
+		{[]string{"node-autoscaler", "--node-delete-delay-after-taint=-1s"}, "--node-delete-delay-after-taint"},
+		{[]string{"node-autoscaler", "--node-deletion-delay-timeout=-1s"}, "--node-deletion-delay-timeout"},
+		{[]string{"node-autoscaler", "--cordon-node-before-terminating=maybe"}, "--cordon-node-before-terminating"},
+		{[]string{"node-autoscaler", "--daemonset-eviction-for-empty-nodes=maybe"}, "--daemonset-eviction-for-empty-nodes"},
 		{[]string{"node-autoscaler", "--blocking-system-pod-distruption-timeout=-1s"}, "--blocking-system-pod-distruption-timeout"},
 		// vpa-recommender
 		{[]string{"vpa-recommender", "--target-cpu-percentile=NaN"}, "--target-cpu-percentile"},

@@ -22,14 +22,37 @@ type Config struct {
 	// PodGoneHeadroom is added to the grace period while waiting for
 	// evicted pods to disappear.
 	PodGoneHeadroom time.Duration
+	// CordonNodeBeforeTerminating is --cordon-node-before-terminating: a
+	// node marked ToBeDeleted is also set unschedulable, and set
+	// schedulable again when the deletion fails or its taint is cleaned up.
+	CordonNodeBeforeTerminating bool
+	// DeleteDelayAfterTaint is --node-delete-delay-after-taint: the wait
+	// between marking a node and draining it (or, when empty, deleting it).
+	DeleteDelayAfterTaint time.Duration
+	// DeletionDelayTimeout is --node-deletion-delay-timeout: the longest
+	// wait for DelayDeletionAnnotationPrefix annotations to leave a node
+	// before it is deleted; 0 does not wait.
+	DeletionDelayTimeout time.Duration
+	// DaemonSetEvictionForEmptyNodes is
+	// --daemonset-eviction-for-empty-nodes.
+	DaemonSetEvictionForEmptyNodes bool
+	// DaemonSetEvictionForOccupiedNodes is
+	// --daemonset-eviction-for-occupied-nodes.
+	DaemonSetEvictionForOccupiedNodes bool
 }
 
 // ConfigFromOptions takes the settings from the node autoscaler options.
 func ConfigFromOptions(o options.Options) Config {
+	sd := o.ScaleDown
 	return Config{
-		MaxPodEvictionTime:     o.ScaleDown.MaxPodEvictionTime,
-		MaxGracefulTermination: time.Duration(o.ScaleDown.MaxGracefulTerminationSec) * time.Second,
-		PodGoneHeadroom:        DefaultPodGoneHeadroom,
+		MaxPodEvictionTime:                sd.MaxPodEvictionTime,
+		MaxGracefulTermination:            time.Duration(sd.MaxGracefulTerminationSec) * time.Second,
+		PodGoneHeadroom:                   DefaultPodGoneHeadroom,
+		CordonNodeBeforeTerminating:       sd.CordonNodeBeforeTerminating,
+		DeleteDelayAfterTaint:             sd.NodeDeleteDelayAfterTaint,
+		DeletionDelayTimeout:              sd.NodeDeletionDelayTimeout,
+		DaemonSetEvictionForEmptyNodes:    sd.DaemonSetEvictionForEmptyNodes,
+		DaemonSetEvictionForOccupiedNodes: sd.DaemonSetEvictionForOccupiedNodes,
 	}
 }
 
@@ -45,6 +68,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-graceful-termination-sec: %v is negative", c.MaxGracefulTermination)
 	case c.PodGoneHeadroom < 0:
 		return fmt.Errorf("pod gone headroom %v is negative", c.PodGoneHeadroom)
+	case c.DeleteDelayAfterTaint < 0:
+		return fmt.Errorf("--node-delete-delay-after-taint: %v is negative", c.DeleteDelayAfterTaint)
+	case c.DeletionDelayTimeout < 0:
+		return fmt.Errorf("--node-deletion-delay-timeout: %v is negative", c.DeletionDelayTimeout)
 	}
 	return nil
 }

@@ -129,9 +129,9 @@ func (c *Controller) fillInFlight(in *scaledown.Input) {
 		in.Groups[i].Deleting = deleting[in.Groups[i].ID]
 	}
 	in.LastDeletion, in.LastFailure = c.lastDeletion, c.lastFailure
-	// A node being drained is blocked even when the caller's view does not
+	// A node being deleted is blocked even when the caller's view does not
 	// show its taint yet (a lagging cache).
-	draining := c.act.Draining()
+	draining := c.act.inFlightNodes()
 	in.Nodes = slices.Clone(in.Nodes)
 	for i, n := range in.Nodes {
 		if _, ok := slices.BinarySearch(draining, n.Node.Name); ok && !clusterstate.HasTaint(n.Node, toBeDeleted.Key) {

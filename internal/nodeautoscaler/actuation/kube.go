@@ -16,7 +16,7 @@ import (
 )
 
 // Kube is the Cluster of a live cluster, through client-go. It needs RBAC
-// to get and patch nodes, get pods and create pods/eviction.
+// to get and patch nodes, get and list pods and create pods/eviction.
 type Kube struct {
 	client kubernetes.Interface
 }
@@ -57,11 +57,39 @@ func (k *Kube) RemoveTaints(ctx context.Context, node string, keys ...string) er
 	return nil
 }
 
-// updateNode applies change to the taints of a fresh copy of the node and,
-// when change reports a difference, writes them with a merge patch that
-// carries the read resourceVersion: only spec.taints is sent, and a node
-// changed in between makes the patch conflict and the change be retried on
-// the new version.
+// Cordon implements Cluster.
+func (k *Kube) Cordon(ctx context.Context, node string, unschedulable bool) error {
+	err := k.updateNode(ctx, node, func(n *corev1.Node) bool {
+		if n.Spec.Unschedulable == unschedulable {
+			return false
+		}
+		n.Spec.Unschedulable = unschedulable
+		return true
+	})
+	if !unschedulable && apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("setting node %s unschedulable=%v: %w", node, unschedulable, err)
+	}
+	return nil
+}
+
+// GetNode implements Cluster.
+func (k *Kube) GetNode(ctx context.Context, node string) (*corev1.Node, error) {
+	n, err := k.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("getting node %s: %w", node, err)
+	}
+	return n, nil
+}
+
+// updateNode applies change to the taints or the unschedulable field of a
+// fresh copy of the node and, when change reports a difference, writes
+// them with a merge patch that carries the read resourceVersion: only
+// spec.taints and spec.unschedulable are sent, and a node changed in
+// between makes the patch conflict and the change be retried on the new
+// version.
 func (k *Kube) updateNode(ctx context.Context, name string, change func(*corev1.Node) bool) error {
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n, err := k.client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -71,7 +99,7 @@ func (k *Kube) updateNode(ctx context.Context, name string, change func(*corev1.
 		if !change(n) {
 			return nil
 		}
-		patch, err := json.Marshal(taintPatch{Metadata: taintPatchMeta{ResourceVersion: n.ResourceVersion}, Spec: taintPatchSpec{Taints: n.Spec.Taints}})
+		patch, err := json.Marshal(taintPatch{Metadata: taintPatchMeta{ResourceVersion: n.ResourceVersion}, Spec: taintPatchSpec{Taints: n.Spec.Taints, Unschedulable: n.Spec.Unschedulable}})
 		if err != nil {
 			return fmt.Errorf("encoding taint patch: %w", err)
 		}
@@ -92,7 +120,8 @@ type taintPatchMeta struct {
 }
 
 type taintPatchSpec struct {
-	Taints []corev1.Taint `json:"taints"`
+	Taints        []corev1.Taint `json:"taints"`
+	Unschedulable bool           `json:"unschedulable"`
 }
 
 // EvictPod implements Cluster with a policy/v1 Eviction carrying a UID

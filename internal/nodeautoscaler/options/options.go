@@ -157,6 +157,23 @@ type ScaleDownOptions struct {
 	IgnoreDaemonSetsUtilization bool
 	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
 	IgnoreMirrorPodsUtilization bool
+	// DaemonSetEvictionForEmptyNodes is --daemonset-eviction-for-empty-nodes:
+	// DaemonSet pods are evicted (best effort) before an empty node is deleted.
+	DaemonSetEvictionForEmptyNodes bool
+	// DaemonSetEvictionForOccupiedNodes is
+	// --daemonset-eviction-for-occupied-nodes: DaemonSet pods are evicted
+	// (best effort) while a node is drained.
+	DaemonSetEvictionForOccupiedNodes bool
+	// CordonNodeBeforeTerminating is --cordon-node-before-terminating: a
+	// node marked for deletion is also set unschedulable.
+	CordonNodeBeforeTerminating bool
+	// NodeDeleteDelayAfterTaint is --node-delete-delay-after-taint: the
+	// wait between marking a node and draining or deleting it.
+	NodeDeleteDelayAfterTaint time.Duration
+	// NodeDeletionDelayTimeout is --node-deletion-delay-timeout: the
+	// longest wait for delay-deletion.cluster-autoscaler.kubernetes.io/
+	// annotations to leave a node before it is deleted; 0 does not wait.
+	NodeDeletionDelayTimeout time.Duration
 	// MinReplicaCount is --min-replica-count: pods of a ReplicaSet or
 	// ReplicationController that wants fewer replicas block their node.
 	MinReplicaCount int
@@ -213,6 +230,10 @@ func Default() Options {
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
 
+			DaemonSetEvictionForOccupiedNodes:  true,
+			CordonNodeBeforeTerminating:        true,
+			NodeDeleteDelayAfterTaint:          5 * time.Second,
+			NodeDeletionDelayTimeout:           2 * time.Minute,
 			SkipNodesWithCustomControllerPods:  true,
 			BlockingSystemPodDisruptionTimeout: time.Hour,
 		},

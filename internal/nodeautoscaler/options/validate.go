@@ -78,6 +78,8 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)
 	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
+	bad(s.NodeDeleteDelayAfterTaint < 0, "node-delete-delay-after-taint", "must not be negative, got %v", s.NodeDeleteDelayAfterTaint)
+	bad(s.NodeDeletionDelayTimeout < 0, "node-deletion-delay-timeout", "must not be negative, got %v", s.NodeDeletionDelayTimeout)
 	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
 	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
 	return errs

@@ -132,8 +132,16 @@ func isIgnored(pod *corev1.Pod) bool {
 	return isDaemonSetPod(pod)
 }
 
-// isDaemonSetPod reports pods a DaemonSet controls or that are annotated
+// IsDaemonSetPod reports pods a DaemonSet controls or that are annotated
 // DaemonSetPodAnnotation=true.
+func IsDaemonSetPod(pod *corev1.Pod) bool { return isDaemonSetPod(pod) }
+
+// IsMirrorPod reports static pods' mirror pods (MirrorPodAnnotation).
+func IsMirrorPod(pod *corev1.Pod) bool {
+	_, ok := pod.Annotations[MirrorPodAnnotation]
+	return ok
+}
+
 func isDaemonSetPod(pod *corev1.Pod) bool {
 	if pod.Annotations[DaemonSetPodAnnotation] == "true" {
 		return true
