@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
@@ -207,7 +208,8 @@ func stateEvent(e clusterstate.Event) Event {
 
 func ignoreTaint(rules clusterstate.ReadinessRules, status []string) template.IgnoreTaint {
 	return func(key string) bool {
-		if rules.IsStartupTaint(key) || key == clusterstate.ToBeDeletedTaint || key == clusterstate.BeingDeletedTaint {
+		if rules.IsStartupTaint(key) || key == clusterstate.ToBeDeletedTaint || key == clusterstate.BeingDeletedTaint ||
+			key == actuation.DeletionCandidateTaint {
 			return true
 		}
 		for _, s := range status {

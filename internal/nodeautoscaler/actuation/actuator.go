@@ -92,13 +92,22 @@ func (a *Actuator) deleting(node string) bool {
 	return slices.ContainsFunc(a.deletions, func(d *deletion) bool { return d.cand.Node.Name == node })
 }
 
-// CleanUp removes both deletion taints from every node that is not being
-// deleted by this actuator: leftovers of an earlier process. With
-// --cordon-node-before-terminating such nodes are also set schedulable
-// again, as upstream does.
+// CleanUp removes both deletion taints and the soft
+// DeletionCandidateTaint from every node that is not being deleted by this
+// actuator: leftovers of an earlier process. With
+// --cordon-node-before-terminating nodes that had a deletion taint are also
+// set schedulable again, as upstream does.
 func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
 	for _, n := range nodes {
-		if a.deleting(n.Name) || !clusterstate.HasTaint(n, toBeDeleted.Key) && !clusterstate.HasTaint(n, beingDeleted.Key) {
+		if a.deleting(n.Name) {
+			continue
+		}
+		if clusterstate.HasTaint(n, DeletionCandidateTaint) {
+			if err := a.cluster.RemoveTaints(ctx, n.Name, DeletionCandidateTaint); err != nil {
+				return fmt.Errorf("removing the leftover soft taint from node %s: %w", n.Name, err)
+			}
+		}
+		if !clusterstate.HasTaint(n, toBeDeleted.Key) && !clusterstate.HasTaint(n, beingDeleted.Key) {
 			continue
 		}
 		if err := a.unmark(ctx, n.Name); err != nil {

@@ -39,6 +39,12 @@ type Config struct {
 	// DaemonSetEvictionForOccupiedNodes is
 	// --daemonset-eviction-for-occupied-nodes.
 	DaemonSetEvictionForOccupiedNodes bool
+	// SoftTaintCount is --max-bulk-soft-taint-count: the soft taints added
+	// or removed per round; 0 turns soft tainting off.
+	SoftTaintCount int
+	// SoftTaintTime is --max-bulk-soft-taint-time: the time budget of
+	// those writes per round.
+	SoftTaintTime time.Duration
 }
 
 // ConfigFromOptions takes the settings from the node autoscaler options.
@@ -53,6 +59,8 @@ func ConfigFromOptions(o options.Options) Config {
 		DeletionDelayTimeout:              sd.NodeDeletionDelayTimeout,
 		DaemonSetEvictionForEmptyNodes:    sd.DaemonSetEvictionForEmptyNodes,
 		DaemonSetEvictionForOccupiedNodes: sd.DaemonSetEvictionForOccupiedNodes,
+		SoftTaintCount:                    sd.MaxBulkSoftTaintCount,
+		SoftTaintTime:                     sd.MaxBulkSoftTaintTime,
 	}
 }
 
@@ -72,6 +80,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--node-delete-delay-after-taint: %v is negative", c.DeleteDelayAfterTaint)
 	case c.DeletionDelayTimeout < 0:
 		return fmt.Errorf("--node-deletion-delay-timeout: %v is negative", c.DeletionDelayTimeout)
+	case c.SoftTaintCount < 0:
+		return fmt.Errorf("--max-bulk-soft-taint-count: %d is negative", c.SoftTaintCount)
+	case c.SoftTaintTime < 0:
+		return fmt.Errorf("--max-bulk-soft-taint-time: %v is negative", c.SoftTaintTime)
 	}
 	return nil
 }

@@ -86,6 +86,8 @@ func (s *ScaleDownOptions) addDrainFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.NodeDeletionDelayTimeout, "node-deletion-delay-timeout", s.NodeDeletionDelayTimeout, "Longest wait for delay-deletion.cluster-autoscaler.kubernetes.io/ annotations to leave a node before deleting it; 0 does not wait")
 	fs.IntVar(&s.MinReplicaCount, "min-replica-count", s.MinReplicaCount, "Pods of a ReplicaSet or ReplicationController that wants fewer replicas block their node's removal")
 	fs.BoolVar(&s.SkipNodesWithCustomControllerPods, "skip-nodes-with-custom-controller-pods", s.SkipNodesWithCustomControllerPods, "Pods owned by a controller of a custom kind block their node's removal")
+	fs.IntVar(&s.MaxBulkSoftTaintCount, "max-bulk-soft-taint-count", s.MaxBulkSoftTaintCount, "Nodes per loop whose PreferNoSchedule DeletionCandidateOfClusterAutoscaler taint is added or removed; 0 turns soft tainting off")
+	fs.DurationVar(&s.MaxBulkSoftTaintTime, "max-bulk-soft-taint-time", s.MaxBulkSoftTaintTime, "Time budget per loop for adding and removing soft taints")
 	fs.DurationVar(&s.BlockingSystemPodDisruptionTimeout, "blocking-system-pod-distruption-timeout", s.BlockingSystemPodDisruptionTimeout, "How long a kube-system pod without a PodDisruptionBudget blocks its node's removal, from the pod's creation (upstream's spelling)")
 }
 

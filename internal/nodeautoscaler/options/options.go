@@ -187,6 +187,14 @@ type ScaleDownOptions struct {
 	// pod without a PodDisruptionBudget blocks its node only until it is
 	// this old.
 	BlockingSystemPodDisruptionTimeout time.Duration
+	// MaxBulkSoftTaintCount is --max-bulk-soft-taint-count: how many nodes
+	// a loop may add or remove the PreferNoSchedule
+	// DeletionCandidateOfClusterAutoscaler taint on; 0 turns soft tainting
+	// off.
+	MaxBulkSoftTaintCount int
+	// MaxBulkSoftTaintTime is --max-bulk-soft-taint-time: the time budget
+	// of those writes per loop.
+	MaxBulkSoftTaintTime time.Duration
 }
 
 // Default returns the options every flag defaults to.
@@ -236,6 +244,8 @@ func Default() Options {
 			NodeDeletionDelayTimeout:           2 * time.Minute,
 			SkipNodesWithCustomControllerPods:  true,
 			BlockingSystemPodDisruptionTimeout: time.Hour,
+			MaxBulkSoftTaintCount:              10,
+			MaxBulkSoftTaintTime:               3 * time.Second,
 		},
 	}
 }

@@ -56,8 +56,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"scaleup-simulation-for-skipped-node-groups-enabled", false, "Also simulate node groups skipped for other reasons"},
 	{"scheduler-verbosity", 0, "Verbosity offset of scheduler-framework logs"},
 	{"drain-priority-config", "", "priority:grace list for ordered eviction"},
-	{"max-bulk-soft-taint-count", 10, "Nodes soft-tainted PreferNoSchedule per loop; 0 turns soft tainting off"},
-	{"max-bulk-soft-taint-time", 3 * time.Second, "Time budget for soft tainting"},
 	{"node-deletion-batcher-interval", time.Duration(0), "Collect deletions per node group for this long"},
 	{"scale-down-candidates-pool-min-count", 50, "Minimum extra scale-down candidate pool"},
 	{"scale-down-candidates-pool-ratio", 0.1, "Extra scale-down candidate pool as a share of nodes"},

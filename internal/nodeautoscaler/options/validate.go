@@ -80,6 +80,8 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
 	bad(s.NodeDeleteDelayAfterTaint < 0, "node-delete-delay-after-taint", "must not be negative, got %v", s.NodeDeleteDelayAfterTaint)
 	bad(s.NodeDeletionDelayTimeout < 0, "node-deletion-delay-timeout", "must not be negative, got %v", s.NodeDeletionDelayTimeout)
+	bad(s.MaxBulkSoftTaintCount < 0, "max-bulk-soft-taint-count", "must not be negative, got %d", s.MaxBulkSoftTaintCount)
+	bad(s.MaxBulkSoftTaintTime < 0, "max-bulk-soft-taint-time", "must not be negative, got %v", s.MaxBulkSoftTaintTime)
 	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
 	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
 	return errs
