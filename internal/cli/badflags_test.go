@@ -32,6 +32,8 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"node-autoscaler", "--kubeconfig=" + missing}, "--kubeconfig"},
 		{[]string{"node-autoscaler", "--cloud-config=" + missing}, "--cloud-config"},
 		{[]string{"node-autoscaler", "--min-replica-count=-1"}, "--min-replica-count"},
+		{[]string{"node-autoscaler", "--drain-priority-config=0-60"}, "--drain-priority-config"},
+		{[]string{"node-autoscaler", "--drain-priority-config=0:60", "--max-graceful-termination-sec=60"}, "--drain-priority-config"},
 		{[]string{"node-autoscaler", "--max-bulk-soft-taint-count=-1"}, "--max-bulk-soft-taint-count"},
 		{[]string{"node-autoscaler", "--max-bulk-soft-taint-time=-1s"}, "--max-bulk-soft-taint-time"},
 		{[]string{"node-autoscaler", "--node-delete-delay-after-taint=-1s"}, "--node-delete-delay-after-taint"},

@@ -213,7 +213,7 @@ func (a *Actuator) deleteReady(ctx context.Context, ready []*deletion, now time.
 	var order []string
 	for _, d := range ready {
 		if d.kind == KindNonEmpty {
-			out = append(out, a.deleteNodes(ctx, []scaledown.Candidate{d.cand}, KindNonEmpty, d.started, now, d.drain.evicted)...)
+			out = append(out, a.deleteNodes(ctx, []scaledown.Candidate{d.cand}, KindNonEmpty, d.started, now, d.evicted())...)
 			continue
 		}
 		if _, ok := byGroup[d.cand.Group]; !ok {

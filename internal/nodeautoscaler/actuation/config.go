@@ -2,6 +2,7 @@ package actuation
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
@@ -45,12 +46,19 @@ type Config struct {
 	// SoftTaintTime is --max-bulk-soft-taint-time: the time budget of
 	// those writes per round.
 	SoftTaintTime time.Duration
+	// DrainPriorities is the parsed --drain-priority-config; empty: one
+	// range with MaxGracefulTermination.
+	DrainPriorities []options.DrainPriority
 }
 
-// ConfigFromOptions takes the settings from the node autoscaler options.
+// ConfigFromOptions takes the settings from the node autoscaler options;
+// a malformed --drain-priority-config (refused by options.Validate) counts
+// as empty.
 func ConfigFromOptions(o options.Options) Config {
 	sd := o.ScaleDown
+	prios, _ := options.ParseDrainPriorities(sd.DrainPriorityConfig)
 	return Config{
+		DrainPriorities:                   prios,
 		MaxPodEvictionTime:                sd.MaxPodEvictionTime,
 		MaxGracefulTermination:            time.Duration(sd.MaxGracefulTerminationSec) * time.Second,
 		PodGoneHeadroom:                   DefaultPodGoneHeadroom,
@@ -80,6 +88,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--node-delete-delay-after-taint: %v is negative", c.DeleteDelayAfterTaint)
 	case c.DeletionDelayTimeout < 0:
 		return fmt.Errorf("--node-deletion-delay-timeout: %v is negative", c.DeletionDelayTimeout)
+	case slices.ContainsFunc(c.DrainPriorities, func(p options.DrainPriority) bool { return p.Grace < 0 }):
+		return fmt.Errorf("--drain-priority-config: a grace period is negative")
 	case c.SoftTaintCount < 0:
 		return fmt.Errorf("--max-bulk-soft-taint-count: %d is negative", c.SoftTaintCount)
 	case c.SoftTaintTime < 0:

@@ -26,7 +26,12 @@ type deletion struct {
 	started time.Time
 	readyAt time.Time
 	phase   phase
-	drain   *drain
+	// stages are the drain's priority ranges; drain is the running one,
+	// stages[next-1]; evictedBefore counts the earlier stages' evictions.
+	stages        []stage
+	next          int
+	drain         *drain
+	evictedBefore int
 	// holdUntil ends the wait for delay-deletion annotations.
 	holdUntil time.Time
 }
@@ -91,21 +96,51 @@ func (a *Actuator) prepare(ctx context.Context, d *deletion, now time.Time) (Out
 		if err != nil {
 			return a.fail(ctx, d.cand, KindEmpty, d.started, now, 0, FailureNotEmpty, err), true
 		}
-		ds := newDrain(d.cand, now, a.cfg, DaemonSetPodsToEvict(pods, a.cfg.DaemonSetEvictionForEmptyNodes))
-		ds.pods = nil
-		ds.evictBestEffort(ctx, a.cluster, now)
+		for _, st := range a.cfg.stages(nil, DaemonSetPodsToEvict(pods, a.cfg.DaemonSetEvictionForEmptyNodes)) {
+			newDrain(d.cand, st, now, a.cfg).evictBestEffort(ctx, a.cluster, now)
+		}
 		a.hold(d, now)
 		return Outcome{}, false
 	}
 	// Evicting DaemonSet pods is best effort: a failed listing leaves
 	// them in place.
-	d.drain = newDrain(d.cand, now, a.cfg, DaemonSetPodsToEvict(pods, a.cfg.DaemonSetEvictionForOccupiedNodes))
+	d.stages = a.cfg.stages(d.cand.Pods, DaemonSetPodsToEvict(pods, a.cfg.DaemonSetEvictionForOccupiedNodes))
 	d.phase = phaseDraining
 	return Outcome{}, false
 }
 
-// advanceDrain evicts and waits for the evicted pods to go.
+// nextStage starts the drain's next priority range at now; false when
+// none is left.
+func (a *Actuator) nextStage(d *deletion, now time.Time) bool {
+	if d.drain != nil {
+		d.evictedBefore += d.drain.evicted
+	}
+	if d.next >= len(d.stages) {
+		d.drain = nil
+		return false
+	}
+	d.drain = newDrain(d.cand, d.stages[d.next], now, a.cfg)
+	d.next++
+	return true
+}
+
+// advanceDrain runs the drain's priority ranges in turn, lowest first:
+// each range's pods are evicted and waited for before the next range
+// starts, as upstream.
 func (a *Actuator) advanceDrain(ctx context.Context, d *deletion, now time.Time) (Outcome, stepState) {
+	if d.drain == nil && !a.nextStage(d, now) {
+		return Outcome{}, stepReady
+	}
+	for {
+		o, st := a.advanceStage(ctx, d, now)
+		if st != stepReady || !a.nextStage(d, now) {
+			return o, st
+		}
+	}
+}
+
+// advanceStage evicts the running range's pods and waits for them to go.
+func (a *Actuator) advanceStage(ctx context.Context, d *deletion, now time.Time) (Outcome, stepState) {
 	dr := d.drain
 	dr.evict(ctx, a.cluster, a.metrics, now)
 	if !dr.allEvicted() {
@@ -113,7 +148,7 @@ func (a *Actuator) advanceDrain(ctx context.Context, d *deletion, now time.Time)
 			return Outcome{}, stepWaiting
 		}
 		err := fmt.Errorf("%d pods not evicted within %v, first %s", dr.remaining(), a.cfg.MaxPodEvictionTime, dr.firstRemaining())
-		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, dr.evicted, FailureEvictionTimeout, err), stepEnded
+		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, d.evicted(), FailureEvictionTimeout, err), stepEnded
 	}
 	gone, err := dr.podsGone(ctx, a.cluster)
 	if err != nil || !gone {
@@ -123,7 +158,7 @@ func (a *Actuator) advanceDrain(ctx context.Context, d *deletion, now time.Time)
 		if err == nil {
 			err = fmt.Errorf("evicted pods still running after %v", dr.goneDeadline.Sub(dr.lastEviction))
 		}
-		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, dr.evicted, FailurePodsRemaining, err), stepEnded
+		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, d.evicted(), FailurePodsRemaining, err), stepEnded
 	}
 	return Outcome{}, stepReady
 }
@@ -156,9 +191,9 @@ func (a *Actuator) held(ctx context.Context, d *deletion, now time.Time) (Outcom
 // evicted counts the pods evicted by the deletion's drain.
 func (d *deletion) evicted() int {
 	if d.drain == nil {
-		return 0
+		return d.evictedBefore
 	}
-	return d.drain.evicted
+	return d.evictedBefore + d.drain.evicted
 }
 
 // HasDelayDeletionAnnotation reports whether the node carries an

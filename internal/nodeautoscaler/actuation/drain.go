@@ -9,9 +9,11 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
-// drain is one node being emptied. pods must go before the node is
-// deleted; ds (DaemonSet pods) are evicted best effort: tried on every
-// step until the eviction deadline, never waited for.
+// drain is one stage of emptying a node: the pods of one
+// --drain-priority-config priority range (all pods without it). pods must
+// go before the next stage or the node's deletion; ds (DaemonSet pods) are
+// evicted best effort: tried on every step until the eviction deadline,
+// never waited for.
 type drain struct {
 	cand          scaledown.Candidate
 	started       time.Time
@@ -27,12 +29,14 @@ type drain struct {
 	dsDone        []bool
 }
 
-func newDrain(c scaledown.Candidate, now time.Time, cfg Config, ds []*corev1.Pod) *drain {
+// newDrain starts a stage at now whose pods get at most maxGrace to
+// terminate.
+func newDrain(c scaledown.Candidate, st stage, now time.Time, cfg Config) *drain {
 	return &drain{
 		cand: c, started: now, evictDeadline: now.Add(cfg.MaxPodEvictionTime),
-		maxGrace: cfg.MaxGracefulTermination, headroom: cfg.PodGoneHeadroom,
-		pods: c.Pods, done: make([]bool, len(c.Pods)),
-		ds: ds, dsDone: make([]bool, len(ds)),
+		maxGrace: st.grace, headroom: cfg.PodGoneHeadroom,
+		pods: st.pods, done: make([]bool, len(st.pods)),
+		ds: st.ds, dsDone: make([]bool, len(st.ds)),
 	}
 }
 

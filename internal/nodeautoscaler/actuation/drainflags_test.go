@@ -3,6 +3,7 @@ package actuation_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
@@ -266,5 +268,41 @@ func TestDelayDeletionAnnotations(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestDrainPriorityConfig checks --drain-priority-config: the pods of each
+// priority range are evicted in turn, lowest first, each with its range's
+// grace period cap, and the next range starts only once the previous
+// range's pods are gone.
+func TestDrainPriorityConfig(t *testing.T) {
+	cfg := instant()
+	cfg.DrainPriorities = []options.DrainPriority{{Priority: 1000, Grace: 20 * time.Second}, {Priority: 0, Grace: 30 * time.Second}}
+	r := newRig(t, cfg)
+	a := r.node("a")
+	prio := func(p *corev1.Pod, v int32) *corev1.Pod {
+		p.Spec.Priority = &v
+		long := int64(600)
+		p.Spec.TerminationGracePeriodSeconds = &long
+		return p
+	}
+	low, mid, high := prio(r.pod("low", "web", "a"), -5), prio(r.pod("mid", "web", "a"), 999), prio(r.pod("high", "web", "a"), 5000)
+	evictedAt := map[string]time.Duration{}
+	r.cluster.OnEvict = func(p *corev1.Pod) { evictedAt[p.Name] = r.now.Sub(t0) }
+	out := r.act.Start(t.Context(), scaledown.Plan{Drain: []scaledown.Candidate{candidate(a, "g", high, low, mid)}}, t0)
+	if len(out) == 0 {
+		out = r.runUntil(5*time.Minute, nil)
+	}
+	if len(out) != 1 || out[0].Failed() || out[0].Evicted != 3 {
+		t.Fatalf("outcomes = %v", out)
+	}
+	// low and mid (below 1000) get 30 s and go at 30 s; high (1000 and
+	// up) is evicted then with 20 s and goes at 50 s.
+	want := map[string]time.Duration{"low": 0, "mid": 0, "high": 30 * time.Second}
+	if !maps.Equal(evictedAt, want) {
+		t.Errorf("evicted at %v, want %v", evictedAt, want)
+	}
+	if got := out[0].Ended.Sub(t0); got != 50*time.Second {
+		t.Errorf("deleted after %v, want 50s", got)
 	}
 }

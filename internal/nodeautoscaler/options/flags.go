@@ -88,6 +88,7 @@ func (s *ScaleDownOptions) addDrainFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.SkipNodesWithCustomControllerPods, "skip-nodes-with-custom-controller-pods", s.SkipNodesWithCustomControllerPods, "Pods owned by a controller of a custom kind block their node's removal")
 	fs.IntVar(&s.MaxBulkSoftTaintCount, "max-bulk-soft-taint-count", s.MaxBulkSoftTaintCount, "Nodes per loop whose PreferNoSchedule DeletionCandidateOfClusterAutoscaler taint is added or removed; 0 turns soft tainting off")
 	fs.DurationVar(&s.MaxBulkSoftTaintTime, "max-bulk-soft-taint-time", s.MaxBulkSoftTaintTime, "Time budget per loop for adding and removing soft taints")
+	fs.StringVar(&s.DrainPriorityConfig, "drain-priority-config", s.DrainPriorityConfig, "Comma-separated priority:seconds pairs: drains evict pods range by range, lowest priority first, each with its grace period cap; replaces --max-graceful-termination-sec, which must then stay 600")
 	fs.DurationVar(&s.BlockingSystemPodDisruptionTimeout, "blocking-system-pod-distruption-timeout", s.BlockingSystemPodDisruptionTimeout, "How long a kube-system pod without a PodDisruptionBudget blocks its node's removal, from the pod's creation (upstream's spelling)")
 }
 

@@ -195,7 +195,15 @@ type ScaleDownOptions struct {
 	// MaxBulkSoftTaintTime is --max-bulk-soft-taint-time: the time budget
 	// of those writes per loop.
 	MaxBulkSoftTaintTime time.Duration
+	// DrainPriorityConfig is --drain-priority-config: priority:seconds
+	// pairs; a drain evicts the pods of each priority range in turn,
+	// lowest first, each with its own grace period cap (ParseDrainPriorities).
+	DrainPriorityConfig string
 }
+
+// defaultMaxGracefulTerminationSec is --max-graceful-termination-sec's
+// default; --drain-priority-config requires it.
+const defaultMaxGracefulTerminationSec = 600
 
 // Default returns the options every flag defaults to.
 func Default() Options {
@@ -234,7 +242,7 @@ func Default() Options {
 			MaxScaleDownParallelism:   10,
 			MaxDrainParallelism:       1,
 			MaxPodEvictionTime:        2 * time.Minute,
-			MaxGracefulTerminationSec: 600,
+			MaxGracefulTerminationSec: defaultMaxGracefulTerminationSec,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
 

@@ -55,7 +55,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"scale-from-unschedulable", false, "Ignore spec.unschedulable in templates"},
 	{"scaleup-simulation-for-skipped-node-groups-enabled", false, "Also simulate node groups skipped for other reasons"},
 	{"scheduler-verbosity", 0, "Verbosity offset of scheduler-framework logs"},
-	{"drain-priority-config", "", "priority:grace list for ordered eviction"},
 	{"node-deletion-batcher-interval", time.Duration(0), "Collect deletions per node group for this long"},
 	{"scale-down-candidates-pool-min-count", 50, "Minimum extra scale-down candidate pool"},
 	{"scale-down-candidates-pool-ratio", 0.1, "Extra scale-down candidate pool as a share of nodes"},

@@ -82,6 +82,12 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.NodeDeletionDelayTimeout < 0, "node-deletion-delay-timeout", "must not be negative, got %v", s.NodeDeletionDelayTimeout)
 	bad(s.MaxBulkSoftTaintCount < 0, "max-bulk-soft-taint-count", "must not be negative, got %d", s.MaxBulkSoftTaintCount)
 	bad(s.MaxBulkSoftTaintTime < 0, "max-bulk-soft-taint-time", "must not be negative, got %v", s.MaxBulkSoftTaintTime)
+	if _, err := ParseDrainPriorities(s.DrainPriorityConfig); err != nil {
+		bad(true, "drain-priority-config", "%v", err)
+	} else {
+		bad(s.DrainPriorityConfig != "" && s.MaxGracefulTerminationSec != defaultMaxGracefulTerminationSec, "drain-priority-config",
+			"cannot be combined with --max-graceful-termination-sec (%d, want the default %d), as upstream", s.MaxGracefulTerminationSec, defaultMaxGracefulTerminationSec)
+	}
 	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
 	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
 	return errs
