@@ -28,8 +28,9 @@ const (
 	systemNamespace         = "kube-system"
 )
 
-// ReasonMinReplicas: a pod's ReplicaSet or ReplicationController wants
-// fewer replicas than --min-replica-count (upstream's MinReplicasReached).
+// ReasonMinReplicas is the reason of a node kept because a pod's
+// ReplicaSet or ReplicationController wants fewer replicas than
+// --min-replica-count (upstream's MinReplicasReached).
 const ReasonMinReplicas Reason = "MinReplicasReached"
 
 // podKind is how the drain rules see one pod.
