@@ -175,8 +175,12 @@ func TestScaleDownEventsAndCandidates(t *testing.T) {
 	if len(eventsOf(rec, EventScaleDownStarted)) != 0 {
 		t.Fatalf("deletion started before the unneeded time: %+v", *rec)
 	}
-	if err := a.RunOnce(t.Context(), now.Add(2*time.Minute)); err != nil {
-		t.Fatal(err)
+	// The node is marked at 2m and deleted at the first loop after
+	// --node-delete-delay-after-taint (5s).
+	for _, at := range []time.Duration{2 * time.Minute, 2*time.Minute + 10*time.Second} {
+		if err := a.RunOnce(t.Context(), now.Add(at)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var got []string
 	for _, e := range *rec {

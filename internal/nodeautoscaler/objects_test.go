@@ -71,6 +71,9 @@ func (f lookupFunc) ControllerExists(namespace string, ref *metav1.OwnerReferenc
 	return f(namespace, ref)
 }
 
+// DesiredReplicas knows no replica counts.
+func (lookupFunc) DesiredReplicas(string, *metav1.OwnerReference) (int32, bool) { return 0, false }
+
 // scaleDownCluster adds ListPDBs to the in-memory cluster.
 type scaleDownCluster struct{ *memcluster.Cluster }
 

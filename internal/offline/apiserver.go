@@ -52,6 +52,34 @@ func (a apiServer) RemoveTaints(_ context.Context, node string, keys ...string) 
 	return nil
 }
 
+// Cordon implements actuation.Cluster: the node's spec.unschedulable is
+// set, which the simulated scheduler honours.
+func (a apiServer) Cordon(_ context.Context, node string, unschedulable bool) error {
+	n, ok := a.w.cluster.nodes[node]
+	if !ok {
+		if !unschedulable {
+			return nil
+		}
+		return fmt.Errorf("cordoning node %q: no such node", node)
+	}
+	if n.Spec.Unschedulable == unschedulable {
+		return nil
+	}
+	c := n.DeepCopy()
+	c.Spec.Unschedulable = unschedulable
+	a.w.cluster.addNode(c)
+	return nil
+}
+
+// GetNode implements actuation.Cluster.
+func (a apiServer) GetNode(_ context.Context, node string) (*corev1.Node, error) {
+	n, ok := a.w.cluster.nodes[node]
+	if !ok {
+		return nil, fmt.Errorf("getting node %q: no such node", node)
+	}
+	return n, nil
+}
+
 // GetPod implements actuation.Cluster.
 func (a apiServer) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
 	p, ok := a.w.cluster.pods[namespace+"/"+name]

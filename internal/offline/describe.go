@@ -58,6 +58,10 @@ func describe(e scenario.Event) string {
 		return fmt.Sprintf("taint node %s with %s", e.TaintNode.Node, e.TaintNode.Key)
 	case e.UntaintNode != nil:
 		return fmt.Sprintf("remove taint %s from node %s", e.UntaintNode.Key, e.UntaintNode.Node)
+	case e.AnnotateNode != nil:
+		return fmt.Sprintf("annotate node %s with %s", e.AnnotateNode.Node, e.AnnotateNode.Key)
+	case e.UnannotateNode != nil:
+		return fmt.Sprintf("remove annotation %s from node %s", e.UnannotateNode.Key, e.UnannotateNode.Node)
 	case e.SetCloudError != nil:
 		return fmt.Sprintf("cloud error on %s: %s %s", e.SetCloudError.Group, e.SetCloudError.Code, e.SetCloudError.Message)
 	case e.ClearCloudError != "":

@@ -68,6 +68,10 @@ func (w *World) apply(e scenario.Event) error {
 		return w.taint(t.Node, corev1.Taint{Key: t.Key, Value: t.Value, Effect: t.Effect})
 	case e.UntaintNode != nil:
 		return w.untaint(e.UntaintNode.Node, e.UntaintNode.Key)
+	case e.AnnotateNode != nil:
+		return w.annotate(e.AnnotateNode.Node, e.AnnotateNode.Key, e.AnnotateNode.Value, true)
+	case e.UnannotateNode != nil:
+		return w.annotate(e.UnannotateNode.Node, e.UnannotateNode.Key, "", false)
 	case e.SetCloudError != nil:
 		return w.cloud.SetCreationError(e.SetCloudError.Group, cloudError(e.SetCloudError.CloudError))
 	case e.ClearCloudError != "":
@@ -167,6 +171,25 @@ func (w *World) untaint(node, key string) error {
 	}
 	c := n.DeepCopy()
 	c.Spec.Taints = slices.DeleteFunc(c.Spec.Taints, func(x corev1.Taint) bool { return x.Key == key })
+	w.cluster.addNode(c)
+	return nil
+}
+
+// annotate sets (or, when set is false, removes) a node annotation.
+func (w *World) annotate(node, key, value string, set bool) error {
+	n, ok := w.cluster.nodes[node]
+	if !ok {
+		return fmt.Errorf("annotating node %q: no such node", node)
+	}
+	c := n.DeepCopy()
+	if set {
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[key] = value
+	} else {
+		delete(c.Annotations, key)
+	}
 	w.cluster.addNode(c)
 	return nil
 }

@@ -30,6 +30,12 @@ type Event struct {
 	TaintNode *NodeTaint `yaml:"taintNode"`
 	// UntaintNode removes a taint (by key) from a node.
 	UntaintNode *NodeTaint `yaml:"untaintNode"`
+	// AnnotateNode sets an annotation on a node, as another controller
+	// would (for example a delay-deletion.cluster-autoscaler.kubernetes.io/
+	// annotation).
+	AnnotateNode *NodeAnnotation `yaml:"annotateNode"`
+	// UnannotateNode removes an annotation (by key) from a node.
+	UnannotateNode *NodeAnnotation `yaml:"unannotateNode"`
 	// SetCloudError makes a group fail to create instances.
 	SetCloudError *GroupError `yaml:"setCloudError"`
 	// ClearCloudError lets a group create instances again.
@@ -107,6 +113,16 @@ type NodeTaint struct {
 	Value string `yaml:"value"`
 	// Effect is NoSchedule (default), PreferNoSchedule or NoExecute.
 	Effect corev1.TaintEffect `yaml:"effect"`
+}
+
+// NodeAnnotation sets or removes a node annotation.
+type NodeAnnotation struct {
+	// Node is the node name.
+	Node string `yaml:"node"`
+	// Key is the annotation key.
+	Key string `yaml:"key"`
+	// Value is the annotation value (annotateNode only).
+	Value string `yaml:"value"`
 }
 
 // GroupError sets a creation error on a group.

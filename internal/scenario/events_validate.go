@@ -2,8 +2,10 @@ package scenario
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // eventState tracks names through the event list so events may refer to
@@ -26,7 +28,7 @@ func (c *checker) events(s *Scenario, groups map[string]bool, workloads map[stri
 			prev := s.Events[i-1].At.Duration
 			c.failf(e.At.Duration < prev, append(at, "at"), "events: must be in time order (%v after %v)", e.At.Duration, prev)
 		}
-		c.failf(countActions(e) != 1, at, "events: set exactly one action (addPods, removePods, scaleWorkload, changeGroup, addGroup, removeGroup, setTarget, addInstance, removeInstance, taintNode, untaintNode, setCloudError, clearCloudError, restartAutoscaler)")
+		c.failf(countActions(e) != 1, at, "events: set exactly one action (addPods, removePods, scaleWorkload, changeGroup, addGroup, removeGroup, setTarget, addInstance, removeInstance, taintNode, untaintNode, annotateNode, unannotateNode, setCloudError, clearCloudError, restartAutoscaler)")
 		c.event(e, at, &st)
 	}
 }
@@ -35,7 +37,7 @@ func countActions(e *Event) int {
 	n := 0
 	for _, b := range []bool{e.AddPods != nil, e.RemovePods != nil, e.ScaleWorkload != nil, e.ChangeGroup != nil,
 		e.AddGroup != nil, e.RemoveGroup != "", e.SetTarget != nil, e.AddInstance != nil, e.RemoveInstance != nil,
-		e.TaintNode != nil, e.UntaintNode != nil, e.SetCloudError != nil, e.ClearCloudError != "", e.RestartAutoscaler} {
+		e.TaintNode != nil, e.UntaintNode != nil, e.AnnotateNode != nil, e.UnannotateNode != nil, e.SetCloudError != nil, e.ClearCloudError != "", e.RestartAutoscaler} {
 		if b {
 			n++
 		}
@@ -84,6 +86,18 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		c.taint(e.TaintNode, append(slices.Clone(at), "taintNode"))
 	case e.UntaintNode != nil:
 		c.failf(e.UntaintNode.Node == "" || e.UntaintNode.Key == "", append(slices.Clone(at), "untaintNode"), "untaintNode: node and key are required")
+	case e.AnnotateNode != nil:
+		c.annotation(e.AnnotateNode, append(slices.Clone(at), "annotateNode"), "annotateNode")
+	case e.UnannotateNode != nil:
+		c.annotation(e.UnannotateNode, append(slices.Clone(at), "unannotateNode"), "unannotateNode")
+	}
+}
+
+func (c *checker) annotation(a *NodeAnnotation, at []any, field string) {
+	c.failf(a.Node == "" || a.Key == "", at, "%s: node and key are required", field)
+	if a.Key != "" {
+		errs := validation.IsQualifiedName(a.Key)
+		c.failf(len(errs) > 0, append(at, "key"), "%s: key %q is not a valid annotation key: %s", field, a.Key, strings.Join(errs, "; "))
 	}
 }
 

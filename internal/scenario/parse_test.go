@@ -58,6 +58,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown group in event", head + group + "events:\n  - at: 1m\n    setTarget: {group: ng-9, target: 0}\n", "line 10: events: unknown node group \"ng-9\""},
 		{"two actions", head + group + "events:\n  - at: 1m\n    removeGroup: ng-1\n    clearCloudError: ng-1\n", "line 9: events: set exactly one action"},
 		{"unknown k8s field", head + group + "    taints: [{key: a, effekt: NoSchedule}]\n", "line 8: unknown field \"effekt\""},
+		{"annotation without key", head + group + "events:\n  - at: 1m\n    annotateNode: {node: n-1}\n", "line 10: annotateNode: node and key are required"},
+		{"bad annotation key", head + group + "events:\n  - at: 1m\n    unannotateNode: {node: n-1, key: \"a b\"}\n", "unannotateNode: key \"a b\" is not a valid annotation key"},
 		{"event after end", head + group + "events:\n  - at: 11m\n    removeGroup: ng-1\n", "line 9: events.at"},
 		{"bad expectation type", head + "expect:\n  - action: {type: Scale}\n", "line 5: type: want one of"},
 		{"count with atMost", head + "expect:\n  - action: {type: ScaleUp, count: 1, atMost: 2}\n", "line 5: expect.action: count excludes atMost and atLeast"},

@@ -21,12 +21,12 @@ var (
 // Actuator deletes nodes. Keep one for the life of the loop; it is not safe
 // for concurrent use.
 type Actuator struct {
-	cfg     Config
-	cluster Cluster
-	deleter Deleter
-	metrics *Metrics
-	drains  []*drain
-	started []Started
+	cfg       Config
+	cluster   Cluster
+	deleter   Deleter
+	metrics   *Metrics
+	deletions []*deletion
+	started   []Started
 }
 
 // New returns an actuator. metrics may be nil.
@@ -43,16 +43,25 @@ func New(cfg Config, cluster Cluster, deleter Deleter, metrics *Metrics) (*Actua
 	return &Actuator{cfg: cfg, cluster: cluster, deleter: deleter, metrics: metrics}, nil
 }
 
-// InFlight counts the deletions in progress; empty nodes are deleted within
-// Start, so only drains remain in flight.
+// InFlight counts the deletions in progress: empty nodes waiting out
+// --node-delete-delay-after-taint or their delay-deletion annotations, and
+// nodes being drained.
 func (a *Actuator) InFlight() scaledown.InFlight {
-	return scaledown.InFlight{NonEmpty: len(a.drains)}
+	var f scaledown.InFlight
+	for _, d := range a.deletions {
+		if d.kind == KindEmpty {
+			f.Empty++
+		} else {
+			f.NonEmpty++
+		}
+	}
+	return f
 }
 
 // Deleting counts the nodes being deleted per group.
 func (a *Actuator) Deleting() map[string]int {
 	out := map[string]int{}
-	for _, d := range a.drains {
+	for _, d := range a.deletions {
 		out[d.cand.Group]++
 	}
 	return out
@@ -60,137 +69,167 @@ func (a *Actuator) Deleting() map[string]int {
 
 // Draining lists the names of the nodes being drained, sorted.
 func (a *Actuator) Draining() []string {
-	out := make([]string, 0, len(a.drains))
-	for _, d := range a.drains {
-		out = append(out, d.cand.Node.Name)
+	return a.names(func(d *deletion) bool { return d.kind == KindNonEmpty })
+}
+
+// inFlightNodes lists the names of every node being deleted, sorted.
+func (a *Actuator) inFlightNodes() []string {
+	return a.names(func(*deletion) bool { return true })
+}
+
+func (a *Actuator) names(keep func(*deletion) bool) []string {
+	out := make([]string, 0, len(a.deletions))
+	for _, d := range a.deletions {
+		if keep(d) {
+			out = append(out, d.cand.Node.Name)
+		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-func (a *Actuator) draining(node string) bool {
-	for _, d := range a.drains {
-		if d.cand.Node.Name == node {
-			return true
-		}
-	}
-	return false
+func (a *Actuator) deleting(node string) bool {
+	return slices.ContainsFunc(a.deletions, func(d *deletion) bool { return d.cand.Node.Name == node })
 }
 
-// CleanUp removes both deletion taints from every node that is not being
-// deleted by this actuator: leftovers of an earlier process.
+// CleanUp removes both deletion taints and the soft
+// DeletionCandidateTaint from every node that is not being deleted by this
+// actuator: leftovers of an earlier process. With
+// --cordon-node-before-terminating nodes that had a deletion taint are also
+// set schedulable again, as upstream does.
 func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
-	busy := map[string]bool{}
-	for _, n := range a.Draining() {
-		busy[n] = true
-	}
 	for _, n := range nodes {
-		if busy[n.Name] || !clusterstate.HasTaint(n, toBeDeleted.Key) && !clusterstate.HasTaint(n, beingDeleted.Key) {
+		if a.deleting(n.Name) {
 			continue
 		}
-		if err := a.cluster.RemoveTaints(ctx, n.Name, toBeDeleted.Key, beingDeleted.Key); err != nil {
+		if clusterstate.HasTaint(n, DeletionCandidateTaint) {
+			if err := a.cluster.RemoveTaints(ctx, n.Name, DeletionCandidateTaint); err != nil {
+				return fmt.Errorf("removing the leftover soft taint from node %s: %w", n.Name, err)
+			}
+		}
+		if !clusterstate.HasTaint(n, toBeDeleted.Key) && !clusterstate.HasTaint(n, beingDeleted.Key) {
+			continue
+		}
+		if err := a.unmark(ctx, n.Name); err != nil {
 			return fmt.Errorf("removing leftover deletion taints from node %s: %w", n.Name, err)
 		}
 	}
 	return nil
 }
 
-// Start begins the deletions of a plan at now: empty nodes are deleted in
-// bulk right away, nodes with pods are tainted and their drain starts.
+// Start begins the deletions of a plan at now: every node is marked
+// ToBeDeleted (and cordoned with --cordon-node-before-terminating); after
+// --node-delete-delay-after-taint empty nodes are deleted in bulk and the
+// others drained. With a zero delay that happens within Start.
 func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time) []Outcome {
 	a.started = nil
-	out := a.deleteEmpty(ctx, plan.Empty, now)
+	var out []Outcome
+	mark := func(c scaledown.Candidate, kind Kind) {
+		if a.deleting(c.Node.Name) {
+			return
+		}
+		if err := a.mark(ctx, c.Node.Name); err != nil {
+			out = append(out, a.fail(ctx, c, kind, now, now, 0, FailureTaint, err))
+			return
+		}
+		st := Started{Node: c.Node.Name, Group: c.Group, Kind: kind}
+		if kind == KindNonEmpty {
+			st.Pods = c.Pods
+		}
+		a.started = append(a.started, st)
+		a.deletions = append(a.deletions, &deletion{cand: c, kind: kind, started: now, readyAt: now.Add(a.cfg.DeleteDelayAfterTaint)})
+	}
+	for _, c := range plan.Empty {
+		mark(c, KindEmpty)
+	}
 	for _, c := range plan.Drain {
-		if a.draining(c.Node.Name) {
-			continue
-		}
-		if err := a.cluster.AddTaint(ctx, c.Node.Name, toBeDeleted); err != nil {
-			out = append(out, a.fail(ctx, c, KindNonEmpty, now, now, 0, FailureTaint, err))
-			continue
-		}
-		a.started = append(a.started, Started{Node: c.Node.Name, Group: c.Group, Kind: KindNonEmpty, Pods: c.Pods})
-		d := newDrain(c, now, a.cfg)
-		a.drains = append(a.drains, d)
+		mark(c, KindNonEmpty)
 	}
 	return append(out, a.Step(ctx, now)...)
+}
+
+// mark taints the node ToBeDeleted and, with
+// --cordon-node-before-terminating, cordons it.
+func (a *Actuator) mark(ctx context.Context, node string) error {
+	if err := a.cluster.AddTaint(ctx, node, toBeDeleted); err != nil {
+		return err
+	}
+	if a.cfg.CordonNodeBeforeTerminating {
+		if err := a.cluster.Cordon(ctx, node, true); err != nil {
+			return fmt.Errorf("cordoning node %s: %w", node, err)
+		}
+	}
+	return nil
+}
+
+// unmark removes both deletion taints and, with
+// --cordon-node-before-terminating, uncordons the node.
+func (a *Actuator) unmark(ctx context.Context, node string) error {
+	if err := a.cluster.RemoveTaints(ctx, node, toBeDeleted.Key, beingDeleted.Key); err != nil {
+		return err
+	}
+	if a.cfg.CordonNodeBeforeTerminating {
+		if err := a.cluster.Cordon(ctx, node, false); err != nil {
+			return fmt.Errorf("uncordoning node %s: %w", node, err)
+		}
+	}
+	return nil
 }
 
 // LastStarted returns the deletions the last Start began, in the order
 // their nodes were marked ToBeDeleted.
 func (a *Actuator) LastStarted() []Started { return a.started }
 
-// Step advances every drain at now and returns the deletions that ended.
+// Step advances every deletion at now and returns the deletions that
+// ended. Empty nodes that become ready in the same step are deleted with
+// one provider call per group.
 func (a *Actuator) Step(ctx context.Context, now time.Time) []Outcome {
 	var out []Outcome
-	kept := a.drains[:0]
-	for _, d := range a.drains {
-		if o, done := a.advance(ctx, d, now); done {
+	var ready []*deletion
+	kept := a.deletions[:0]
+	for _, d := range a.deletions {
+		o, st := a.advance(ctx, d, now)
+		switch st {
+		case stepEnded:
 			out = append(out, o)
-			continue
+		case stepReady:
+			ready = append(ready, d)
+		default:
+			kept = append(kept, d)
 		}
-		kept = append(kept, d)
 	}
-	a.drains = kept
-	return out
+	clear(a.deletions[len(kept):])
+	a.deletions = kept
+	return append(out, a.deleteReady(ctx, ready, now)...)
 }
 
-// advance moves one drain forward; done reports that it ended.
-func (a *Actuator) advance(ctx context.Context, d *drain, now time.Time) (Outcome, bool) {
-	d.evict(ctx, a.cluster, a.metrics, now)
-	if !d.allEvicted() {
-		if now.Before(d.evictDeadline) {
-			return Outcome{}, false
-		}
-		err := fmt.Errorf("%d pods not evicted within %v, first %s", d.remaining(), a.cfg.MaxPodEvictionTime, d.firstRemaining())
-		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, d.evicted, FailureEvictionTimeout, err), true
-	}
-	gone, err := d.podsGone(ctx, a.cluster)
-	if err != nil || !gone {
-		if now.Before(d.goneDeadline) {
-			return Outcome{}, false
-		}
-		if err == nil {
-			err = fmt.Errorf("evicted pods still running after %v", d.goneDeadline.Sub(d.lastEviction))
-		}
-		return a.fail(ctx, d.cand, KindNonEmpty, d.started, now, d.evicted, FailurePodsRemaining, err), true
-	}
-	return a.deleteNodes(ctx, []scaledown.Candidate{d.cand}, KindNonEmpty, d.started, now, d.evicted)[0], true
-}
-
-// deleteEmpty taints and deletes empty nodes, one provider call per group.
-func (a *Actuator) deleteEmpty(ctx context.Context, cands []scaledown.Candidate, now time.Time) []Outcome {
+// deleteReady deletes the nodes whose preparation is done: drained nodes
+// one by one, empty nodes in one provider call per group, groups in the
+// order they first appear.
+func (a *Actuator) deleteReady(ctx context.Context, ready []*deletion, now time.Time) []Outcome {
 	var out []Outcome
 	byGroup := map[string][]scaledown.Candidate{}
+	started := map[string]time.Time{}
 	var order []string
-	for _, c := range cands {
-		if err := a.cluster.AddTaint(ctx, c.Node.Name, toBeDeleted); err != nil {
-			out = append(out, a.fail(ctx, c, KindEmpty, now, now, 0, FailureTaint, err))
+	for _, d := range ready {
+		if d.kind == KindNonEmpty {
+			out = append(out, a.deleteNodes(ctx, []scaledown.Candidate{d.cand}, KindNonEmpty, d.started, now, d.evicted())...)
 			continue
 		}
-		a.started = append(a.started, Started{Node: c.Node.Name, Group: c.Group, Kind: KindEmpty})
-		// A pod may have landed after the loop looked; the taint keeps new
-		// ones off, so check once more now.
-		if err := a.stillEmpty(ctx, c.Node.Name); err != nil {
-			out = append(out, a.fail(ctx, c, KindEmpty, now, now, 0, FailureNotEmpty, err))
-			continue
+		if _, ok := byGroup[d.cand.Group]; !ok {
+			order = append(order, d.cand.Group)
+			started[d.cand.Group] = d.started
 		}
-		if _, ok := byGroup[c.Group]; !ok {
-			order = append(order, c.Group)
-		}
-		byGroup[c.Group] = append(byGroup[c.Group], c)
+		byGroup[d.cand.Group] = append(byGroup[d.cand.Group], d.cand)
 	}
 	for _, g := range order {
-		out = append(out, a.deleteNodes(ctx, byGroup[g], KindEmpty, now, now, 0)...)
+		out = append(out, a.deleteNodes(ctx, byGroup[g], KindEmpty, started[g], now, 0)...)
 	}
 	return out
 }
 
-// stillEmpty returns an error naming a pod that would have to move.
-func (a *Actuator) stillEmpty(ctx context.Context, node string) error {
-	pods, err := a.cluster.PodsOnNode(ctx, node)
-	if err != nil {
-		return err
-	}
+// nonIgnoredPod returns an error naming a pod that would have to move.
+func nonIgnoredPod(pods []*corev1.Pod) error {
 	for _, p := range pods {
 		if !scaledown.IsIgnored(p) {
 			return fmt.Errorf("pod %s/%s runs on the node", p.Namespace, p.Name)
@@ -229,9 +268,9 @@ func (a *Actuator) deleteNodes(ctx context.Context, cands []scaledown.Candidate,
 	return out
 }
 
-// fail removes both taints and reports the failure.
+// fail removes both taints (and the cordon) and reports the failure.
 func (a *Actuator) fail(ctx context.Context, c scaledown.Candidate, kind Kind, started, now time.Time, evicted int, why FailureReason, err error) Outcome {
-	if uerr := a.cluster.RemoveTaints(ctx, c.Node.Name, toBeDeleted.Key, beingDeleted.Key); uerr != nil {
+	if uerr := a.unmark(ctx, c.Node.Name); uerr != nil {
 		err = fmt.Errorf("%w (and removing the deletion taints: %w)", err, uerr)
 	}
 	o := Outcome{Node: c.Node.Name, Group: c.Group, Kind: kind, Started: started, Ended: now, Failure: why, Err: err, Evicted: evicted}

@@ -37,6 +37,14 @@ func (c *cloud) DeleteInstances(_ context.Context, group string, ids []string) e
 	return c.err
 }
 
+// instant is the default configuration without the wait between marking
+// a node and deleting or draining it.
+func instant() actuation.Config {
+	c := actuation.Default()
+	c.DeleteDelayAfterTaint = 0
+	return c
+}
+
 type rig struct {
 	t       *testing.T
 	cluster *memcluster.Cluster
@@ -107,7 +115,7 @@ func (r *rig) taints(node string) []string {
 }
 
 func TestEmptyNodesInBulk(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	plan := scaledown.Plan{Empty: []scaledown.Candidate{
 		candidate(r.node("a"), "g1"), candidate(r.node("b"), "g2"), candidate(r.node("c"), "g1"),
 	}}
@@ -128,7 +136,7 @@ func TestEmptyNodesInBulk(t *testing.T) {
 }
 
 func TestCloudFailureUntaints(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	r.cloud.err = errors.New("quota")
 	n := r.node("a")
 	p := r.pod("p", "web", "a")
@@ -159,7 +167,7 @@ func TestDrainWithPDB(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := actuation.Default()
+			cfg := instant()
 			cfg.MaxPodEvictionTime = tc.evictTime
 			r := newRig(t, cfg)
 			var first []*corev1.Pod
@@ -225,7 +233,7 @@ func unavailable(pods []*corev1.Pod) int {
 }
 
 func TestEvictionUsesUIDPrecondition(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	n := r.node("a")
 	old := r.pod("p", "web", "a")
 	// The pod was replaced by one with the same name before the drain.
@@ -242,7 +250,7 @@ func TestEvictionUsesUIDPrecondition(t *testing.T) {
 }
 
 func TestPodsRemaining(t *testing.T) {
-	cfg := actuation.Default()
+	cfg := instant()
 	cfg.MaxGracefulTermination = time.Minute
 	r := newRig(t, cfg)
 	n := r.node("a")
@@ -267,7 +275,7 @@ func TestPodsRemaining(t *testing.T) {
 }
 
 func TestCleanUpLeftoverTaints(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	a := r.node("a")
 	_ = r.cluster.AddTaint(t.Context(), "a", corev1.Taint{Key: clusterstate.ToBeDeletedTaint, Effect: corev1.TaintEffectNoSchedule})
 	_ = r.cluster.AddTaint(t.Context(), "a", corev1.Taint{Key: clusterstate.BeingDeletedTaint, Effect: corev1.TaintEffectNoSchedule})
@@ -302,7 +310,7 @@ func mustCounter(t *testing.T, reg *prometheus.Registry, name string) prometheus
 }
 
 func TestEmptyNodeGainedAPod(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	a, b := r.node("a"), r.node("b")
 	// A pod landed on a after the plan; a DaemonSet pod on b does not count.
 	r.pod("late", "web", "a")

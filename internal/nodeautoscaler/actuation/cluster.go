@@ -24,6 +24,11 @@ type Cluster interface {
 	GetPod(ctx context.Context, namespace, name string) (*corev1.Pod, error)
 	// PodsOnNode lists the pods bound to the node.
 	PodsOnNode(ctx context.Context, node string) ([]*corev1.Pod, error)
+	// Cordon sets the node's spec.unschedulable; a missing node is an
+	// error when cordoning and not when uncordoning.
+	Cordon(ctx context.Context, node string, unschedulable bool) error
+	// GetNode returns a fresh copy of the node.
+	GetNode(ctx context.Context, node string) (*corev1.Node, error)
 }
 
 // Deleter deletes cloud instances; cloudprovider.Provider implements it.

@@ -2,6 +2,7 @@ package actuation
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
@@ -22,14 +23,52 @@ type Config struct {
 	// PodGoneHeadroom is added to the grace period while waiting for
 	// evicted pods to disappear.
 	PodGoneHeadroom time.Duration
+	// CordonNodeBeforeTerminating is --cordon-node-before-terminating: a
+	// node marked ToBeDeleted is also set unschedulable, and set
+	// schedulable again when the deletion fails or its taint is cleaned up.
+	CordonNodeBeforeTerminating bool
+	// DeleteDelayAfterTaint is --node-delete-delay-after-taint: the wait
+	// between marking a node and draining it (or, when empty, deleting it).
+	DeleteDelayAfterTaint time.Duration
+	// DeletionDelayTimeout is --node-deletion-delay-timeout: the longest
+	// wait for DelayDeletionAnnotationPrefix annotations to leave a node
+	// before it is deleted; 0 does not wait.
+	DeletionDelayTimeout time.Duration
+	// DaemonSetEvictionForEmptyNodes is
+	// --daemonset-eviction-for-empty-nodes.
+	DaemonSetEvictionForEmptyNodes bool
+	// DaemonSetEvictionForOccupiedNodes is
+	// --daemonset-eviction-for-occupied-nodes.
+	DaemonSetEvictionForOccupiedNodes bool
+	// SoftTaintCount is --max-bulk-soft-taint-count: the soft taints added
+	// or removed per round; 0 turns soft tainting off.
+	SoftTaintCount int
+	// SoftTaintTime is --max-bulk-soft-taint-time: the time budget of
+	// those writes per round.
+	SoftTaintTime time.Duration
+	// DrainPriorities is the parsed --drain-priority-config; empty: one
+	// range with MaxGracefulTermination.
+	DrainPriorities []options.DrainPriority
 }
 
-// ConfigFromOptions takes the settings from the node autoscaler options.
+// ConfigFromOptions takes the settings from the node autoscaler options;
+// a malformed --drain-priority-config (refused by options.Validate) counts
+// as empty.
 func ConfigFromOptions(o options.Options) Config {
+	sd := o.ScaleDown
+	prios, _ := options.ParseDrainPriorities(sd.DrainPriorityConfig)
 	return Config{
-		MaxPodEvictionTime:     o.ScaleDown.MaxPodEvictionTime,
-		MaxGracefulTermination: time.Duration(o.ScaleDown.MaxGracefulTerminationSec) * time.Second,
-		PodGoneHeadroom:        DefaultPodGoneHeadroom,
+		DrainPriorities:                   prios,
+		MaxPodEvictionTime:                sd.MaxPodEvictionTime,
+		MaxGracefulTermination:            time.Duration(sd.MaxGracefulTerminationSec) * time.Second,
+		PodGoneHeadroom:                   DefaultPodGoneHeadroom,
+		CordonNodeBeforeTerminating:       sd.CordonNodeBeforeTerminating,
+		DeleteDelayAfterTaint:             sd.NodeDeleteDelayAfterTaint,
+		DeletionDelayTimeout:              sd.NodeDeletionDelayTimeout,
+		DaemonSetEvictionForEmptyNodes:    sd.DaemonSetEvictionForEmptyNodes,
+		DaemonSetEvictionForOccupiedNodes: sd.DaemonSetEvictionForOccupiedNodes,
+		SoftTaintCount:                    sd.MaxBulkSoftTaintCount,
+		SoftTaintTime:                     sd.MaxBulkSoftTaintTime,
 	}
 }
 
@@ -45,6 +84,16 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-graceful-termination-sec: %v is negative", c.MaxGracefulTermination)
 	case c.PodGoneHeadroom < 0:
 		return fmt.Errorf("pod gone headroom %v is negative", c.PodGoneHeadroom)
+	case c.DeleteDelayAfterTaint < 0:
+		return fmt.Errorf("--node-delete-delay-after-taint: %v is negative", c.DeleteDelayAfterTaint)
+	case c.DeletionDelayTimeout < 0:
+		return fmt.Errorf("--node-deletion-delay-timeout: %v is negative", c.DeletionDelayTimeout)
+	case slices.ContainsFunc(c.DrainPriorities, func(p options.DrainPriority) bool { return p.Grace < 0 }):
+		return fmt.Errorf("--drain-priority-config: a grace period is negative")
+	case c.SoftTaintCount < 0:
+		return fmt.Errorf("--max-bulk-soft-taint-count: %d is negative", c.SoftTaintCount)
+	case c.SoftTaintTime < 0:
+		return fmt.Errorf("--max-bulk-soft-taint-time: %v is negative", c.SoftTaintTime)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
@@ -26,6 +27,9 @@ type ControllerConfig struct {
 	Deleter Deleter
 	// Registerer receives the metrics; nil registers nothing.
 	Registerer prometheus.Registerer
+	// Clock measures the soft taint time budget
+	// (--max-bulk-soft-taint-time); nil is the wall clock.
+	Clock clock.PassiveClock
 }
 
 // Controller is scale-down's one entry point for the loop: each RunOnce
@@ -33,6 +37,7 @@ type ControllerConfig struct {
 type Controller struct {
 	planner      *scaledown.Planner
 	act          *Actuator
+	soft         *softTainter
 	metrics      *Metrics
 	cleaned      bool
 	lastDeletion time.Time
@@ -70,13 +75,21 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Controller{planner: planner, act: act, metrics: m}, nil
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	soft := &softTainter{count: cfg.Actuation.SoftTaintCount, budget: cfg.Actuation.SoftTaintTime, cluster: cfg.Cluster, clock: clk}
+	return &Controller{planner: planner, act: act, soft: soft, metrics: m}, nil
 }
 
 // RunOnce runs scale-down at in.Now. The loop fills in nodes, pods, PDBs,
 // groups, placed pending pods and the last scale-up time; the controller
 // fills in the deletions in flight and its own last deletion and failure.
 // On the first call it removes deletion taints left by an earlier process.
+// In rounds that start no deletion it keeps the soft
+// DeletionCandidateOfClusterAutoscaler taint on the unneeded nodes and off
+// the others (--max-bulk-soft-taint-count, --max-bulk-soft-taint-time).
 func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, error) {
 	if !c.cleaned {
 		nodes := make([]*corev1.Node, len(in.Nodes))
@@ -104,6 +117,11 @@ func (c *Controller) RunOnce(ctx context.Context, in scaledown.Input) (Status, e
 	c.metrics.status.observe(plan, c.act.InFlight())
 	st.Started = c.act.LastStarted()
 	st.Draining = c.act.Draining()
+	// As upstream, soft taints change only in rounds that start no
+	// deletion.
+	if len(st.Started) == 0 {
+		c.soft.update(ctx, in.Nodes, plan.Unneeded, in.Now)
+	}
 	return st, nil
 }
 
@@ -129,9 +147,9 @@ func (c *Controller) fillInFlight(in *scaledown.Input) {
 		in.Groups[i].Deleting = deleting[in.Groups[i].ID]
 	}
 	in.LastDeletion, in.LastFailure = c.lastDeletion, c.lastFailure
-	// A node being drained is blocked even when the caller's view does not
+	// A node being deleted is blocked even when the caller's view does not
 	// show its taint yet (a lagging cache).
-	draining := c.act.Draining()
+	draining := c.act.inFlightNodes()
 	in.Nodes = slices.Clone(in.Nodes)
 	for i, n := range in.Nodes {
 		if _, ok := slices.BinarySearch(draining, n.Node.Name); ok && !clusterstate.HasTaint(n.Node, toBeDeleted.Key) {

@@ -269,3 +269,63 @@ func TestControllerLaggingView(t *testing.T) {
 		t.Fatalf("evictions = %v, want one", c.Evictions)
 	}
 }
+
+// TestControllerSoftTaints checks the controller puts the soft taint on
+// unneeded nodes in rounds that start no deletion, and takes it off the
+// node that is needed again; a new controller cleans leftovers up.
+func TestControllerSoftTaints(t *testing.T) {
+	w := newPDBWorld(t, time.Hour)
+	soft := func() []string {
+		var out []string
+		for _, n := range w.cluster.Nodes() {
+			if clusterstate.HasTaint(n, actuation.DeletionCandidateTaint) {
+				out = append(out, n.Name)
+			}
+		}
+		return out
+	}
+	st, err := w.ctrl.RunOnce(t.Context(), w.input())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unneeded []string
+	for _, u := range st.Plan.Unneeded {
+		unneeded = append(unneeded, u.Node.Name)
+	}
+	slices.Sort(unneeded)
+	if got := soft(); len(st.Started) != 0 || len(got) == 0 || !slices.Equal(got, unneeded) {
+		t.Fatalf("soft-tainted after the first round: %v, want the unneeded nodes %v", got, unneeded)
+	}
+	w.now = w.now.Add(10 * time.Second)
+	for _, n := range w.cluster.Nodes() {
+		for _, tt := range n.Spec.Taints {
+			if tt.Key == actuation.DeletionCandidateTaint && (tt.Effect != corev1.TaintEffectPreferNoSchedule || tt.Value != fmt.Sprint(t0.Unix())) {
+				t.Errorf("node %s soft taint %v, want PreferNoSchedule with the Unix time", n.Name, tt)
+			}
+		}
+	}
+	w.run(30 * time.Minute)
+	if len(w.cluster.Nodes()) != 1 {
+		t.Fatalf("%d nodes left, want 1", len(w.cluster.Nodes()))
+	}
+	if got := soft(); len(got) != 0 {
+		t.Errorf("the last node is needed but keeps its soft taint: %v", got)
+	}
+	// A leftover soft taint goes when a new controller starts.
+	last := w.cluster.Nodes()[0].Name
+	_ = w.cluster.AddTaint(t.Context(), last, corev1.Taint{Key: actuation.DeletionCandidateTaint, Effect: corev1.TaintEffectPreferNoSchedule})
+	act := actuation.Default()
+	act.SoftTaintCount = 0
+	var ctrl *actuation.Controller
+	ctrl, err = actuation.NewController(actuation.ControllerConfig{ScaleDown: scaledown.Default(), Actuation: act,
+		Cluster: w.cluster, Deleter: w.cloud})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ctrl.RunOnce(t.Context(), w.input()); err != nil {
+		t.Fatal(err)
+	}
+	if got := soft(); len(got) != 0 {
+		t.Errorf("soft taint left after start-up: %v", got)
+	}
+}

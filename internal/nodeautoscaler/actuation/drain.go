@@ -9,7 +9,11 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
-// drain is one node being emptied.
+// drain is one stage of emptying a node: the pods of one
+// --drain-priority-config priority range (all pods without it). pods must
+// go before the next stage or the node's deletion; ds (DaemonSet pods) are
+// evicted best effort: tried on every step until the eviction deadline,
+// never waited for.
 type drain struct {
 	cand          scaledown.Candidate
 	started       time.Time
@@ -21,18 +25,40 @@ type drain struct {
 	pods          []*corev1.Pod
 	done          []bool
 	evicted       int
+	ds            []*corev1.Pod
+	dsDone        []bool
 }
 
-func newDrain(c scaledown.Candidate, now time.Time, cfg Config) *drain {
+// newDrain starts a stage at now whose pods get at most maxGrace to
+// terminate.
+func newDrain(c scaledown.Candidate, st stage, now time.Time, cfg Config) *drain {
 	return &drain{
 		cand: c, started: now, evictDeadline: now.Add(cfg.MaxPodEvictionTime),
-		maxGrace: cfg.MaxGracefulTermination, headroom: cfg.PodGoneHeadroom,
-		pods: c.Pods, done: make([]bool, len(c.Pods)),
+		maxGrace: st.grace, headroom: cfg.PodGoneHeadroom,
+		pods: st.pods, done: make([]bool, len(st.pods)),
+		ds: st.ds, dsDone: make([]bool, len(st.ds)),
 	}
 }
 
-// evict tries every pod not evicted yet once.
+// evictBestEffort tries every DaemonSet pod not evicted yet once, until
+// the eviction deadline; failures are not reported.
+func (d *drain) evictBestEffort(ctx context.Context, c Cluster, now time.Time) {
+	if !now.Before(d.evictDeadline) && !now.Equal(d.started) {
+		return
+	}
+	for i, p := range d.ds {
+		if d.dsDone[i] {
+			continue
+		}
+		err := c.EvictPod(ctx, p, int64(d.grace(p)/time.Second))
+		d.dsDone[i] = err == nil || IsPodGone(err)
+	}
+}
+
+// evict tries every pod not evicted yet once, then the DaemonSet pods best
+// effort.
 func (d *drain) evict(ctx context.Context, c Cluster, m *Metrics, now time.Time) {
+	defer d.evictBestEffort(ctx, c, now)
 	for i, p := range d.pods {
 		if d.done[i] {
 			continue

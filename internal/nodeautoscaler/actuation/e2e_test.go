@@ -3,6 +3,7 @@ package actuation_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -17,6 +19,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 	"github.com/kscale/kscale/internal/testenv"
 )
@@ -37,17 +40,26 @@ func (c nodeCloud) DeleteInstances(ctx context.Context, _ string, ids []string) 
 }
 
 // testScaleDownEndToEnd drains nodes of a real cluster: kube-scheduler,
-// the ReplicaSet and disruption controllers, and a stand-in kubelet that
-// makes pods ready 2 s after they are bound. 3 nodes run 4 of 12 replicas
-// each under a PodDisruptionBudget allowing 1 unavailable; scale-down takes
-// the cluster to one node without ever exceeding the budget.
+// the ReplicaSet, DaemonSet and disruption controllers, and a stand-in
+// kubelet that makes pods ready 2 s after they are bound. 3 nodes run 4 of
+// 12 replicas each under a PodDisruptionBudget allowing 1 unavailable, and
+// a DaemonSet pod; scale-down takes the cluster to one node without ever
+// exceeding the budget. Every node carries a delay-deletion annotation the
+// test removes 2 s after the node is drained: no node goes before that,
+// and each drained node's DaemonSet pod was evicted.
 func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 	ctx := t.Context()
 	for i := range 3 {
 		name := fmt.Sprintf("n%d", i)
-		createNode(t, env.Client, fixture.Node(name, fixture.WithProviderID(e2ePrefix+name)))
+		n := fixture.Node(name, fixture.WithProviderID(e2ePrefix+name))
+		n.Annotations = map[string]string{delayKey: "true"}
+		createNode(t, env.Client, n)
 	}
 	startKubelet(t, env.Client)
+	if _, err := env.Client.AppsV1().DaemonSets("default").Create(ctx, fixture.DaemonSet("agent", fixture.WithRequests("cpu", "0", "memory", "0")), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, env.Client, "agent", 3)
 	// A filler pod of 3 CPUs per node leaves room for exactly 4 web pods on
 	// each; when it goes, every node runs 4 web pods at 25% utilization.
 	filler := fixture.ReplicaSet("filler", 3, fixture.WithRequests("cpu", "3"))
@@ -71,18 +83,23 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 	sd.UnneededTime, sd.ScanInterval = 0, time.Second
 	act := actuation.Default()
 	act.MaxPodEvictionTime = time.Minute
+	act.DeleteDelayAfterTaint = time.Second
 	ctrl, err := actuation.NewController(actuation.ControllerConfig{ScaleDown: sd, Actuation: act,
 		Cluster: actuation.NewKube(env.Client), Deleter: nodeCloud{env.Client}, Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deleted, evicted, minReady := 0, 0, 12
+	held := &heldNodes{drainedAt: map[string]time.Time{}, releasedAt: map[string]time.Time{}}
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		in, ready, err := liveInput(ctx, env.Client, "web")
 		if err != nil {
 			return false, err
 		}
 		minReady = min(minReady, ready)
+		if err := held.release(ctx, env.Client, in); err != nil {
+			return false, err
+		}
 		st, err := ctrl.RunOnce(ctx, in)
 		if err != nil {
 			return false, err
@@ -90,6 +107,9 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 		for _, o := range st.Outcomes {
 			if o.Failed() {
 				return false, fmt.Errorf("unexpected failure: %v", o)
+			}
+			if _, ok := held.releasedAt[o.Node]; !ok {
+				return false, fmt.Errorf("node %s deleted while its delay-deletion annotation was there", o.Node)
 			}
 			deleted++
 			evicted += o.Evicted
@@ -107,6 +127,62 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 	if minReady < 11 {
 		t.Errorf("saw only %d ready replicas during the drains; the budget allows 1 unavailable", minReady)
 	}
+}
+
+// delayKey is the delay-deletion annotation of the end-to-end nodes.
+const delayKey = actuation.DelayDeletionAnnotationPrefix + "e2e"
+
+// heldNodes plays the component that holds node deletions back: it removes
+// a node's delay-deletion annotation 2 s after it saw the node drained
+// (ToBeDeleted, no web pod left), and then checks that the node's
+// DaemonSet pod was evicted.
+type heldNodes struct {
+	drainedAt, releasedAt map[string]time.Time
+}
+
+func (h *heldNodes) release(ctx context.Context, c kubernetes.Interface, in scaledown.Input) error {
+	for _, sn := range in.Nodes {
+		n := sn.Node
+		if _, ok := n.Annotations[delayKey]; !ok || !hasTaint(n, clusterstate.ToBeDeletedTaint) || podsOf(in.Pods, n.Name, "web") > 0 {
+			continue
+		}
+		if !n.Spec.Unschedulable {
+			return fmt.Errorf("node %s marked for deletion is not cordoned", n.Name)
+		}
+		at, ok := h.drainedAt[n.Name]
+		if !ok {
+			h.drainedAt[n.Name] = time.Now()
+			continue
+		}
+		if time.Since(at) < 2*time.Second {
+			continue
+		}
+		for _, p := range in.Pods {
+			if p.Spec.NodeName == n.Name && p.Labels["app"] == "agent" && p.DeletionTimestamp == nil {
+				return fmt.Errorf("DaemonSet pod %s on drained node %s was not evicted", p.Name, n.Name)
+			}
+		}
+		patch := []byte(`{"metadata":{"annotations":{"` + delayKey + `":null}}}`)
+		if _, err := c.CoreV1().Nodes().Patch(ctx, n.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			return err
+		}
+		h.releasedAt[n.Name] = time.Now()
+	}
+	return nil
+}
+
+func hasTaint(n *corev1.Node, key string) bool {
+	return slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key })
+}
+
+func podsOf(pods []*corev1.Pod, node, app string) int {
+	c := 0
+	for _, p := range pods {
+		if p.Spec.NodeName == node && p.Labels["app"] == app {
+			c++
+		}
+	}
+	return c
 }
 
 func startKubelet(t *testing.T, client kubernetes.Interface) {

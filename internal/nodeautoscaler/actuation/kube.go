@@ -14,7 +14,7 @@ import (
 )
 
 // Kube is the Cluster of a live cluster, through client-go. It needs RBAC
-// to get and update nodes, get pods and create pods/eviction.
+// to get and update nodes, get and list pods and create pods/eviction.
 type Kube struct {
 	client kubernetes.Interface
 }
@@ -53,6 +53,33 @@ func (k *Kube) RemoveTaints(ctx context.Context, node string, keys ...string) er
 		return fmt.Errorf("removing taints %v from node %s: %w", keys, node, err)
 	}
 	return nil
+}
+
+// Cordon implements Cluster.
+func (k *Kube) Cordon(ctx context.Context, node string, unschedulable bool) error {
+	err := k.updateNode(ctx, node, func(n *corev1.Node) bool {
+		if n.Spec.Unschedulable == unschedulable {
+			return false
+		}
+		n.Spec.Unschedulable = unschedulable
+		return true
+	})
+	if !unschedulable && apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("setting node %s unschedulable=%v: %w", node, unschedulable, err)
+	}
+	return nil
+}
+
+// GetNode implements Cluster.
+func (k *Kube) GetNode(ctx context.Context, node string) (*corev1.Node, error) {
+	n, err := k.client.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("getting node %s: %w", node, err)
+	}
+	return n, nil
 }
 
 // updateNode applies change to the taints of a fresh copy of the node and,

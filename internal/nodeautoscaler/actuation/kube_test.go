@@ -59,6 +59,26 @@ func testKube(t *testing.T, env *testenv.Env) {
 			t.Fatalf("missing node: %v", err)
 		}
 	})
+	t.Run("cordon and fresh node reads", func(t *testing.T) {
+		for _, want := range []bool{true, true, false} { // idempotent
+			if err := k.Cordon(ctx, "k1", want); err != nil {
+				t.Fatal(err)
+			}
+			n, err := k.GetNode(ctx, "k1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n.Spec.Unschedulable != want || !slices.Contains(taintKeys(t, c, "k1"), "dedicated") {
+				t.Fatalf("unschedulable = %v with taints %v, want %v and the node's own taint", n.Spec.Unschedulable, taintKeys(t, c, "k1"), want)
+			}
+		}
+		if err := k.Cordon(ctx, "missing", false); err != nil {
+			t.Fatalf("uncordoning a missing node: %v", err)
+		}
+		if err := k.Cordon(ctx, "missing", true); err == nil {
+			t.Fatal("cordoning a missing node succeeded")
+		}
+	})
 	t.Run("uid precondition", func(t *testing.T) {
 		// A pod no budget selects: a budget would count the failed attempt
 		// as a disruption.

@@ -36,11 +36,16 @@ const (
 	// FailureNotEmpty: a node planned as empty had gained a pod by the time
 	// it was tainted.
 	FailureNotEmpty FailureReason = "NotEmptyAnyMore"
+	// FailureNodeRead: the node could not be read while waiting for its
+	// delay-deletion annotations to go.
+	FailureNodeRead FailureReason = "NodeReadFailed"
 )
 
 // Code returns the fork's numeric result code used as the reason label of
 // cluster_autoscaler_failed_scale_down_total: 1 could not taint, 2 eviction
-// failed, 3 cloud delete failed, and kscale's 4: the empty node gained a pod.
+// failed, 3 cloud delete failed (also a node that could not be read before
+// its deletion, upstream's failed-to-delete), and kscale's 4: the empty
+// node gained a pod.
 func (r FailureReason) Code() string {
 	switch r {
 	case FailureTaint:

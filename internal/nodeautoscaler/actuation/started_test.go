@@ -14,7 +14,7 @@ import (
 // the pods to move; a node whose taint failed is not reported, and the
 // next Start forgets the earlier ones.
 func TestLastStartedNamesTheMarkedNodes(t *testing.T) {
-	r := newRig(t, actuation.Default())
+	r := newRig(t, instant())
 	web := r.pod("web-1", "web", "busy")
 	plan := scaledown.Plan{
 		Empty: []scaledown.Candidate{candidate(r.node("idle"), "g1"), candidate(fixture.Node("unknown"), "g1")},

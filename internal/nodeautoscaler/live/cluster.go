@@ -94,7 +94,13 @@ type View struct {
 	CSINodes       []*storagev1.CSINode
 
 	controllersOnce sync.Once
-	controllers     map[controllerKey]types.UID
+	controllers     map[controllerKey]controllerInfo
+}
+
+// controllerInfo is what the drain rules read of one controller.
+type controllerInfo struct {
+	uid      types.UID
+	replicas *int32
 }
 
 var _ scaledown.ControllerLookup = (*View)(nil)
@@ -277,27 +283,44 @@ func (v *View) ControllerExists(namespace string, ref *metav1.OwnerReference) bo
 	if !scaledown.IsCheckedController(ref) {
 		return true
 	}
+	_, ok := v.controller(namespace, ref)
+	return ok
+}
+
+// DesiredReplicas implements scaledown.ControllerLookup: spec.replicas of
+// the view's ReplicaSet or ReplicationController ref names.
+func (v *View) DesiredReplicas(namespace string, ref *metav1.OwnerReference) (int32, bool) {
+	c, ok := v.controller(namespace, ref)
+	if !ok || c.replicas == nil {
+		return 0, false
+	}
+	return *c.replicas, true
+}
+
+// controller finds the checked controller ref names, with its UID when
+// ref carries one. The index is built on the first call.
+func (v *View) controller(namespace string, ref *metav1.OwnerReference) (controllerInfo, bool) {
 	v.controllersOnce.Do(v.indexControllers)
-	uid, ok := v.controllers[controllerKey{scaledown.APIGroup(ref.APIVersion), ref.Kind, namespace, ref.Name}]
-	return ok && (ref.UID == "" || ref.UID == uid)
+	c, ok := v.controllers[controllerKey{scaledown.APIGroup(ref.APIVersion), ref.Kind, namespace, ref.Name}]
+	return c, ok && (ref.UID == "" || ref.UID == c.uid)
 }
 
 func (v *View) indexControllers() {
-	m := make(map[controllerKey]types.UID, len(v.ReplicaSets)+len(v.StatefulSets)+len(v.Jobs)+len(v.ReplicationControllers))
-	add := func(group, kind string, o *metav1.ObjectMeta) {
-		m[controllerKey{group, kind, o.Namespace, o.Name}] = o.UID
+	m := make(map[controllerKey]controllerInfo, len(v.ReplicaSets)+len(v.StatefulSets)+len(v.Jobs)+len(v.ReplicationControllers))
+	add := func(group, kind string, o *metav1.ObjectMeta, replicas *int32) {
+		m[controllerKey{group, kind, o.Namespace, o.Name}] = controllerInfo{uid: o.UID, replicas: replicas}
 	}
 	for _, o := range v.ReplicaSets {
-		add("apps", "ReplicaSet", &o.ObjectMeta)
+		add("apps", "ReplicaSet", &o.ObjectMeta, o.Spec.Replicas)
 	}
 	for _, o := range v.StatefulSets {
-		add("apps", "StatefulSet", &o.ObjectMeta)
+		add("apps", "StatefulSet", &o.ObjectMeta, nil)
 	}
 	for _, o := range v.Jobs {
-		add("batch", "Job", &o.ObjectMeta)
+		add("batch", "Job", &o.ObjectMeta, nil)
 	}
 	for _, o := range v.ReplicationControllers {
-		add("", "ReplicationController", &o.ObjectMeta)
+		add("", "ReplicationController", &o.ObjectMeta, o.Spec.Replicas)
 	}
 	v.controllers = m
 }

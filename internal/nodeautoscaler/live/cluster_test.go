@@ -241,6 +241,23 @@ func TestClusterViewHoldsWorkloadsAndVolumes(t *testing.T) {
 	if lookup.ControllerExists("default", ref("apps/v1", "ReplicaSet", "web", rs.UID)) {
 		t.Error("ControllerExists found the ReplicaSet in another namespace")
 	}
+	// --min-replica-count reads spec.replicas of ReplicaSets and
+	// ReplicationControllers.
+	for _, tc := range []struct {
+		name string
+		ref  *metav1.OwnerReference
+		want int32
+		ok   bool
+	}{
+		{"ReplicaSet", ref("apps/v1", "ReplicaSet", "web", rs.UID), 1, true},
+		{"ReplicationController", ref("v1", "ReplicationController", "legacy", ""), 1, true},
+		{"StatefulSet", ref("apps/v1", "StatefulSet", "db", ""), 0, false},
+		{"missing ReplicaSet", ref("apps/v1", "ReplicaSet", "gone", ""), 0, false},
+	} {
+		if got, ok := lookup.DesiredReplicas("objects", tc.ref); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: DesiredReplicas = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
 	// A deleted ReplicaSet is gone from the next view.
 	if err := env.Client.AppsV1().ReplicaSets("objects").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)

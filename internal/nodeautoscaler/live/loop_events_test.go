@@ -103,6 +103,10 @@ func TestLoopEventsAndStatusReachTheAPI(t *testing.T) {
 	}
 	clk.Step(2 * time.Minute)
 	r.Once(ctx)
+	// i-spare was marked; it goes at the first loop after
+	// --node-delete-delay-after-taint.
+	clk.Step(10 * time.Second)
+	r.Once(ctx)
 	rec.Record(ctx, nodeautoscaler.Event{Type: nodeautoscaler.EventBackoffCleared, Group: "sentinel"})
 	got := eventsOn(t, ns, string(nodeautoscaler.EventBackoffCleared))
 	triggered := "TriggeredScaleUp: pod triggered scale-up: [{big 0->1 (max: 3)}]"

@@ -80,6 +80,21 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
 	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
 	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")
+	s.addDrainFlags(fs)
+}
+
+func (s *ScaleDownOptions) addDrainFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&s.DaemonSetEvictionForEmptyNodes, "daemonset-eviction-for-empty-nodes", s.DaemonSetEvictionForEmptyNodes, "Evict DaemonSet pods (best effort) from empty nodes before deleting them")
+	fs.BoolVar(&s.DaemonSetEvictionForOccupiedNodes, "daemonset-eviction-for-occupied-nodes", s.DaemonSetEvictionForOccupiedNodes, "Evict DaemonSet pods (best effort) from nodes being drained")
+	fs.BoolVar(&s.CordonNodeBeforeTerminating, "cordon-node-before-terminating", s.CordonNodeBeforeTerminating, "Set spec.unschedulable on a node marked for deletion (and clear it if the deletion fails)")
+	fs.DurationVar(&s.NodeDeleteDelayAfterTaint, "node-delete-delay-after-taint", s.NodeDeleteDelayAfterTaint, "Wait between marking a node for deletion and draining or deleting it")
+	fs.DurationVar(&s.NodeDeletionDelayTimeout, "node-deletion-delay-timeout", s.NodeDeletionDelayTimeout, "Longest wait for delay-deletion.cluster-autoscaler.kubernetes.io/ annotations to leave a node before deleting it; 0 does not wait")
+	fs.IntVar(&s.MinReplicaCount, "min-replica-count", s.MinReplicaCount, "Pods of a ReplicaSet or ReplicationController that wants fewer replicas block their node's removal")
+	fs.BoolVar(&s.SkipNodesWithCustomControllerPods, "skip-nodes-with-custom-controller-pods", s.SkipNodesWithCustomControllerPods, "Pods owned by a controller of a custom kind block their node's removal")
+	fs.IntVar(&s.MaxBulkSoftTaintCount, "max-bulk-soft-taint-count", s.MaxBulkSoftTaintCount, "Nodes per loop whose PreferNoSchedule DeletionCandidateOfClusterAutoscaler taint is added or removed; 0 turns soft tainting off")
+	fs.DurationVar(&s.MaxBulkSoftTaintTime, "max-bulk-soft-taint-time", s.MaxBulkSoftTaintTime, "Time budget per loop for adding and removing soft taints")
+	fs.StringVar(&s.DrainPriorityConfig, "drain-priority-config", s.DrainPriorityConfig, "Comma-separated priority:seconds pairs: drains evict pods range by range, lowest priority first, each with its grace period cap; replaces --max-graceful-termination-sec, which must then stay 600")
+	fs.DurationVar(&s.BlockingSystemPodDisruptionTimeout, "blocking-system-pod-distruption-timeout", s.BlockingSystemPodDisruptionTimeout, "How long a kube-system pod without a PodDisruptionBudget blocks its node's removal, from the pod's creation (upstream's spelling)")
 }
 
 // FlagError is a rejected option value; Flag is the flag's name.

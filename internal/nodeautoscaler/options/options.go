@@ -179,7 +179,53 @@ type ScaleDownOptions struct {
 	IgnoreDaemonSetsUtilization bool
 	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
 	IgnoreMirrorPodsUtilization bool
+	// DaemonSetEvictionForEmptyNodes is --daemonset-eviction-for-empty-nodes:
+	// DaemonSet pods are evicted (best effort) before an empty node is deleted.
+	DaemonSetEvictionForEmptyNodes bool
+	// DaemonSetEvictionForOccupiedNodes is
+	// --daemonset-eviction-for-occupied-nodes: DaemonSet pods are evicted
+	// (best effort) while a node is drained.
+	DaemonSetEvictionForOccupiedNodes bool
+	// CordonNodeBeforeTerminating is --cordon-node-before-terminating: a
+	// node marked for deletion is also set unschedulable.
+	CordonNodeBeforeTerminating bool
+	// NodeDeleteDelayAfterTaint is --node-delete-delay-after-taint: the
+	// wait between marking a node and draining or deleting it.
+	NodeDeleteDelayAfterTaint time.Duration
+	// NodeDeletionDelayTimeout is --node-deletion-delay-timeout: the
+	// longest wait for delay-deletion.cluster-autoscaler.kubernetes.io/
+	// annotations to leave a node before it is deleted; 0 does not wait.
+	NodeDeletionDelayTimeout time.Duration
+	// MinReplicaCount is --min-replica-count: pods of a ReplicaSet or
+	// ReplicationController that wants fewer replicas block their node.
+	MinReplicaCount int
+	// SkipNodesWithCustomControllerPods is
+	// --skip-nodes-with-custom-controller-pods: pods whose controller is of
+	// another kind than ReplicaSet, StatefulSet, Job, ReplicationController
+	// or DaemonSet block their node.
+	SkipNodesWithCustomControllerPods bool
+	// BlockingSystemPodDisruptionTimeout is upstream's
+	// --blocking-system-pod-distruption-timeout (typo kept): a kube-system
+	// pod without a PodDisruptionBudget blocks its node only until it is
+	// this old.
+	BlockingSystemPodDisruptionTimeout time.Duration
+	// MaxBulkSoftTaintCount is --max-bulk-soft-taint-count: how many nodes
+	// a loop may add or remove the PreferNoSchedule
+	// DeletionCandidateOfClusterAutoscaler taint on; 0 turns soft tainting
+	// off.
+	MaxBulkSoftTaintCount int
+	// MaxBulkSoftTaintTime is --max-bulk-soft-taint-time: the time budget
+	// of those writes per loop.
+	MaxBulkSoftTaintTime time.Duration
+	// DrainPriorityConfig is --drain-priority-config: priority:seconds
+	// pairs; a drain evicts the pods of each priority range in turn,
+	// lowest first, each with its own grace period cap (ParseDrainPriorities).
+	DrainPriorityConfig string
 }
+
+// defaultMaxGracefulTerminationSec is --max-graceful-termination-sec's
+// default; --drain-priority-config requires it.
+const defaultMaxGracefulTerminationSec = 600
 
 // Default returns the options every flag defaults to.
 func Default() Options {
@@ -220,9 +266,18 @@ func Default() Options {
 			MaxScaleDownParallelism:   10,
 			MaxDrainParallelism:       1,
 			MaxPodEvictionTime:        2 * time.Minute,
-			MaxGracefulTerminationSec: 600,
+			MaxGracefulTerminationSec: defaultMaxGracefulTerminationSec,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
+
+			DaemonSetEvictionForOccupiedNodes:  true,
+			CordonNodeBeforeTerminating:        true,
+			NodeDeleteDelayAfterTaint:          5 * time.Second,
+			NodeDeletionDelayTimeout:           2 * time.Minute,
+			SkipNodesWithCustomControllerPods:  true,
+			BlockingSystemPodDisruptionTimeout: time.Hour,
+			MaxBulkSoftTaintCount:              10,
+			MaxBulkSoftTaintTime:               3 * time.Second,
 		},
 	}
 }

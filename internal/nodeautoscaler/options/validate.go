@@ -81,5 +81,17 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)
 	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
+	bad(s.NodeDeleteDelayAfterTaint < 0, "node-delete-delay-after-taint", "must not be negative, got %v", s.NodeDeleteDelayAfterTaint)
+	bad(s.NodeDeletionDelayTimeout < 0, "node-deletion-delay-timeout", "must not be negative, got %v", s.NodeDeletionDelayTimeout)
+	bad(s.MaxBulkSoftTaintCount < 0, "max-bulk-soft-taint-count", "must not be negative, got %d", s.MaxBulkSoftTaintCount)
+	bad(s.MaxBulkSoftTaintTime < 0, "max-bulk-soft-taint-time", "must not be negative, got %v", s.MaxBulkSoftTaintTime)
+	if _, err := ParseDrainPriorities(s.DrainPriorityConfig); err != nil {
+		bad(true, "drain-priority-config", "%v", err)
+	} else {
+		bad(s.DrainPriorityConfig != "" && s.MaxGracefulTerminationSec != defaultMaxGracefulTerminationSec, "drain-priority-config",
+			"cannot be combined with --max-graceful-termination-sec (%d, want the default %d), as upstream", s.MaxGracefulTerminationSec, defaultMaxGracefulTerminationSec)
+	}
+	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
+	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
 	return errs
 }

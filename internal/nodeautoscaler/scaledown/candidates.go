@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -152,13 +153,13 @@ func samePods(a, b []*corev1.Pod) bool {
 
 // classifyNodes blocks nodes that cannot be candidates and fills each
 // remaining node's movable pods.
-func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup) {
+func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
 	for _, s := range states {
-		c.classifyNode(s, groups, pdbs, controllers)
+		c.classifyNode(s, groups, pdbs, controllers, now)
 	}
 }
 
-func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup) {
+func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
 	node := s.Node.Node
 	g, ok := groups[s.Group]
 	if !ok || s.Group == "" {
@@ -184,7 +185,7 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 	}
 	for _, p := range s.pods {
 		covered, pdb := pdbs.check(p)
-		kind, reason := c.classify(p, covered, controllers)
+		kind, reason := c.classify(p, covered, controllers, now)
 		if kind == podIgnored {
 			continue
 		}

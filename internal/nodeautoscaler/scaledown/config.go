@@ -36,6 +36,13 @@ type Config struct {
 	SkipNodesWithSystemPods bool
 	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
 	SkipNodesWithLocalStorage bool
+	// SkipNodesWithCustomControllerPods is
+	// --skip-nodes-with-custom-controller-pods.
+	SkipNodesWithCustomControllerPods bool
+	// MinReplicaCount is --min-replica-count.
+	MinReplicaCount int
+	// BlockingSystemPodTimeout is --blocking-system-pod-distruption-timeout.
+	BlockingSystemPodTimeout time.Duration
 	// MaxEmptyBulkDelete is --max-empty-bulk-delete.
 	MaxEmptyBulkDelete int
 	// MaxScaleDownParallelism is --max-scale-down-parallelism: nodes being
@@ -66,25 +73,28 @@ func Default() Config {
 func FromOptions(o options.Options) Config {
 	sd := o.ScaleDown
 	return Config{
-		Enabled:                     sd.Enabled,
-		UtilizationThreshold:        sd.UtilizationThreshold,
-		GPUUtilizationThreshold:     sd.GPUUtilizationThreshold,
-		UnneededTime:                sd.UnneededTime,
-		UnreadyTime:                 sd.UnreadyTime,
-		DelayAfterAdd:               sd.DelayAfterAdd,
-		DelayAfterDelete:            sd.DelayAfterDelete,
-		DelayAfterFailure:           sd.DelayAfterFailure,
-		ScanInterval:                o.ScanInterval,
-		IgnoreSchedulablePods:       sd.IgnoreSchedulablePods,
-		SkipNodesWithSystemPods:     sd.SkipNodesWithSystemPods,
-		SkipNodesWithLocalStorage:   sd.SkipNodesWithLocalStorage,
-		MaxEmptyBulkDelete:          sd.MaxEmptyBulkDelete,
-		MaxScaleDownParallelism:     sd.MaxScaleDownParallelism,
-		MaxDrainParallelism:         sd.MaxDrainParallelism,
-		UnreadyEnabled:              sd.UnreadyEnabled,
-		IgnoreDaemonSetsUtilization: sd.IgnoreDaemonSetsUtilization,
-		IgnoreMirrorPodsUtilization: sd.IgnoreMirrorPodsUtilization,
-		SpreadLabel:                 o.EmulatedTopologySpreadLabel,
+		Enabled:                           sd.Enabled,
+		UtilizationThreshold:              sd.UtilizationThreshold,
+		GPUUtilizationThreshold:           sd.GPUUtilizationThreshold,
+		UnneededTime:                      sd.UnneededTime,
+		UnreadyTime:                       sd.UnreadyTime,
+		DelayAfterAdd:                     sd.DelayAfterAdd,
+		DelayAfterDelete:                  sd.DelayAfterDelete,
+		DelayAfterFailure:                 sd.DelayAfterFailure,
+		ScanInterval:                      o.ScanInterval,
+		IgnoreSchedulablePods:             sd.IgnoreSchedulablePods,
+		SkipNodesWithSystemPods:           sd.SkipNodesWithSystemPods,
+		SkipNodesWithLocalStorage:         sd.SkipNodesWithLocalStorage,
+		SkipNodesWithCustomControllerPods: sd.SkipNodesWithCustomControllerPods,
+		MinReplicaCount:                   sd.MinReplicaCount,
+		BlockingSystemPodTimeout:          sd.BlockingSystemPodDisruptionTimeout,
+		MaxEmptyBulkDelete:                sd.MaxEmptyBulkDelete,
+		MaxScaleDownParallelism:           sd.MaxScaleDownParallelism,
+		MaxDrainParallelism:               sd.MaxDrainParallelism,
+		UnreadyEnabled:                    sd.UnreadyEnabled,
+		IgnoreDaemonSetsUtilization:       sd.IgnoreDaemonSetsUtilization,
+		IgnoreMirrorPodsUtilization:       sd.IgnoreMirrorPodsUtilization,
+		SpreadLabel:                       o.EmulatedTopologySpreadLabel,
 	}
 }
 
@@ -107,6 +117,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--max-empty-bulk-delete: %d is less than 1", c.MaxEmptyBulkDelete)
 	case c.MaxScaleDownParallelism < 1:
 		return fmt.Errorf("--max-scale-down-parallelism: %d is less than 1", c.MaxScaleDownParallelism)
+	case c.MinReplicaCount < 0:
+		return fmt.Errorf("--min-replica-count: %d is negative", c.MinReplicaCount)
+	case c.BlockingSystemPodTimeout < 0:
+		return fmt.Errorf("--blocking-system-pod-distruption-timeout: %v is negative", c.BlockingSystemPodTimeout)
 	case c.MaxDrainParallelism < 1:
 		return fmt.Errorf("--max-drain-parallelism: %d is less than 1", c.MaxDrainParallelism)
 	}

@@ -17,6 +17,10 @@ type ControllerLookup interface {
 	// UID, that UID (a recreated object of the same name does not own the
 	// pod).
 	ControllerExists(namespace string, ref *metav1.OwnerReference) bool
+	// DesiredReplicas returns spec.replicas of the ReplicaSet or
+	// ReplicationController ref names (matched as by ControllerExists);
+	// ok is false when the object is not found or sets no replica count.
+	DesiredReplicas(namespace string, ref *metav1.OwnerReference) (replicas int32, ok bool)
 }
 
 // checkedControllers are the controller kinds, by API group, whose
@@ -34,6 +38,12 @@ var checkedControllers = map[string]string{
 func IsCheckedController(ref *metav1.OwnerReference) bool {
 	group, ok := checkedControllers[ref.Kind]
 	return ok && APIGroup(ref.APIVersion) == group
+}
+
+// hasReplicaCount reports the kinds --min-replica-count applies to: a
+// ReplicaSet (apps) or a ReplicationController (core).
+func hasReplicaCount(ref *metav1.OwnerReference) bool {
+	return IsCheckedController(ref) && (ref.Kind == "ReplicaSet" || ref.Kind == "ReplicationController")
 }
 
 // APIGroup returns the group of an apiVersion ("apps/v1" -> "apps",

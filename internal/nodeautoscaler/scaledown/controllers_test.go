@@ -26,6 +26,9 @@ func (s controllerSet) ControllerExists(namespace string, ref *metav1.OwnerRefer
 	return s[controllerID{APIGroup(ref.APIVersion), ref.Kind, namespace, ref.Name, ref.UID}]
 }
 
+// DesiredReplicas knows no replica counts.
+func (s controllerSet) DesiredReplicas(string, *metav1.OwnerReference) (int32, bool) { return 0, false }
+
 func TestPlanControllerNotFound(t *testing.T) {
 	sts := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "StatefulSet"}
 	rc := schema.GroupVersionKind{Version: "v1", Kind: "ReplicationController"}
@@ -56,7 +59,7 @@ func TestPlanControllerNotFound(t *testing.T) {
 		{name: "StatefulSet exists", world: base().barePod("p", "a", "100m", fixture.WithOwner(sts, "db", "uid-db")),
 			exists: []controllerID{{"apps", "StatefulSet", "default", "db", "uid-db"}}},
 		{name: "ReplicationController gone", world: base().barePod("p", "a", "100m", fixture.WithOwner(rc, "rc", "uid-rc")), blocked: ReasonControllerNotFound},
-		{name: "custom controller is not looked up", world: base().barePod("p", "a", "100m", fixture.WithOwner(custom, "c", "uid-c"))},
+		{name: "custom controller is not replicated", world: base().barePod("p", "a", "100m", fixture.WithOwner(custom, "c", "uid-c")), blocked: ReasonBarePod},
 		{name: "Job pod stays a Job pod when the Job is gone", world: base().barePod("p", "a", "100m", fixture.WithOwner(job, "j", "uid-j")), blocked: ReasonJobPod},
 		{name: "DaemonSet pod of a deleted DaemonSet is ignored", world: base().barePod("p", "a", "100m", fixture.WithOwner(ds, "ds", "uid-ds"))},
 		{name: "mirror pod is ignored", world: base().barePod("p", "a", "100m", annotate(MirrorPodAnnotation, "x"))},

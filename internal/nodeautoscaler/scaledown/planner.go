@@ -39,7 +39,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	p.groupCfg = resolveGroups(&p.cfg, in.Groups)
 	in.groupCfg = p.groupCfg
 	states := gatherNodes(&in, p.cfg)
-	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers)
+	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now)
 	removed, err := simulateRemoval(&p.cfg, &in, states)
 	if err != nil {
 		return Plan{}, err

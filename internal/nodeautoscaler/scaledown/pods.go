@@ -2,6 +2,7 @@ package scaledown
 
 import (
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,6 +28,11 @@ const (
 	systemNamespace         = "kube-system"
 )
 
+// ReasonMinReplicas is the reason of a node kept because a pod's
+// ReplicaSet or ReplicationController wants fewer replicas than
+// --min-replica-count (upstream's MinReplicasReached).
+const ReasonMinReplicas Reason = "MinReplicasReached"
+
 // podKind is how the drain rules see one pod.
 type podKind int
 
@@ -39,9 +45,9 @@ const (
 
 // classify decides whether the pod is ignored, movable or blocks the node
 // (the returned Reason is non-empty then). covered reports whether a
-// PodDisruptionBudget selects the pod; controllers, when not nil, tells
-// whether the pod's controller still exists.
-func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerLookup) (podKind, Reason) {
+// PodDisruptionBudget selects the pod; controllers, when not nil, answers
+// about the pod's controller; now is the loop time.
+func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerLookup, now time.Time) (podKind, Reason) {
 	if isIgnored(pod) {
 		return podIgnored, ""
 	}
@@ -61,16 +67,52 @@ func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerL
 	if ref == nil {
 		return podMovable, ReasonBarePod
 	}
-	if controllerMissing(controllers, pod, ref) {
-		return podMovable, ReasonControllerNotFound
+	if r := c.controllerReason(pod, ref, controllers); r != "" {
+		return podMovable, r
 	}
-	if c.SkipNodesWithSystemPods && pod.Namespace == systemNamespace && !covered {
+	if c.SkipNodesWithSystemPods && pod.Namespace == systemNamespace && !covered && c.systemPodBlocks(pod, now) {
 		return podMovable, ReasonSystemPod
 	}
 	if c.SkipNodesWithLocalStorage && hasUnsafeLocalStorage(pod) {
 		return podMovable, ReasonLocalStorage
 	}
 	return podMovable, ""
+}
+
+// controllerReason applies --skip-nodes-with-custom-controller-pods and
+// --min-replica-count as upstream's replicated rule does: with the flag
+// on, a ReplicaSet, StatefulSet, Job or ReplicationController must exist
+// (and a ReplicaSet or ReplicationController must want at least
+// MinReplicaCount replicas), and a pod of any other controller kind counts
+// as not replicated (ReasonBarePod, upstream's NotReplicated). With the
+// flag off every controller counts as replicated and nothing is looked up.
+func (c *Config) controllerReason(pod *corev1.Pod, ref *metav1.OwnerReference, controllers ControllerLookup) Reason {
+	if !c.SkipNodesWithCustomControllerPods {
+		return ""
+	}
+	if !IsCheckedController(ref) {
+		return ReasonBarePod
+	}
+	if controllerMissing(controllers, pod, ref) {
+		return ReasonControllerNotFound
+	}
+	if c.MinReplicaCount > 0 && controllers != nil && hasReplicaCount(ref) {
+		if n, ok := controllers.DesiredReplicas(pod.Namespace, ref); ok && int(n) < c.MinReplicaCount {
+			return ReasonMinReplicas
+		}
+	}
+	return ""
+}
+
+// systemPodBlocks reports whether an unprotected kube-system pod still
+// blocks its node: until it is --blocking-system-pod-distruption-timeout
+// old, counted from its creation.
+func (c *Config) systemPodBlocks(pod *corev1.Pod, now time.Time) bool {
+	created := pod.CreationTimestamp.Time
+	if created.IsZero() {
+		return true // unknown age: as young as can be
+	}
+	return now.Sub(created) < c.BlockingSystemPodTimeout
 }
 
 // IsIgnored reports pods that neither move nor block a node's removal:
@@ -91,8 +133,16 @@ func isIgnored(pod *corev1.Pod) bool {
 	return isDaemonSetPod(pod)
 }
 
-// isDaemonSetPod reports pods a DaemonSet controls or that are annotated
+// IsDaemonSetPod reports pods a DaemonSet controls or that are annotated
 // DaemonSetPodAnnotation=true.
+func IsDaemonSetPod(pod *corev1.Pod) bool { return isDaemonSetPod(pod) }
+
+// IsMirrorPod reports static pods' mirror pods (MirrorPodAnnotation).
+func IsMirrorPod(pod *corev1.Pod) bool {
+	_, ok := pod.Annotations[MirrorPodAnnotation]
+	return ok
+}
+
 func isDaemonSetPod(pod *corev1.Pod) bool {
 	if pod.Annotations[DaemonSetPodAnnotation] == "true" {
 		return true

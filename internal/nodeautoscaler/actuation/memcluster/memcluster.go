@@ -149,6 +149,49 @@ func (c *Cluster) RemoveTaints(_ context.Context, node string, keys ...string) e
 	return nil
 }
 
+// Cordon implements actuation.Cluster.
+func (c *Cluster) Cordon(_ context.Context, node string, unschedulable bool) error {
+	n, ok := c.nodes[node]
+	if !ok {
+		if !unschedulable {
+			return nil
+		}
+		return fmt.Errorf("cordoning node %s: not found", node)
+	}
+	cp := n.DeepCopy()
+	cp.Spec.Unschedulable = unschedulable
+	c.nodes[node] = cp
+	return nil
+}
+
+// GetNode implements actuation.Cluster.
+func (c *Cluster) GetNode(_ context.Context, node string) (*corev1.Node, error) {
+	n, ok := c.nodes[node]
+	if !ok {
+		return nil, fmt.Errorf("getting node %s: not found", node)
+	}
+	return n, nil
+}
+
+// SetNodeAnnotation sets (or, with an empty value, removes) an annotation
+// of a stored node, as another controller would.
+func (c *Cluster) SetNodeAnnotation(node, key, value string) {
+	n, ok := c.nodes[node]
+	if !ok {
+		return
+	}
+	cp := n.DeepCopy()
+	if value == "" {
+		delete(cp.Annotations, key)
+	} else {
+		if cp.Annotations == nil {
+			cp.Annotations = map[string]string{}
+		}
+		cp.Annotations[key] = value
+	}
+	c.nodes[node] = cp
+}
+
 // EvictPod implements actuation.Cluster: it checks the UID precondition and
 // every budget selecting the pod, then starts the pod's graceful deletion.
 func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) error {
