@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -128,7 +129,7 @@ func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time
 		if a.deleting(c.Node.Name) {
 			return
 		}
-		if err := a.mark(ctx, c.Node.Name); err != nil {
+		if err := a.mark(ctx, c.Node.Name, now); err != nil {
 			out = append(out, a.fail(ctx, c, kind, now, now, 0, FailureTaint, err))
 			return
 		}
@@ -148,10 +149,12 @@ func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time
 	return append(out, a.Step(ctx, now)...)
 }
 
-// mark taints the node ToBeDeleted and, with
-// --cordon-node-before-terminating, cordons it.
-func (a *Actuator) mark(ctx context.Context, node string) error {
-	if err := a.cluster.AddTaint(ctx, node, toBeDeleted); err != nil {
+// mark taints the node ToBeDeleted, with the Unix time as its value as
+// upstream does, and, with --cordon-node-before-terminating, cordons it.
+func (a *Actuator) mark(ctx context.Context, node string, now time.Time) error {
+	taint := toBeDeleted
+	taint.Value = strconv.FormatInt(now.Unix(), 10)
+	if err := a.cluster.AddTaint(ctx, node, taint); err != nil {
 		return err
 	}
 	if a.cfg.CordonNodeBeforeTerminating {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -129,6 +130,11 @@ func TestEmptyNodesInBulk(t *testing.T) {
 	want := []string{clusterstate.ToBeDeletedTaint, clusterstate.BeingDeletedTaint}
 	if got := r.taints("a"); !slices.Equal(got, want) {
 		t.Errorf("taints = %v, want %v", got, want)
+	}
+	// As upstream, the ToBeDeleted taint's value is the Unix time it was set.
+	n, _ := r.cluster.Node("a")
+	if got, want := n.Spec.Taints[0].Value, strconv.FormatInt(t0.Unix(), 10); got != want {
+		t.Errorf("ToBeDeleted value = %q, want %q", got, want)
 	}
 	if got := testutil.ToFloat64(mustCounter(t, r.reg, "cluster_autoscaler_scaled_down_nodes_total")); got != 3 {
 		t.Errorf("scaled_down_nodes_total = %v", got)
