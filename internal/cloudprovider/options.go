@@ -38,6 +38,10 @@ const (
 	OptionIgnoreDaemonSetsUtilization      = "ignoredaemonsetsutilization"
 )
 
+// AllOptions lists every option key kscale honours.
+var AllOptions = []string{OptionScaleDownUtilizationThreshold, OptionScaleDownGPUUtilizationThreshold, OptionScaleDownUnneededTime,
+	OptionScaleDownUnreadyTime, OptionMaxNodeProvisionTime, OptionIgnoreDaemonSetsUtilization}
+
 // OptionValue is one option as a provider read it.
 type OptionValue struct {
 	// Key is the option key (one of the Option constants, or what the

@@ -21,6 +21,9 @@ func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
 		return cfg, err
 	}
 	cfg.Template = tmpl
+	if cfg.Options, err = scenario.GroupOptions(g); err != nil {
+		return cfg, err
+	}
 	if g.BootTime != nil {
 		cfg.BootTime = g.BootTime.Duration
 	}

@@ -93,6 +93,11 @@ type NodeGroup struct {
 	// RealNodes says how the group's registered nodes differ from its
 	// template; the autoscaler is not told.
 	RealNodes *RealNodes `yaml:"realNodes"`
+	// AutoscalingOptions are the group's own values of the settings a
+	// provider lets a group override, by upstream's keys
+	// (scaledownunneededtime, scaledownutilizationthreshold, ...), as the
+	// clusterapi annotations or AWS tags carry them.
+	AutoscalingOptions map[string]string `yaml:"autoscalingOptions"`
 	// PricePerHour is what one of the group's instances costs per hour,
 	// in any currency; only the report uses it (cost per group).
 	PricePerHour float64 `yaml:"pricePerHour"`

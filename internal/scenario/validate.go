@@ -3,9 +3,13 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -107,6 +111,24 @@ func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
 		"nodeGroups %q: pricePerHour must be a number from 0 to %g, got %v", g.Name, float64(maxPricePerHour), g.PricePerHour)
 	c.cloudError(g.StockoutError, f("stockoutError"))
 	c.realNodes(g.RealNodes, f("realNodes"))
+	_, err := GroupOptions(*g)
+	c.failf(err != nil, f("autoscalingOptions"), "nodeGroups %q: autoscalingOptions: %v", g.Name, err)
+}
+
+// GroupOptions parses a node group's autoscalingOptions.
+func GroupOptions(g NodeGroup) (cloudprovider.Options, error) {
+	values := make([]cloudprovider.OptionValue, 0, len(g.AutoscalingOptions))
+	for _, k := range slices.Sorted(maps.Keys(g.AutoscalingOptions)) {
+		values = append(values, cloudprovider.OptionValue{Key: k, Source: "autoscalingOptions." + k, Value: g.AutoscalingOptions[k]})
+	}
+	o, err := cloudprovider.ParseOptions(g.Name, values, cloudprovider.AllOptions)
+	if err != nil {
+		var oe *cloudprovider.OptionsError
+		if errors.As(err, &oe) {
+			return o, errors.New(strings.Join(oe.Problems, "; "))
+		}
+	}
+	return o, err
 }
 
 func (c *checker) realNodes(r *RealNodes, at []any) {
