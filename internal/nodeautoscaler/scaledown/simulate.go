@@ -83,15 +83,19 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 		Pods:     max(0, s.alloc.Pods-cur.Pods),
 	}}
 	zone := s.Node.Node.Labels[zoneLabel]
-	pods := s.simulatedPods(info)
-	moved := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if isIgnored(p) {
-			req := podRequests(p)
-			m.need.Add(&req, -1)
-			continue
+	all := info.Pods()
+	var moved []*corev1.Pod
+	if len(all) >= len(s.pods) && len(s.movable) == len(s.pods) {
+		// classifyNode found none of the node's own pods ignored: they all
+		// move, and only the pods earlier removals moved here are checked.
+		moved = make([]*corev1.Pod, 0, len(all))
+		for _, p := range s.pods {
+			moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
 		}
-		moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
+		moved = r.appendMoved(moved, &m.need, all[len(s.pods):], zone)
+	} else {
+		pods := s.simulatedPods(info)
+		moved = r.appendMoved(make([]*corev1.Pod, 0, len(pods)), &m.need, pods, zone)
 	}
 	if !fitsFree(&m.need, &r.free, &m.nodeFree) {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
@@ -99,6 +103,20 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 	}
 	m.pods = moved
 	return m, true
+}
+
+// appendMoved appends the pods that move (pinned to zone) to moved and
+// takes the requests of the ignored ones, which stay, out of need.
+func (r *removal) appendMoved(moved []*corev1.Pod, need *scheduling.Resources, pods []*corev1.Pod, zone string) []*corev1.Pod {
+	for _, p := range pods {
+		if isIgnored(p) {
+			req := podRequests(p)
+			need.Add(&req, -1)
+			continue
+		}
+		moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
+	}
+	return moved
 }
 
 // simulatedPods returns the pods the snapshot holds on the node: its own
