@@ -26,6 +26,11 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		// node-autoscaler
 		{[]string{"node-autoscaler", "--scan-interval=1ns"}, "--scan-interval"},
 		{[]string{"node-autoscaler", "--scale-down-utilization-threshold=NaN"}, "--scale-down-utilization-threshold"},
+		{[]string{"node-autoscaler", "--scale-down-candidates-pool-ratio=1.5"}, "--scale-down-candidates-pool-ratio"},
+		{[]string{"node-autoscaler", "--scale-down-candidates-pool-ratio=NaN"}, "--scale-down-candidates-pool-ratio"},
+		{[]string{"node-autoscaler", "--scale-down-candidates-pool-min-count=-1"}, "--scale-down-candidates-pool-min-count"},
+		{[]string{"node-autoscaler", "--scale-down-non-empty-candidates-count=many"}, "--scale-down-non-empty-candidates-count"},
+		{[]string{"node-autoscaler", "--unremovable-node-recheck-timeout=-1m"}, "--unremovable-node-recheck-timeout"},
 		{[]string{"node-autoscaler", "--leader-elect-renew-deadline=0s"}, "--leader-elect-renew-deadline"},
 		{[]string{"node-autoscaler", "--address=:70000"}, "--address"},
 		{[]string{"node-autoscaler", "--kube-client-qps=NaN"}, "--kube-client-qps"},

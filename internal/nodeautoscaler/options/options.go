@@ -157,6 +157,17 @@ type ScaleDownOptions struct {
 	IgnoreDaemonSetsUtilization bool
 	// IgnoreMirrorPodsUtilization is --ignore-mirror-pods-utilization.
 	IgnoreMirrorPodsUtilization bool
+	// NonEmptyCandidatesCount is --scale-down-non-empty-candidates-count:
+	// how many non-empty nodes one round finds removable beyond those
+	// unneeded in the last round; 0 or less: no limit.
+	NonEmptyCandidatesCount int
+	// CandidatesPoolRatio is --scale-down-candidates-pool-ratio: the share
+	// of nodes simulated to find those additional nodes.
+	CandidatesPoolRatio float64
+	// CandidatesPoolMinCount is --scale-down-candidates-pool-min-count.
+	CandidatesPoolMinCount int
+	// UnremovableRecheckTimeout is --unremovable-node-recheck-timeout.
+	UnremovableRecheckTimeout time.Duration
 }
 
 // Default returns the options every flag defaults to.
@@ -199,6 +210,10 @@ func Default() Options {
 			MaxGracefulTerminationSec: 600,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
+			NonEmptyCandidatesCount:   30,
+			CandidatesPoolRatio:       0.1,
+			CandidatesPoolMinCount:    50,
+			UnremovableRecheckTimeout: 5 * time.Minute,
 		},
 	}
 }

@@ -78,5 +78,8 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(s.MaxDrainParallelism < 1, "max-drain-parallelism", "must be at least 1, got %d", s.MaxDrainParallelism)
 	bad(s.MaxPodEvictionTime <= 0, "max-pod-eviction-time", "must be positive, got %v", s.MaxPodEvictionTime)
 	bad(s.MaxGracefulTerminationSec < 0, "max-graceful-termination-sec", "must not be negative, got %d", s.MaxGracefulTerminationSec)
+	bad(!(s.CandidatesPoolRatio >= 0 && s.CandidatesPoolRatio <= 1), "scale-down-candidates-pool-ratio", "must be within [0, 1], got %v", s.CandidatesPoolRatio)
+	bad(s.CandidatesPoolMinCount < 0, "scale-down-candidates-pool-min-count", "must not be negative, got %d", s.CandidatesPoolMinCount)
+	bad(s.UnremovableRecheckTimeout < 0, "unremovable-node-recheck-timeout", "must not be negative, got %v", s.UnremovableRecheckTimeout)
 	return errs
 }
