@@ -142,7 +142,11 @@ func fitsFree(need, free, gone *scheduling.Resources) bool {
 // otherwise it reverts and, for a single node, blocks it.
 func (r *removal) removeAll(moves []move) bool {
 	r.snap.Fork()
-	var pods []*corev1.Pod
+	n := 0
+	for _, m := range moves {
+		n += len(m.pods)
+	}
+	pods := make([]*corev1.Pod, 0, n)
 	for _, m := range moves {
 		if err := r.snap.RemoveNode(m.s.Node.Node.Name); err != nil {
 			r.snap.Revert()
