@@ -45,6 +45,9 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	cmd.SetArgs([]string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig, "--address", addr,
 		"--scan-interval=1s", "--expander=priority", "--emit-per-nodegroup-metrics", "--node-removal-latency-tracking-enabled",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
+		// Seconds, like the times above: a node its Job pod kept is
+		// simulated again soon after the Job finishes.
+		"--unremovable-node-recheck-timeout=2s",
 		// Long enough for the leader to keep its Lease through the brief
 		// API server outage below.
 		"--leader-elect-lease-duration=40s", "--leader-elect-renew-deadline=30s", "--leader-elect-retry-period=1s"})

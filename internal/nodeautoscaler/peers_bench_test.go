@@ -194,6 +194,17 @@ func BenchmarkCARunOnceScaleUp(b *testing.B) {
 // ToBeDeleted (the other 800 take their pods at 100%). Target: under 200
 // ms with the snapshot built from scratch (2 cores, GC on); upstream
 // measured here 18-31 s.
+//
+// Upstream's scenario sets ScaleDownUnneededTime 0, MaxScaleDownParallelism
+// and MaxDrainParallelism 2,000, ScaleDownDelayAfterAdd 0,
+// ScaleDownNonEmptyCandidatesCount 2,000, ScaleDownUnreadyEnabled and a
+// 60 s ScaleDownSimulationTimeout on options built from zero values, so
+// ScaleDownCandidatesPoolRatio, ScaleDownCandidatesPoolMinCount and
+// UnremovableNodeRecheckTimeout are 0; its planner (since 1.32) ignores
+// the pool options and simulates every candidate. We set the same count
+// and the pool ratio 1.0 (every node), the flag's documented "off" value,
+// so that our loop, which honours the pool, simulates every candidate as
+// upstream's does. The recheck timeout matters only from a second loop.
 func BenchmarkCARunOnceScaleDown(b *testing.B) {
 	const nodes, perNode, removable = 2000, 40, 1200
 	setup := func(b *testing.B) *peerWorld {
@@ -204,6 +215,8 @@ func BenchmarkCARunOnceScaleDown(b *testing.B) {
 			o.ScaleDown.MaxScaleDownParallelism = nodes
 			o.ScaleDown.MaxDrainParallelism = nodes
 			o.ScaleDown.MaxEmptyBulkDelete = nodes
+			o.ScaleDown.NonEmptyCandidatesCount = nodes
+			o.ScaleDown.CandidatesPoolRatio = 1
 		})
 		names := w.addNodes(b, nodes)
 		for i := range nodes * perNode {

@@ -47,8 +47,9 @@ func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulat
 		c.snap = nil
 	}
 	if c.snap == nil {
-		c.snap, c.nodes, c.pods = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[types.NamespacedName]*corev1.Pod{}
-		c.held = map[*corev1.Pod]struct{}{}
+		// Sized for the listed objects: a cold start adds them all.
+		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, len(nodes))
+		c.pods, c.held = make(map[types.NamespacedName]*corev1.Pod, len(pods)), make(map[*corev1.Pod]struct{}, len(pods))
 		c.objects.reset()
 		c.objects.apply(c.snap)
 	}

@@ -81,6 +81,9 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 
 	sd := scaledown.Default()
 	sd.UnneededTime, sd.ScanInterval = 0, time.Second
+	// A node found blocked by the budget while the other drains is
+	// simulated again at once, not after the 5m recheck timeout.
+	sd.UnremovableRecheckTimeout = 0
 	act := actuation.Default()
 	act.MaxPodEvictionTime = time.Minute
 	act.DeleteDelayAfterTaint = time.Second

@@ -21,7 +21,7 @@ var upstreamUnremovableReasons = []string{"NoReason", "ScaleDownDisabledAnnotati
 func upstreamReason(r scaledown.Reason) string {
 	switch r {
 	case scaledown.ReasonNotAutoscaled, scaledown.ReasonScaleDownDisabled, scaledown.ReasonMinSize,
-		scaledown.ReasonNoPlaceToMove, scaledown.ReasonOnCompletionPod:
+		scaledown.ReasonNoPlaceToMove, scaledown.ReasonOnCompletionPod, scaledown.ReasonRecentlyUnremovable, scaledown.ReasonNotExamined:
 		return string(r)
 	case scaledown.ReasonBeingDeleted:
 		return "CurrentlyBeingDeleted"

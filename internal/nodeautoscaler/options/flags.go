@@ -80,6 +80,14 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
 	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
 	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")
+	fs.IntVar(&s.NonEmptyCandidatesCount, "scale-down-non-empty-candidates-count", s.NonEmptyCandidatesCount,
+		"Non-empty nodes found removable per round beyond those unneeded in the last round; 0 or less: no limit")
+	fs.Float64Var(&s.CandidatesPoolRatio, "scale-down-candidates-pool-ratio", s.CandidatesPoolRatio,
+		"Share of the nodes simulated to find those additional non-empty nodes; 1.0: all")
+	fs.IntVar(&s.CandidatesPoolMinCount, "scale-down-candidates-pool-min-count", s.CandidatesPoolMinCount,
+		"Smallest number of nodes simulated to find those additional non-empty nodes")
+	fs.DurationVar(&s.UnremovableRecheckTimeout, "unremovable-node-recheck-timeout", s.UnremovableRecheckTimeout,
+		"How long a node the simulation found unremovable is not simulated again")
 	s.addDrainFlags(fs)
 }
 

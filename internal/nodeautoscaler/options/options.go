@@ -221,6 +221,17 @@ type ScaleDownOptions struct {
 	// pairs; a drain evicts the pods of each priority range in turn,
 	// lowest first, each with its own grace period cap (ParseDrainPriorities).
 	DrainPriorityConfig string
+	// NonEmptyCandidatesCount is --scale-down-non-empty-candidates-count:
+	// how many non-empty nodes one round finds removable beyond those
+	// unneeded in the last round; 0 or less: no limit.
+	NonEmptyCandidatesCount int
+	// CandidatesPoolRatio is --scale-down-candidates-pool-ratio: the share
+	// of nodes simulated to find those additional nodes.
+	CandidatesPoolRatio float64
+	// CandidatesPoolMinCount is --scale-down-candidates-pool-min-count.
+	CandidatesPoolMinCount int
+	// UnremovableRecheckTimeout is --unremovable-node-recheck-timeout.
+	UnremovableRecheckTimeout time.Duration
 }
 
 // defaultMaxGracefulTerminationSec is --max-graceful-termination-sec's
@@ -278,6 +289,10 @@ func Default() Options {
 			BlockingSystemPodDisruptionTimeout: time.Hour,
 			MaxBulkSoftTaintCount:              10,
 			MaxBulkSoftTaintTime:               3 * time.Second,
+			NonEmptyCandidatesCount:            30,
+			CandidatesPoolRatio:                0.1,
+			CandidatesPoolMinCount:             50,
+			UnremovableRecheckTimeout:          5 * time.Minute,
 		},
 	}
 }

@@ -93,5 +93,8 @@ func (s *ScaleDownOptions) validate() []error {
 	}
 	bad(s.MinReplicaCount < 0, "min-replica-count", "must not be negative, got %d", s.MinReplicaCount)
 	bad(s.BlockingSystemPodDisruptionTimeout < 0, "blocking-system-pod-distruption-timeout", "must not be negative, got %v", s.BlockingSystemPodDisruptionTimeout)
+	bad(!(s.CandidatesPoolRatio >= 0 && s.CandidatesPoolRatio <= 1), "scale-down-candidates-pool-ratio", "must be within [0, 1], got %v", s.CandidatesPoolRatio)
+	bad(s.CandidatesPoolMinCount < 0, "scale-down-candidates-pool-min-count", "must not be negative, got %d", s.CandidatesPoolMinCount)
+	bad(s.UnremovableRecheckTimeout < 0, "unremovable-node-recheck-timeout", "must not be negative, got %v", s.UnremovableRecheckTimeout)
 	return errs
 }

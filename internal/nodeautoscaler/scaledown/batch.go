@@ -6,15 +6,23 @@ import "github.com/kscale/kscale/internal/scheduling"
 const maxBatch = 128
 
 // removeCandidates tries the candidates in order and returns the ones that
-// can go. Consecutive candidates are removed together in one simulation;
+// can go, stopping once limit were found (a negative limit: none), and how
+// many candidates it went through. Consecutive candidates are removed together in one simulation;
 // the batch doubles while batches succeed and halves when one fails, down
 // to single candidates, which are tried alone and blocked with their
 // reason. A batch's pods never land on nodes of the same batch, which only
 // makes the result more conservative than one node at a time.
-func (r *removal) removeCandidates(cands []*nodeState) []*nodeState {
+func (r *removal) removeCandidates(cands []*nodeState, limit int) ([]*nodeState, int) {
 	var removed []*nodeState
 	size := 1
-	for i := 0; i < len(cands); {
+	i := 0
+	for i < len(cands) {
+		if limit >= 0 {
+			if len(removed) >= limit {
+				break
+			}
+			size = min(size, limit-len(removed))
+		}
 		moves, used := r.collect(cands[i:], size)
 		if len(moves) == 0 {
 			i += used
@@ -34,7 +42,7 @@ func (r *removal) removeCandidates(cands []*nodeState) []*nodeState {
 		i += used
 		size = min(maxBatch, 2*size)
 	}
-	return removed
+	return removed, i
 }
 
 // collect prepares up to limit consecutive candidates that can go together

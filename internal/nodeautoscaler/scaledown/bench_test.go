@@ -50,6 +50,9 @@ func BenchmarkScaleDownPlanFresh(b *testing.B) {
 
 func benchPlan(b *testing.B, in Input) {
 	cfg := Default()
+	// As upstream's RunOnce scale-down benchmark (see
+	// BenchmarkCARunOnceScaleDown): every candidate is simulated.
+	cfg.NonEmptyCandidatesCount, cfg.CandidatesPoolRatio = 2000, 1
 	b.ReportAllocs()
 	runtime.GC() // collect the set-up's garbage before measuring
 	cpu0 := processCPU()

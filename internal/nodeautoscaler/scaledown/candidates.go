@@ -160,6 +160,9 @@ func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdb
 }
 
 func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
+	if s.blocked != nil { // recently found unremovable
+		return
+	}
 	node := s.Node.Node
 	g, ok := groups[s.Group]
 	if !ok || s.Group == "" {

@@ -62,6 +62,20 @@ type Config struct {
 	// SpreadLabel is --emulated-topology-spread-constraint-label; pods with
 	// the emulated zone spread never move across zones. Empty disables it.
 	SpreadLabel string
+	// NonEmptyCandidatesCount is --scale-down-non-empty-candidates-count:
+	// how many non-empty nodes one round finds removable beyond those
+	// unneeded in the last round; 0 or less turns the limits off (see
+	// limits.go).
+	NonEmptyCandidatesCount int
+	// CandidatesPoolRatio is --scale-down-candidates-pool-ratio: the share
+	// of the cluster's nodes simulated to find those additional nodes.
+	CandidatesPoolRatio float64
+	// CandidatesPoolMinCount is --scale-down-candidates-pool-min-count: the
+	// smallest such pool.
+	CandidatesPoolMinCount int
+	// UnremovableRecheckTimeout is --unremovable-node-recheck-timeout: how
+	// long a node a simulation found unremovable is not simulated again.
+	UnremovableRecheckTimeout time.Duration
 }
 
 // Default returns the defaults of every flag.
@@ -95,6 +109,10 @@ func FromOptions(o options.Options) Config {
 		IgnoreDaemonSetsUtilization:       sd.IgnoreDaemonSetsUtilization,
 		IgnoreMirrorPodsUtilization:       sd.IgnoreMirrorPodsUtilization,
 		SpreadLabel:                       o.EmulatedTopologySpreadLabel,
+		NonEmptyCandidatesCount:           sd.NonEmptyCandidatesCount,
+		CandidatesPoolRatio:               sd.CandidatesPoolRatio,
+		CandidatesPoolMinCount:            sd.CandidatesPoolMinCount,
+		UnremovableRecheckTimeout:         sd.UnremovableRecheckTimeout,
 	}
 }
 
@@ -123,6 +141,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--blocking-system-pod-distruption-timeout: %v is negative", c.BlockingSystemPodTimeout)
 	case c.MaxDrainParallelism < 1:
 		return fmt.Errorf("--max-drain-parallelism: %d is less than 1", c.MaxDrainParallelism)
+	case !(c.CandidatesPoolRatio >= 0 && c.CandidatesPoolRatio <= 1):
+		return fmt.Errorf("--scale-down-candidates-pool-ratio: %v is not within [0, 1]", c.CandidatesPoolRatio)
+	case c.CandidatesPoolMinCount < 0:
+		return fmt.Errorf("--scale-down-candidates-pool-min-count: %d is negative", c.CandidatesPoolMinCount)
+	case c.UnremovableRecheckTimeout < 0:
+		return fmt.Errorf("--unremovable-node-recheck-timeout: %v is negative", c.UnremovableRecheckTimeout)
 	}
 	return nil
 }

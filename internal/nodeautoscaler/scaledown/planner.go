@@ -15,6 +15,9 @@ type Planner struct {
 	since map[string]time.Time
 	// groupCfg are this round's settings of groups with own options.
 	groupCfg groupConfigs
+	// recheck holds the nodes a simulation found unremovable, until when
+	// they are not simulated again.
+	recheck map[string]time.Time
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -22,7 +25,7 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring scale-down: %w", err)
 	}
-	return &Planner{cfg: cfg, since: map[string]time.Time{}}, nil
+	return &Planner{cfg: cfg, since: map[string]time.Time{}, recheck: map[string]time.Time{}}, nil
 }
 
 // ClearUnneeded forgets since when every node has been unneeded, as
@@ -39,11 +42,13 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	p.groupCfg = resolveGroups(&p.cfg, in.Groups)
 	in.groupCfg = p.groupCfg
 	states := gatherNodes(&in, p.cfg)
+	p.skipRecent(states, groups, in.Now)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now)
-	removed, err := simulateRemoval(&p.cfg, &in, states)
+	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
 	if err != nil {
 		return Plan{}, err
 	}
+	p.rememberUnremovable(states, in.Now)
 	var plan Plan
 	for _, s := range removed {
 		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
@@ -57,9 +62,10 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	return plan, nil
 }
 
-// simulateRemoval returns the candidates that can go, in removal order.
-// Without a candidate nothing is simulated.
-func simulateRemoval(cfg *Config, in *Input, states []*nodeState) ([]*nodeState, error) {
+// simulateRemoval returns the candidates that can go, in removal order,
+// within the candidate limits (see limits.go); previous are the nodes
+// unneeded in the last round. Without a candidate nothing is simulated.
+func simulateRemoval(cfg *Config, in *Input, states []*nodeState, previous map[string]time.Time) ([]*nodeState, error) {
 	cands, snapOrder := splitCandidates(states)
 	if len(cands) == 0 {
 		return nil, nil
@@ -69,7 +75,21 @@ func simulateRemoval(cfg *Config, in *Input, states []*nodeState) ([]*nodeState,
 		return nil, err
 	}
 	defer r.close()
-	return r.removeCandidates(cands), nil
+	always, rest := cfg.splitByLimits(cands, previous)
+	removed, _ := r.removeCandidates(always, -1)
+	if len(rest) == 0 {
+		return removed, nil
+	}
+	examined := 0
+	if count, pool := cfg.additional(nonEmpty(removed), len(rest), len(in.Nodes)); count > 0 {
+		var more []*nodeState
+		more, examined = r.removeCandidates(rest[:pool], count)
+		removed = append(removed, more...)
+	}
+	for _, s := range rest[examined:] {
+		s.block(ReasonNotExamined, nil, "not simulated this round (--scale-down-non-empty-candidates-count, --scale-down-candidates-pool-ratio, --scale-down-candidates-pool-min-count)")
+	}
+	return removed, nil
 }
 
 // candidate records the node as unneeded (keeping an earlier start).

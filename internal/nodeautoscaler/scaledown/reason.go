@@ -50,6 +50,13 @@ const (
 	ReasonNoPlaceToMove Reason = "NoPlaceToMovePods"
 	// ReasonSimulationError: the node could not be simulated.
 	ReasonSimulationError Reason = "SimulationError"
+	// ReasonRecentlyUnremovable: a simulation found the node unremovable
+	// less than --unremovable-node-recheck-timeout ago; upstream's name.
+	ReasonRecentlyUnremovable Reason = "RecentlyUnremovable"
+	// ReasonNotExamined: the node was not simulated this round because of
+	// --scale-down-non-empty-candidates-count and the candidates pool
+	// limits; upstream's NotUnneededOtherReason.
+	ReasonNotExamined Reason = "NotUnneededOtherReason"
 )
 
 // Blocked is a node that is not removed, and why.

@@ -83,15 +83,19 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 		Pods:     max(0, s.alloc.Pods-cur.Pods),
 	}}
 	zone := s.Node.Node.Labels[zoneLabel]
-	pods := s.simulatedPods(info)
-	moved := make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if isIgnored(p) {
-			req := podRequests(p)
-			m.need.Add(&req, -1)
-			continue
+	all := info.Pods()
+	var moved []*corev1.Pod
+	if len(all) >= len(s.pods) && len(s.movable) == len(s.pods) {
+		// classifyNode found none of the node's own pods ignored: they all
+		// move, and only the pods earlier removals moved here are checked.
+		moved = make([]*corev1.Pod, 0, len(all))
+		for _, p := range s.pods {
+			moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
 		}
-		moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
+		moved = r.appendMoved(moved, &m.need, all[len(s.pods):], zone)
+	} else {
+		pods := s.simulatedPods(info)
+		moved = r.appendMoved(make([]*corev1.Pod, 0, len(pods)), &m.need, pods, zone)
 	}
 	if !fitsFree(&m.need, &r.free, &m.nodeFree) {
 		s.block(ReasonNoPlaceToMove, nil, "the other nodes lack the free resources for its pods")
@@ -99,6 +103,20 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 	}
 	m.pods = moved
 	return m, true
+}
+
+// appendMoved appends the pods that move (pinned to zone) to moved and
+// takes the requests of the ignored ones, which stay, out of need.
+func (r *removal) appendMoved(moved []*corev1.Pod, need *scheduling.Resources, pods []*corev1.Pod, zone string) []*corev1.Pod {
+	for _, p := range pods {
+		if isIgnored(p) {
+			req := podRequests(p)
+			need.Add(&req, -1)
+			continue
+		}
+		moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
+	}
+	return moved
 }
 
 // simulatedPods returns the pods the snapshot holds on the node: its own
@@ -124,7 +142,11 @@ func fitsFree(need, free, gone *scheduling.Resources) bool {
 // otherwise it reverts and, for a single node, blocks it.
 func (r *removal) removeAll(moves []move) bool {
 	r.snap.Fork()
-	var pods []*corev1.Pod
+	n := 0
+	for _, m := range moves {
+		n += len(m.pods)
+	}
+	pods := make([]*corev1.Pod, 0, n)
 	for _, m := range moves {
 		if err := r.snap.RemoveNode(m.s.Node.Node.Name); err != nil {
 			r.snap.Revert()

@@ -23,9 +23,12 @@ type Cluster struct {
 	order    []string
 	pdbs     []*policyv1.PodDisruptionBudget
 	expected map[string]int
-	goneAt   map[string]time.Time
-	readyAt  map[string]time.Time
-	now      time.Time
+	// goneAt holds the pods being deleted; unstamped counts those whose
+	// stored object does not show the deletion timestamp yet.
+	goneAt    map[string]termination
+	unstamped int
+	readyAt   map[string]time.Time
+	now       time.Time
 	// Evictions lists namespace/name of every accepted eviction, in order.
 	Evictions []string
 	// OnEvict, when set, runs after an accepted eviction (for example to
@@ -38,10 +41,60 @@ var _ actuation.Cluster = (*Cluster)(nil)
 // New returns an empty cluster at time now.
 func New(now time.Time) *Cluster {
 	return &Cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, expected: map[string]int{},
-		goneAt: map[string]time.Time{}, readyAt: map[string]time.Time{}, now: now}
+		goneAt: map[string]termination{}, readyAt: map[string]time.Time{}, now: now}
 }
 
 func key(ns, name string) string { return ns + "/" + name }
+
+// termination is a pod's graceful deletion: it started at since and the pod
+// disappears at until. An eviction only records it: unstamped is the
+// evicted object while it is still stored without its deletion timestamp,
+// and the first read of the pod stores the stamped copy (see stamp), so
+// draining many pods copies only the pods something reads.
+type termination struct {
+	since, until time.Time
+	unstamped    *corev1.Pod
+}
+
+// stamp stores the stamped copy of the pod under k if its termination is
+// still unstamped.
+func (c *Cluster) stamp(k string) {
+	t, ok := c.goneAt[k]
+	if !ok || t.unstamped == nil {
+		return
+	}
+	if c.pods[k] == t.unstamped {
+		// Stored pods are never changed in place, so the new version
+		// shares everything but the deletion timestamp with the old one.
+		cp := *t.unstamped
+		ts := metav1.NewTime(t.since)
+		cp.DeletionTimestamp = &ts
+		c.pods[k] = &cp
+	}
+	t.unstamped = nil
+	c.goneAt[k] = t
+	c.unstamped--
+}
+
+// stampAll stamps every unstamped termination.
+func (c *Cluster) stampAll() {
+	if c.unstamped == 0 {
+		return
+	}
+	for k := range c.goneAt {
+		c.stamp(k)
+	}
+}
+
+// forget drops the pod's termination.
+func (c *Cluster) forget(k string) {
+	if t, ok := c.goneAt[k]; ok {
+		if t.unstamped != nil {
+			c.unstamped--
+		}
+		delete(c.goneAt, k)
+	}
+}
 
 // AddNode stores a node.
 func (c *Cluster) AddNode(n *corev1.Node) { c.nodes[n.Name] = n }
@@ -59,7 +112,7 @@ func (c *Cluster) AddPod(p *corev1.Pod, readyAt time.Time) {
 		c.order = append(c.order, k)
 	}
 	c.pods[k] = p
-	delete(c.goneAt, k)
+	c.forget(k)
 	if !readyAt.IsZero() {
 		c.readyAt[k] = readyAt
 	}
@@ -74,6 +127,7 @@ func (c *Cluster) AddPDB(pdb *policyv1.PodDisruptionBudget, expected int) {
 
 // Pods returns the stored pods in creation order.
 func (c *Cluster) Pods() []*corev1.Pod {
+	c.stampAll()
 	out := make([]*corev1.Pod, 0, len(c.order))
 	for _, k := range c.order {
 		out = append(out, c.pods[k])
@@ -96,9 +150,10 @@ func (c *Cluster) PDBs() []*policyv1.PodDisruptionBudget {
 // Tick moves the cluster to now: terminating pods past their grace period
 // disappear, pods past their start time turn Ready.
 func (c *Cluster) Tick(now time.Time) {
+	c.stampAll()
 	c.now = now
-	for k, at := range c.goneAt {
-		if !now.Before(at) {
+	for k, t := range c.goneAt {
+		if !now.Before(t.until) {
 			c.remove(k)
 		}
 	}
@@ -115,7 +170,7 @@ func (c *Cluster) Tick(now time.Time) {
 
 func (c *Cluster) remove(k string) {
 	delete(c.pods, k)
-	delete(c.goneAt, k)
+	c.forget(k)
 	delete(c.readyAt, k)
 	c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == k })
 }
@@ -200,7 +255,7 @@ func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) erro
 	if !ok || cur.UID != pod.UID {
 		return fmt.Errorf("evicting pod %s: %w", k, actuation.ErrPodGone)
 	}
-	if cur.DeletionTimestamp != nil {
+	if _, terminating := c.goneAt[k]; terminating || cur.DeletionTimestamp != nil {
 		return nil
 	}
 	var pdbs []*policyv1.PodDisruptionBudget
@@ -212,16 +267,12 @@ func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) erro
 			return fmt.Errorf("evicting pod %s: budget %s: %w", k, p.Name, actuation.ErrEvictionRefused)
 		}
 	}
-	// Stored pods are never changed in place, so the new version shares
-	// everything but the deletion timestamp with the old one.
-	cp := *cur
-	ts := metav1.NewTime(c.now)
-	cp.DeletionTimestamp = &ts
-	c.pods[k] = &cp
-	c.goneAt[k] = c.now.Add(time.Duration(grace) * time.Second)
 	c.Evictions = append(c.Evictions, k)
 	if grace == 0 {
 		c.remove(k)
+	} else {
+		c.goneAt[k] = termination{since: c.now, until: c.now.Add(time.Duration(grace) * time.Second), unstamped: cur}
+		c.unstamped++
 	}
 	if c.OnEvict != nil {
 		c.OnEvict(cur)
@@ -231,7 +282,9 @@ func (c *Cluster) EvictPod(_ context.Context, pod *corev1.Pod, grace int64) erro
 
 // GetPod implements actuation.Cluster.
 func (c *Cluster) GetPod(_ context.Context, namespace, name string) (*corev1.Pod, error) {
-	p, ok := c.pods[key(namespace, name)]
+	k := key(namespace, name)
+	c.stamp(k)
+	p, ok := c.pods[k]
 	if !ok {
 		return nil, fmt.Errorf("getting pod %s/%s: %w", namespace, name, actuation.ErrPodGone)
 	}
