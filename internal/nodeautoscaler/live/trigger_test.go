@@ -70,7 +70,12 @@ func TestFrequentLoops(t *testing.T) {
 			}
 			done := make(chan error, 1)
 			go func() { done <- r.Run(ctx) }()
-			defer func() { cancel(); <-done }()
+			defer func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Error(err)
+				}
+			}()
 
 			waitFor(t, func() bool { return loop.count() >= 1 && clk.HasWaiters() })
 			want := map[bool]int{true: 2, false: 1}[frequent]
