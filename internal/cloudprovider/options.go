@@ -23,6 +23,9 @@ type Options struct {
 	ScaleDownUnreadyTime *time.Duration
 	// MaxNodeProvisionTime overrides --max-node-provision-time.
 	MaxNodeProvisionTime *time.Duration
+	// MaxNodeStartupTime overrides --max-node-startup-time for the
+	// group's nodes.
+	MaxNodeStartupTime *time.Duration
 	// IgnoreDaemonSetsUtilization overrides --ignore-daemonsets-utilization.
 	IgnoreDaemonSetsUtilization *bool
 }
@@ -35,12 +38,13 @@ const (
 	OptionScaleDownUnneededTime            = "scaledownunneededtime"
 	OptionScaleDownUnreadyTime             = "scaledownunreadytime"
 	OptionMaxNodeProvisionTime             = "maxnodeprovisiontime"
+	OptionMaxNodeStartupTime               = "maxnodestartuptime"
 	OptionIgnoreDaemonSetsUtilization      = "ignoredaemonsetsutilization"
 )
 
 // AllOptions lists every option key kscale honours.
 var AllOptions = []string{OptionScaleDownUtilizationThreshold, OptionScaleDownGPUUtilizationThreshold, OptionScaleDownUnneededTime,
-	OptionScaleDownUnreadyTime, OptionMaxNodeProvisionTime, OptionIgnoreDaemonSetsUtilization}
+	OptionScaleDownUnreadyTime, OptionMaxNodeProvisionTime, OptionMaxNodeStartupTime, OptionIgnoreDaemonSetsUtilization}
 
 // OptionValue is one option as a provider read it.
 type OptionValue struct {
@@ -109,6 +113,8 @@ func (o *Options) set(key, raw string) error {
 		return parseDuration(raw, false, &o.ScaleDownUnreadyTime)
 	case OptionMaxNodeProvisionTime:
 		return parseDuration(raw, true, &o.MaxNodeProvisionTime)
+	case OptionMaxNodeStartupTime:
+		return parseDuration(raw, true, &o.MaxNodeStartupTime)
 	case OptionIgnoreDaemonSetsUtilization:
 		b, err := strconv.ParseBool(raw)
 		if err != nil {

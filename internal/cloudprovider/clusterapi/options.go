@@ -9,13 +9,11 @@ import (
 
 // optionKeys are the options kscale takes from a scalable resource's
 // <group>/autoscaling-options-<key> annotations: upstream's list
-// (nodegroup GetOptions) without maxnodestartuptime, which kscale applies
-// only globally (--max-node-startup-time); that key is reported as
-// unsupported.
+// (nodegroup GetOptions).
 var optionKeys = []string{
 	cloudprovider.OptionScaleDownUtilizationThreshold, cloudprovider.OptionScaleDownGPUUtilizationThreshold,
 	cloudprovider.OptionScaleDownUnneededTime, cloudprovider.OptionScaleDownUnreadyTime,
-	cloudprovider.OptionMaxNodeProvisionTime,
+	cloudprovider.OptionMaxNodeProvisionTime, cloudprovider.OptionMaxNodeStartupTime,
 }
 
 // options parses the resource's option annotations; values are

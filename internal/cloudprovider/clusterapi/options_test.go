@@ -25,8 +25,9 @@ func TestScalableOptions(t *testing.T) {
 		{name: "prefix follows the API group", ann: map[string]string{"cluster.x-k8s.io/autoscaling-options-scaledownunneededtime": "bad"}},
 		{name: "bad value", ann: map[string]string{p + "maxnodeprovisiontime": "soon"},
 			invalid: []string{`node group "MachineDeployment/ns/md"`, "annotation " + p + "maxnodeprovisiontime", `"soon"`}},
-		{name: "maxnodestartuptime is global only", ann: map[string]string{p + "maxnodestartuptime": "5m"},
-			invalid: []string{`option "maxnodestartuptime" is not supported here`}},
+		{name: "maxnodestartuptime", ann: map[string]string{p + "maxnodestartuptime": "5m"}},
+		{name: "unknown key", ann: map[string]string{p + "scaledownsoon": "5m"},
+			invalid: []string{`option "scaledownsoon" is not supported here`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &scalable{kind: machineDeploymentK, namespace: "ns", name: "md", annotations: tc.ann}

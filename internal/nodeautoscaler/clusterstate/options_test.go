@@ -4,7 +4,12 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/fixture"
+	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 )
 
 // A group's own max node provision time times its scale-up out instead of
@@ -34,3 +39,28 @@ func TestGroupMaxNodeProvisionTime(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupMaxNodeStartupTime: a group's own max node startup time decides
+// when its unready new node counts as long not started.
+func TestGroupMaxNodeStartupTime(t *testing.T) {
+	for _, tc := range []struct {
+		own  *time.Duration
+		want Readiness
+	}{
+		{nil, Readiness{NotStarted: 1}},
+		{ptrDuration(5 * time.Minute), Readiness{LongNotStarted: 1}},
+	} {
+		g := cloudprovider.NodeGroup{ID: "g", MaxSize: 3, TargetSize: 1, Options: cloudprovider.Options{MaxNodeStartupTime: tc.own}}
+		node := fixture.Node("n", fixture.WithProviderID("p://n"), fixture.WithTaints(corev1.Taint{Key: "example.com/starting", Effect: corev1.TaintEffectNoSchedule}))
+		node.CreationTimestamp = metav1.NewTime(t0.Add(-10 * time.Minute))
+		r := New(Config{Readiness: ReadinessRules{StartupTaints: []string{"example.com/starting"}, MaxNodeStartupTime: 15 * time.Minute}, MaxNodeProvisionTime: 15 * time.Minute, Backoff: backoff.NewExponential(time.Minute, time.Hour, time.Hour)})
+		r.Update(Input{Groups: []cloudprovider.NodeGroup{g}, Instances: map[string][]cloudprovider.Instance{"g": {{ProviderID: "p://n", State: cloudprovider.InstanceRunning}}},
+			Nodes: []*corev1.Node{node}}, t0)
+		st, _ := r.Group("g")
+		if got := st.Readiness; got.NotStarted != tc.want.NotStarted || got.LongNotStarted != tc.want.LongNotStarted {
+			t.Errorf("own startup time %v: readiness %+v, want %+v", tc.own, got, tc.want)
+		}
+	}
+}
+
+func ptrDuration(d time.Duration) *time.Duration { return &d }

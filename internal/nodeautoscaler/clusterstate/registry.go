@@ -140,7 +140,7 @@ func (r *Registry) readiness(in Input, now time.Time) {
 func (r *Registry) bucketInstance(st *GroupState, inst cloudprovider.Instance, n *corev1.Node, now time.Time) {
 	if n != nil {
 		delete(r.unregisteredSince, inst.ProviderID)
-		switch r.cfg.Readiness.Bucket(n, now) {
+		switch readinessFor(&st.Group, r.cfg.Readiness).Bucket(n, now) {
 		case Ready:
 			st.Readiness.Ready++
 		case Unready:
@@ -234,6 +234,15 @@ func (r *Registry) backoffStatus(group string, now time.Time) backoff.Status {
 }
 
 // provisionTime is the group's own max node provision time, or global.
+// readinessFor returns the readiness rules of a group's nodes: the global
+// ones with the group's own max node startup time, when it has one.
+func readinessFor(g *cloudprovider.NodeGroup, global ReadinessRules) ReadinessRules {
+	if g.Options.MaxNodeStartupTime != nil {
+		global.MaxNodeStartupTime = *g.Options.MaxNodeStartupTime
+	}
+	return global
+}
+
 func provisionTime(g *cloudprovider.NodeGroup, global time.Duration) time.Duration {
 	if g.Options.MaxNodeProvisionTime != nil {
 		return *g.Options.MaxNodeProvisionTime
