@@ -71,7 +71,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 		Controllers: obs.objects.controllers,
 		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp = sd.lastScaleUp
-	if in.Snapshot, err = a.readySnapshot(obs.nodes, obs.bound, now); err != nil {
+	if in.Snapshot, err = a.readySnapshot(obs, obs.bound, now); err != nil {
 		return err
 	}
 	in.Placed = placePending(in.Snapshot, obs.pending, now)

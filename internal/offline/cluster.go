@@ -36,14 +36,23 @@ type cluster struct {
 	// pods in creation order as of generation listGen.
 	list    []*corev1.Pod
 	listGen int
+	// index holds the pods sorted out for the autoscaler, in creation
+	// order like podOrder; every change goes to it.
+	index *nodeautoscaler.PodIndex
 }
 
-var _ nodeautoscaler.Cluster = (*cluster)(nil)
+var (
+	_ nodeautoscaler.Cluster        = (*cluster)(nil)
+	_ nodeautoscaler.IndexedCluster = (*cluster)(nil)
+)
 
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
-		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1}
+		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1, index: nodeautoscaler.NewPodIndex()}
 }
+
+// PodIndex returns the index of the pods ListPods returns.
+func (c *cluster) PodIndex() *nodeautoscaler.PodIndex { return c.index }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
@@ -146,6 +155,7 @@ func (c *cluster) addPod(p *corev1.Pod) {
 		c.onNode[n][k] = struct{}{}
 	}
 	c.pods[k] = p
+	c.index.Set(p)
 }
 
 func (c *cluster) removePods(keys []string) {
@@ -162,6 +172,7 @@ func (c *cluster) removePods(keys []string) {
 			if o := controllerOf(old); o != "" {
 				owners[o] = true
 			}
+			c.index.Delete(old.Namespace, old.Name)
 		}
 		drop[k] = true
 		delete(c.pods, k)
