@@ -20,8 +20,8 @@ type cluster struct {
 	podOrder   []string
 	daemonSets []*appsv1.DaemonSet
 	// gen counts changes, so the scheduler can skip ticks where nothing
-	// changed.
-	gen int
+	// changed; nodeGen counts the changes of nodes.
+	gen, nodeGen int
 	// requested sums the requests of bound, unfinished pods; allocatable
 	// sums the nodes' allocatable. Both are kept up to date by every change.
 	requested, allocatable Usage
@@ -39,6 +39,9 @@ type cluster struct {
 	// index holds the pods sorted out for the autoscaler, in creation
 	// order like podOrder; every change goes to it.
 	index *nodeautoscaler.PodIndex
+	// unbound holds the pods the scheduler tries to place: not bound, not
+	// finished.
+	unbound map[string]struct{}
 }
 
 var (
@@ -48,7 +51,8 @@ var (
 
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
-		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1, index: nodeautoscaler.NewPodIndex()}
+		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1, index: nodeautoscaler.NewPodIndex(),
+		unbound: map[string]struct{}{}}
 }
 
 // PodIndex returns the index of the pods ListPods returns.
@@ -107,6 +111,7 @@ func (c *cluster) podsOnNode(node string) []*corev1.Pod {
 
 func (c *cluster) addNode(n *corev1.Node) {
 	c.gen++
+	c.nodeGen++
 	if old, ok := c.nodes[n.Name]; ok {
 		c.allocatable.add(nodeUsage(old), -1)
 	} else {
@@ -123,6 +128,7 @@ func (c *cluster) removeNode(name string) {
 		return
 	}
 	c.gen++
+	c.nodeGen++
 	c.allocatable.add(nodeUsage(old), -1)
 	delete(c.nodes, name)
 	c.nodeOrder = slices.DeleteFunc(c.nodeOrder, func(s string) bool { return s == name })
@@ -156,6 +162,31 @@ func (c *cluster) addPod(p *corev1.Pod) {
 	}
 	c.pods[k] = p
 	c.index.Set(p)
+	if p.Spec.NodeName == "" && !finished(p) {
+		c.unbound[k] = struct{}{}
+	} else {
+		delete(c.unbound, k)
+	}
+}
+
+// finished reports whether the pod succeeded or failed.
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// unboundPods returns the pods that are neither bound nor finished, in
+// creation order.
+func (c *cluster) unboundPods() []*corev1.Pod {
+	keys := make([]string, 0, len(c.unbound))
+	for k := range c.unbound {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return c.seq[a] - c.seq[b] })
+	out := make([]*corev1.Pod, len(keys))
+	for i, k := range keys {
+		out[i] = c.pods[k]
+	}
+	return out
 }
 
 func (c *cluster) removePods(keys []string) {
@@ -176,6 +207,7 @@ func (c *cluster) removePods(keys []string) {
 		}
 		drop[k] = true
 		delete(c.pods, k)
+		delete(c.unbound, k)
 		delete(c.seq, k)
 	}
 	c.podOrder = slices.DeleteFunc(c.podOrder, func(s string) bool { return drop[s] })
@@ -215,6 +247,13 @@ func (c *cluster) ownedBy(namespace, owner string) []*corev1.Pod {
 		out = append(out, c.pods[k])
 	}
 	return out
+}
+
+// ownedKeys returns the keys of the pods a workload controls, oldest
+// first; the slice is shared until the next change and must not be
+// modified.
+func (c *cluster) ownedKeys(namespace, owner string) []string {
+	return c.owned[namespace+"/"+owner]
 }
 
 // podsByNode groups the bound pods by node name.

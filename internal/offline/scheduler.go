@@ -15,12 +15,7 @@ import (
 // schedule plays kube-scheduler: pending pods are bound to nodes where
 // every filter passes; the others get PodScheduled=False/Unschedulable.
 func (w *World) schedule(now time.Time) error {
-	var pending []*corev1.Pod
-	for _, p := range w.cluster.podList() {
-		if p.Spec.NodeName == "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			pending = append(pending, p)
-		}
-	}
+	pending := w.cluster.unboundPods()
 	w.pending = len(pending)
 	if len(pending) == 0 || (w.cluster.gen == w.schedGen && !timeDependent(pending)) {
 		return nil
@@ -32,11 +27,10 @@ func (w *World) schedule(now time.Time) error {
 			return fmt.Errorf("scheduling: %w", err)
 		}
 	}
-	for _, p := range w.cluster.podList() {
-		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			if err := snap.AddPod(p); err != nil {
-				return fmt.Errorf("scheduling: %w", err)
-			}
+	// The index's bound pods: bound, not finished, in creation order.
+	for _, p := range w.cluster.index.Bound() {
+		if err := snap.AddPod(p); err != nil {
+			return fmt.Errorf("scheduling: %w", err)
 		}
 	}
 	res := simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now})
