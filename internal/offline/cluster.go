@@ -33,9 +33,6 @@ type cluster struct {
 	// seq numbers the pods in creation order; nextSeq is the next one.
 	seq     map[string]int
 	nextSeq int
-	// pods in creation order as of generation listGen.
-	list    []*corev1.Pod
-	listGen int
 	// index holds the pods sorted out for the autoscaler, in creation
 	// order like podOrder; every change goes to it.
 	index *nodeautoscaler.PodIndex
@@ -51,7 +48,7 @@ var (
 
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
-		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1, index: nodeautoscaler.NewPodIndex(),
+		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, index: nodeautoscaler.NewPodIndex(),
 		unbound: map[string]struct{}{}}
 }
 
@@ -65,7 +62,7 @@ func (c *cluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.
 
 // ListPods returns the pods in creation order.
 func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
-	return slices.Clone(c.podList()), nil
+	return c.podList(), nil
 }
 
 // ListDaemonSets returns the DaemonSets.
@@ -81,17 +78,14 @@ func (c *cluster) nodeList() []*corev1.Node {
 	return out
 }
 
-// podList returns the pods in creation order; the slice is shared until
-// the next change and must not be modified.
+// podList returns the pods in creation order. The tick's work takes the
+// pods it needs from the indexes; this full list is for the rare readers
+// of every pod, and is not kept, so replaced pods are not held.
 func (c *cluster) podList() []*corev1.Pod {
-	if c.listGen == c.gen {
-		return c.list
-	}
 	out := make([]*corev1.Pod, 0, len(c.podOrder))
 	for _, k := range c.podOrder {
 		out = append(out, c.pods[k])
 	}
-	c.list, c.listGen = out, c.gen
 	return out
 }
 
