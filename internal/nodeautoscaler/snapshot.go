@@ -74,13 +74,15 @@ func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*sim
 		return c.snap, nil
 	}
 	c.prepare()
+	// A snapshot that prepare started anew has no index.
+	sameNodes := c.index == index && slices.Equal(c.lastNodes, nodes)
 	if c.index != index {
 		c.versions = map[string]uint64{}
 	}
 	// pods and held are not kept: a sync from lists rebuilds them.
 	c.pods, c.held, c.heldStale = nil, nil, true
 	c.lastPods, c.index = nil, nil
-	if err := c.applyIndexed(nodes, index); err != nil {
+	if err := c.applyIndexed(nodes, index, sameNodes); err != nil {
 		c.snap, c.lastNodes, c.versions = nil, nil, nil
 		return nil, fmt.Errorf("updating snapshot: %w", err)
 	}
@@ -92,10 +94,13 @@ func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*sim
 // node the result is the same: the held pods that are still there keep
 // their order, the others are removed, and the new ones follow in index
 // order, which is the order of apply's input. Removals come first, so a
-// name that moved to another node is free when it is added there.
-func (c *snapshotCache) applyIndexed(nodes []*corev1.Node, index *PodIndex) error {
-	if err := c.applyNodes(nodes); err != nil {
-		return err
+// name that moved to another node is free when it is added there. With
+// sameNodes the snapshot holds these node objects already.
+func (c *snapshotCache) applyIndexed(nodes []*corev1.Node, index *PodIndex, sameNodes bool) error {
+	if !sameNodes {
+		if err := c.applyNodes(nodes); err != nil {
+			return err
+		}
 	}
 	var add []*corev1.Pod
 	for _, n := range nodes {
