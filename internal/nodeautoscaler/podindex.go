@@ -74,8 +74,10 @@ type PodIndex struct {
 	order   []*indexEntry
 	holes   int
 	nextSeq uint64
-	// pending holds the unschedulable entries.
+	// pending holds the unschedulable entries; bound counts the others
+	// that occupy a node.
 	pending map[*indexEntry]struct{}
+	bound   int
 	nodes   map[string]*nodeEntries
 	// gen counts changes; node versions are drawn from it.
 	gen uint64
@@ -141,6 +143,7 @@ func (x *PodIndex) link(e *indexEntry) {
 		x.pendingStale = true
 	case classBound:
 		x.boundStale = true
+		x.bound++
 		e.node = e.pod.Spec.NodeName
 		n := x.nodes[e.node]
 		if n == nil {
@@ -160,6 +163,7 @@ func (x *PodIndex) unlink(e *indexEntry) {
 		x.pendingStale = true
 	case classBound:
 		x.boundStale = true
+		x.bound--
 		n := x.nodes[e.node]
 		n.entries = slices.DeleteFunc(n.entries, func(o *indexEntry) bool { return o == e })
 		n.pods, n.version = nil, x.gen
@@ -209,6 +213,9 @@ func (x *PodIndex) Bound() []*corev1.Pod {
 	}
 	return x.boundList
 }
+
+// BoundCount returns the number of pods that occupy a node.
+func (x *PodIndex) BoundCount() int { return x.bound }
 
 // PodsOn returns the pods that occupy the node, in index order. The list
 // must not be modified.

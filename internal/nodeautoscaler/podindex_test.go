@@ -136,6 +136,9 @@ func TestPodIndexMatchesLists(t *testing.T) {
 		if got := x.Pending(); !slices.Equal(got, pending) {
 			t.Fatalf("step %d: index pending %v, lists %v", step, podNames(got), podNames(pending))
 		}
+		if got := x.BoundCount(); got != len(bound) {
+			t.Fatalf("step %d: index counts %d bound pods, lists %d", step, got, len(bound))
+		}
 		if got := x.Bound(); !slices.Equal(got, bound) {
 			t.Fatalf("step %d: index bound %v, lists %v", step, podNames(got), podNames(bound))
 		}

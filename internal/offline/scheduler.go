@@ -21,17 +21,17 @@ func (w *World) schedule(now time.Time) error {
 		return nil
 	}
 	defer func() { w.schedGen = w.cluster.gen }()
-	snap := simulator.NewSnapshot()
-	for _, n := range w.cluster.nodeList() {
-		if err := snap.AddNode(n); err != nil {
-			return fmt.Errorf("scheduling: %w", err)
-		}
+	snap, kept, err := w.sched.sync(w.cluster)
+	if err != nil {
+		return fmt.Errorf("scheduling: %w", err)
 	}
-	// The index's bound pods: bound, not finished, in creation order.
-	for _, p := range w.cluster.index.Bound() {
-		if err := snap.AddPod(p); err != nil {
-			return fmt.Errorf("scheduling: %w", err)
-		}
+	if kept {
+		// The placements are the cluster's to make: the kept snapshot
+		// learns them as bound pods next time.
+		snap.Fork()
+		defer snap.Revert()
+	} else if snap, err = w.cluster.freshSnapshot(); err != nil {
+		return fmt.Errorf("scheduling: %w", err)
 	}
 	res := simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now})
 	w.bindAll(res.Placements, now)
@@ -45,6 +45,23 @@ func (w *World) schedule(now time.Time) error {
 	}
 	w.pending = len(res.Remaining)
 	return nil
+}
+
+// freshSnapshot builds the scheduler's snapshot from scratch: every node,
+// and the pods that occupy them in creation order.
+func (c *cluster) freshSnapshot() (*simulator.Snapshot, error) {
+	snap := simulator.NewSnapshot()
+	for _, n := range c.nodeList() {
+		if err := snap.AddNode(n); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range c.index.Bound() {
+		if err := snap.AddPod(p); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
 
 // bindAll binds the placements and records one PodScheduled event per

@@ -38,17 +38,18 @@ type World struct {
 	startTaints map[string][]corev1.Taint
 	readyNodes  map[string]bool
 	// readyGen is the cluster's node generation readyNodes is of.
-	readyGen int
-	lastReason  map[string]string
-	restarts    int
-	watches     watches
-	backoffs    backoffStore
-	pending     int
-	schedGen    int
-	reconGen    int
-	cloudGen    uint64
-	cloudNext   time.Time
-	synced      bool
+	readyGen   int
+	lastReason map[string]string
+	restarts   int
+	watches    watches
+	sched      schedSnapshot
+	backoffs   backoffStore
+	pending    int
+	schedGen   int
+	reconGen   int
+	cloudGen   uint64
+	cloudNext  time.Time
+	synced     bool
 	// replicasChanged is set by events that change a workload's replicas.
 	replicasChanged bool
 	res             Result
