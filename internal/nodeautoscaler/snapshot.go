@@ -50,7 +50,7 @@ func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulat
 	if c.snap != nil && c.objects.synced && c.index == nil && slices.Equal(c.lastNodes, nodes) && slices.Equal(c.lastPods, pods) {
 		return c.snap, nil
 	}
-	c.prepare()
+	c.prepare(len(nodes), len(pods))
 	if c.heldStale {
 		c.rebuildHeld()
 	}
@@ -73,7 +73,7 @@ func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*sim
 	if c.snap != nil && c.objects.synced && c.index == index && c.indexGen == index.Gen() && slices.Equal(c.lastNodes, nodes) {
 		return c.snap, nil
 	}
-	c.prepare()
+	c.prepare(len(nodes), 0)
 	// A snapshot that prepare started anew has no index.
 	sameNodes := c.index == index && slices.Equal(c.lastNodes, nodes)
 	if c.index != index {
@@ -136,15 +136,16 @@ func (c *snapshotCache) applyIndexed(nodes []*corev1.Node, index *PodIndex, same
 }
 
 // prepare applies the objects of the last setObjects, starting over when
-// the snapshot holds one no longer wanted, and forgets the last inputs.
-func (c *snapshotCache) prepare() {
+// the snapshot holds one no longer wanted; a new cache's maps are sized for
+// the listed nodes and pods, which a cold start adds.
+func (c *snapshotCache) prepare(nodes, pods int) {
 	if c.snap != nil && !c.objects.synced && !c.objects.apply(c.snap) {
 		// The snapshot cannot forget an object: start over without it.
 		c.snap = nil
 	}
 	if c.snap == nil {
-		c.snap, c.nodes, c.pods = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[types.NamespacedName]*corev1.Pod{}
-		c.held, c.heldStale = map[*corev1.Pod]struct{}{}, false
+		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes)
+		c.pods, c.held, c.heldStale = make(map[types.NamespacedName]*corev1.Pod, pods), make(map[*corev1.Pod]struct{}, pods), false
 		c.versions, c.index = nil, nil
 		c.objects.reset()
 		c.objects.apply(c.snap)
