@@ -65,7 +65,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	}
 	rules := clusterstate.ReadinessRules{StartupTaints: a.cfg.Options.AllStartupTaints(), MaxNodeStartupTime: a.cfg.Options.MaxNodeStartupTime}
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
-		Pods: obs.bound, PDBs: pdbs, Now: now,
+		Pods: obs.bound, PodsOn: obs.podsOn, PDBs: pdbs, Now: now,
 		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,
 		StorageClasses: obs.objects.classes, CSINodes: obs.objects.csiNodes,
 		Controllers: obs.objects.controllers,
