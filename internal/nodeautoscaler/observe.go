@@ -18,18 +18,34 @@ type observation struct {
 	groups     []cloudprovider.NodeGroup
 	instances  map[string][]cloudprovider.Instance
 	nodes      []*corev1.Node
-	pods       []*corev1.Pod
 	daemonSets []*appsv1.DaemonSet
 	objects    clusterObjects
 	// pending are the unschedulable pods and bound the pods that occupy
-	// their node, sorted out of pods once per loop.
+	// their node, sorted out of the cluster's pods once per loop.
 	pending, bound []*corev1.Pod
+	// index is the cluster's PodIndex when it keeps one, and indexGen its
+	// generation when pending and bound were taken from it: while it is
+	// unchanged, the index answers for this observation.
+	index    *PodIndex
+	indexGen uint64
 	// byNode indexes bound by node name, built on first use.
 	byNode map[string][]*corev1.Pod
 }
 
+// indexed returns the cluster's PodIndex while it still holds what the
+// loop observed, else nil.
+func (o *observation) indexed() *PodIndex {
+	if o.index != nil && o.index.Gen() == o.indexGen {
+		return o.index
+	}
+	return nil
+}
+
 // podsOn returns the pods bound to a node.
 func (o *observation) podsOn(node string) []*corev1.Pod {
+	if x := o.indexed(); x != nil {
+		return x.PodsOn(node)
+	}
 	if o.byNode == nil {
 		o.byNode = make(map[string][]*corev1.Pod, len(o.nodes))
 		for _, p := range o.bound {
@@ -62,13 +78,12 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	if obs.nodes, err = a.cfg.Cluster.ListNodes(ctx); err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
-	if obs.pods, err = a.cfg.Cluster.ListPods(ctx); err != nil {
-		return nil, fmt.Errorf("listing pods: %w", err)
+	if err := a.observePods(ctx, obs); err != nil {
+		return nil, err
 	}
 	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
 		return nil, fmt.Errorf("listing daemonsets: %w", err)
 	}
-	obs.pending, obs.bound, obs.pods = splitPods(obs.pods, a.pending.is)
 	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
 		return nil, err
 	}
@@ -77,29 +92,43 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	return obs, nil
 }
 
+// observePods sorts the cluster's pods out into obs: from its PodIndex
+// when it keeps one, else from the list of every pod.
+func (a *Autoscaler) observePods(ctx context.Context, obs *observation) error {
+	c := a.cfg.Cluster
+	// The index sorts out unschedulable pods only; with scheduler name
+	// flags the pods are classified from the list.
+	if ic, ok := c.(IndexedCluster); ok && a.pending.unschedulableOnly() {
+		x := ic.PodIndex()
+		obs.pending, obs.bound = x.Pending(), x.Bound()
+		obs.index, obs.indexGen = x, x.Gen()
+		return nil
+	}
+	pods, err := c.ListPods(ctx)
+	if err != nil {
+		return fmt.Errorf("listing pods: %w", err)
+	}
+	obs.pending, obs.bound = splitPods(pods, a.pending.is)
+	return nil
+}
+
 // splitPods returns the pending pods (by isPending), oldest first (ties by
 // namespace and name), and the pods that occupy their node, in input order.
-// It also returns pods reordered: the pending pods first, as sorted, then
-// the others in input order. Listers return pods in no stable order; a
-// stable order of the pending pods makes every simulation of them
-// deterministic, so two loops on the same cluster decide the same.
-func splitPods(pods []*corev1.Pod, isPending func(*corev1.Pod) bool) (pending, bound, ordered []*corev1.Pod) {
+// Listers return pods in no stable order; a stable order of the pending
+// pods makes every simulation of them deterministic, so two loops on the
+// same cluster decide the same.
+func splitPods(pods []*corev1.Pod, isPending func(*corev1.Pod) bool) (pending, bound []*corev1.Pod) {
 	bound = make([]*corev1.Pod, 0, len(pods))
-	var others []*corev1.Pod
 	for _, p := range pods {
 		switch {
 		case isPending(p):
 			pending = append(pending, p)
 		case isActiveBound(p):
 			bound = append(bound, p)
-		default:
-			others = append(others, p)
 		}
 	}
 	sortPending(pending)
-	ordered = make([]*corev1.Pod, 0, len(pods))
-	ordered = append(append(append(ordered, pending...), bound...), others...)
-	return pending, bound, ordered
+	return pending, bound
 }
 
 // sortPending orders pending pods by creation time, namespace and name.

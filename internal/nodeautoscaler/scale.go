@@ -20,22 +20,15 @@ import (
 
 // scaleUp evaluates and carries out one scale-up.
 func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Time) error {
-	var pending, bound []*corev1.Pod
-	for _, p := range obs.pods {
-		switch {
-		case a.pending.is(p):
-			pending = append(pending, p)
-		case isActiveBound(p):
-			bound = append(bound, p)
-		}
-	}
-	if len(pending) == 0 {
+	// observe sorted the pods out: obs.pending and obs.bound are what
+	// classifying the cluster's pods here would give, in the same order.
+	if len(obs.pending) == 0 {
 		a.metrics.loop.observeScaleUp(scaleup.Plan{})
 		return nil
 	}
-	emu := spreademulation.Emulate(spreademulation.Options{Label: a.cfg.Options.EmulatedTopologySpreadLabel}, obs.nodes, pending, bound, now)
-	pending = emu.Pending
-	snap, err := a.readySnapshot(obs.nodes, emu.Scheduled, now)
+	emu := spreademulation.Emulate(spreademulation.Options{Label: a.cfg.Options.EmulatedTopologySpreadLabel}, obs.nodes, obs.pending, obs.bound, now)
+	pending := emu.Pending
+	snap, err := a.readySnapshot(obs, emu.Scheduled, now)
 	if err != nil {
 		return err
 	}
@@ -61,16 +54,23 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	return a.execute(ctx, plan, groups, now)
 }
 
-// readySnapshot holds the ready nodes and the pods bound to them.
-func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
+// readySnapshot holds the ready nodes of obs and the pods of bound on
+// them. When bound is obs.bound and the cluster's index still holds what
+// the loop observed, the snapshot is synced from the index.
+func (a *Autoscaler) readySnapshot(obs *observation, bound []*corev1.Pod, now time.Time) (*simulator.Snapshot, error) {
 	rules := readinessRules(&a.cfg.Options)
-	ready := make([]*corev1.Node, 0, len(nodes))
-	names := make(map[string]bool, len(nodes))
-	for _, n := range nodes {
+	ready := make([]*corev1.Node, 0, len(obs.nodes))
+	for _, n := range obs.nodes {
 		if rules.Bucket(n, now) == clusterstate.Ready {
 			ready = append(ready, n)
-			names[n.Name] = true
 		}
+	}
+	if x := obs.indexed(); x != nil && sameSlice(bound, obs.bound) {
+		return a.snapshots.syncIndexed(ready, x)
+	}
+	names := make(map[string]bool, len(ready))
+	for _, n := range ready {
+		names[n.Name] = true
 	}
 	pods := make([]*corev1.Pod, 0, len(bound))
 	for _, p := range bound {
@@ -79,6 +79,12 @@ func (a *Autoscaler) readySnapshot(nodes []*corev1.Node, bound []*corev1.Pod, no
 		}
 	}
 	return a.snapshots.sync(ready, pods)
+}
+
+// sameSlice reports whether a and b are the same slice: the same length
+// and backing array.
+func sameSlice(a, b []*corev1.Pod) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // scaleUpGroups describes every group for scale-up, and the cluster totals.

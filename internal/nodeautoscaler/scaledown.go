@@ -72,13 +72,13 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	}
 	rules := readinessRules(&a.cfg.Options)
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
-		Pods: obs.bound, PDBs: pdbs, Now: now,
+		Pods: obs.bound, PodsOn: obs.podsOn, PDBs: pdbs, Now: now,
 		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,
 		StorageClasses: obs.objects.classes, CSINodes: obs.objects.csiNodes,
 		Controllers: obs.objects.controllers,
 		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp = sd.lastScaleUp
-	if in.Snapshot, err = a.readySnapshot(obs.nodes, obs.bound, now); err != nil {
+	if in.Snapshot, err = a.readySnapshot(obs, obs.bound, now); err != nil {
 		return err
 	}
 	in.Placed = placePending(in.Snapshot, obs.pending, now)

@@ -19,14 +19,22 @@ import (
 type snapshotCache struct {
 	snap  *simulator.Snapshot
 	nodes map[string]*corev1.Node
-	pods  map[types.NamespacedName]*corev1.Pod
-	// held are the pods the snapshot holds, by object.
-	held map[*corev1.Pod]struct{}
+	// pods and held are the pods the snapshot holds, by name and by
+	// object. A sync from a PodIndex does not keep them (heldStale); a
+	// sync from lists rebuilds them from the snapshot first.
+	pods      map[types.NamespacedName]*corev1.Pod
+	held      map[*corev1.Pod]struct{}
+	heldStale bool
 	// lastNodes and lastPods are the inputs of the last sync: scale-up and
 	// scale-down of one loop sync the same objects, which needs no work.
 	lastNodes []*corev1.Node
 	lastPods  []*corev1.Pod
-	objects   objectCache
+	// versions are, by node, the index versions of the pods the snapshot
+	// holds, when the last sync was from index at generation indexGen.
+	versions map[string]uint64
+	index    *PodIndex
+	indexGen uint64
+	objects  objectCache
 }
 
 // setObjects sets the namespaces, PersistentVolumes and claims the next
@@ -39,27 +47,122 @@ func (c *snapshotCache) setObjects(o clusterObjects) {
 // the last setObjects; on any error the cache starts over, so a bad update
 // never leaves it half-applied.
 func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulator.Snapshot, error) {
-	if c.snap != nil && c.objects.synced && slices.Equal(c.lastNodes, nodes) && slices.Equal(c.lastPods, pods) {
+	if c.snap != nil && c.objects.synced && c.index == nil && slices.Equal(c.lastNodes, nodes) && slices.Equal(c.lastPods, pods) {
 		return c.snap, nil
 	}
-	if c.snap != nil && !c.objects.synced && !c.objects.apply(c.snap) {
-		// The snapshot cannot forget an object: start over without it.
-		c.snap = nil
+	c.prepare(len(nodes), len(pods))
+	if c.heldStale {
+		c.rebuildHeld()
 	}
-	if c.snap == nil {
-		// Sized for the listed objects: a cold start adds them all.
-		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, len(nodes))
-		c.pods, c.held = make(map[types.NamespacedName]*corev1.Pod, len(pods)), make(map[*corev1.Pod]struct{}, len(pods))
-		c.objects.reset()
-		c.objects.apply(c.snap)
-	}
-	c.objects.synced = true
+	// The lists may change any node's pods: the next sync from an index
+	// compares every node.
+	c.versions, c.index = nil, nil
 	if err := c.apply(nodes, pods); err != nil {
 		c.snap, c.lastNodes, c.lastPods = nil, nil, nil
 		return nil, fmt.Errorf("updating snapshot: %w", err)
 	}
 	c.lastNodes, c.lastPods = slices.Clone(nodes), slices.Clone(pods)
 	return c.snap, nil
+}
+
+// syncIndexed is sync of nodes and of the pods index has on them, in index
+// order, with the same result. It compares with what the snapshot holds
+// only the nodes whose pods changed since the last sync from index (their
+// version), so its work follows the changes, not the number of pods.
+func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*simulator.Snapshot, error) {
+	if c.snap != nil && c.objects.synced && c.index == index && c.indexGen == index.Gen() && slices.Equal(c.lastNodes, nodes) {
+		return c.snap, nil
+	}
+	c.prepare(len(nodes), 0)
+	// A snapshot that prepare started anew has no index.
+	sameNodes := c.index == index && slices.Equal(c.lastNodes, nodes)
+	if c.index != index {
+		c.versions = map[string]uint64{}
+	}
+	// pods and held are not kept: a sync from lists rebuilds them.
+	c.pods, c.held, c.heldStale = nil, nil, true
+	c.lastPods, c.index = nil, nil
+	if err := c.applyIndexed(nodes, index, sameNodes); err != nil {
+		c.snap, c.lastNodes, c.versions = nil, nil, nil
+		return nil, fmt.Errorf("updating snapshot: %w", err)
+	}
+	c.lastNodes, c.index, c.indexGen = slices.Clone(nodes), index, index.Gen()
+	return c.snap, nil
+}
+
+// applyIndexed does what apply does for the index's pods of nodes. Per
+// node the result is the same: the held pods that are still there keep
+// their order, the others are removed, and the new ones follow in index
+// order, which is the order of apply's input. Removals come first, so a
+// name that moved to another node is free when it is added there. With
+// sameNodes the snapshot holds these node objects already.
+func (c *snapshotCache) applyIndexed(nodes []*corev1.Node, index *PodIndex, sameNodes bool) error {
+	if !sameNodes {
+		if err := c.applyNodes(nodes); err != nil {
+			return err
+		}
+	}
+	var add []*corev1.Pod
+	for _, n := range nodes {
+		v := index.NodeVersion(n.Name)
+		if held, ok := c.versions[n.Name]; ok && held == v {
+			continue
+		}
+		info, ok := c.snap.NodeInfo(n.Name)
+		if !ok {
+			return fmt.Errorf("node %q not in the snapshot", n.Name)
+		}
+		have, want := info.Pods(), index.PodsOn(n.Name)
+		for _, p := range have {
+			if !slices.Contains(want, p) {
+				if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+					return err
+				}
+			}
+		}
+		for _, p := range want {
+			if !slices.Contains(have, p) {
+				add = append(add, p)
+			}
+		}
+		c.versions[n.Name] = v
+	}
+	for _, p := range add {
+		if err := c.snap.AddPod(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prepare applies the objects of the last setObjects, starting over when
+// the snapshot holds one no longer wanted; a new cache's maps are sized for
+// the listed nodes and pods, which a cold start adds.
+func (c *snapshotCache) prepare(nodes, pods int) {
+	if c.snap != nil && !c.objects.synced && !c.objects.apply(c.snap) {
+		// The snapshot cannot forget an object: start over without it.
+		c.snap = nil
+	}
+	if c.snap == nil {
+		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes)
+		c.pods, c.held, c.heldStale = make(map[types.NamespacedName]*corev1.Pod, pods), make(map[*corev1.Pod]struct{}, pods), false
+		c.versions, c.index = nil, nil
+		c.objects.reset()
+		c.objects.apply(c.snap)
+	}
+	c.objects.synced = true
+}
+
+// rebuildHeld fills pods and held from the snapshot after syncs from an
+// index.
+func (c *snapshotCache) rebuildHeld() {
+	c.pods, c.held = make(map[types.NamespacedName]*corev1.Pod, c.snap.PodCount()), make(map[*corev1.Pod]struct{}, c.snap.PodCount())
+	for _, info := range c.snap.Nodes() {
+		for _, p := range info.Pods() {
+			c.pods[podKey(p)], c.held[p] = p, struct{}{}
+		}
+	}
+	c.heldStale = false
 }
 
 func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
@@ -118,7 +221,7 @@ func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 		if wantNodes[name] == n {
 			continue
 		}
-		if info, ok := c.snap.NodeInfo(name); ok {
+		if info, ok := c.snap.NodeInfo(name); ok && !c.heldStale {
 			for _, p := range info.Pods() {
 				delete(c.held, p)
 				delete(c.pods, podKey(p))
@@ -128,6 +231,7 @@ func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 			return err
 		}
 		delete(c.nodes, name)
+		delete(c.versions, name)
 	}
 	for _, n := range nodes {
 		if _, ok := c.nodes[n.Name]; !ok {

@@ -20,8 +20,8 @@ type cluster struct {
 	podOrder   []string
 	daemonSets []*appsv1.DaemonSet
 	// gen counts changes, so the scheduler can skip ticks where nothing
-	// changed.
-	gen int
+	// changed; nodeGen counts the changes of nodes.
+	gen, nodeGen int
 	// requested sums the requests of bound, unfinished pods; allocatable
 	// sums the nodes' allocatable. Both are kept up to date by every change.
 	requested, allocatable Usage
@@ -33,17 +33,27 @@ type cluster struct {
 	// seq numbers the pods in creation order; nextSeq is the next one.
 	seq     map[string]int
 	nextSeq int
-	// pods in creation order as of generation listGen.
-	list    []*corev1.Pod
-	listGen int
+	// index holds the pods sorted out for the autoscaler, in creation
+	// order like podOrder; every change goes to it.
+	index *nodeautoscaler.PodIndex
+	// unbound holds the pods the scheduler tries to place: not bound, not
+	// finished.
+	unbound map[string]struct{}
 }
 
-var _ nodeautoscaler.Cluster = (*cluster)(nil)
+var (
+	_ nodeautoscaler.Cluster        = (*cluster)(nil)
+	_ nodeautoscaler.IndexedCluster = (*cluster)(nil)
+)
 
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
-		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, listGen: -1}
+		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, index: nodeautoscaler.NewPodIndex(),
+		unbound: map[string]struct{}{}}
 }
+
+// PodIndex returns the index of the pods ListPods returns.
+func (c *cluster) PodIndex() *nodeautoscaler.PodIndex { return c.index }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
 
@@ -52,7 +62,7 @@ func (c *cluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.
 
 // ListPods returns the pods in creation order.
 func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
-	return slices.Clone(c.podList()), nil
+	return c.podList(), nil
 }
 
 // ListDaemonSets returns the DaemonSets.
@@ -68,17 +78,14 @@ func (c *cluster) nodeList() []*corev1.Node {
 	return out
 }
 
-// podList returns the pods in creation order; the slice is shared until
-// the next change and must not be modified.
+// podList returns the pods in creation order. The tick's work takes the
+// pods it needs from the indexes; this full list is for the rare readers
+// of every pod, and is not kept, so replaced pods are not held.
 func (c *cluster) podList() []*corev1.Pod {
-	if c.listGen == c.gen {
-		return c.list
-	}
 	out := make([]*corev1.Pod, 0, len(c.podOrder))
 	for _, k := range c.podOrder {
 		out = append(out, c.pods[k])
 	}
-	c.list, c.listGen = out, c.gen
 	return out
 }
 
@@ -98,6 +105,7 @@ func (c *cluster) podsOnNode(node string) []*corev1.Pod {
 
 func (c *cluster) addNode(n *corev1.Node) {
 	c.gen++
+	c.nodeGen++
 	if old, ok := c.nodes[n.Name]; ok {
 		c.allocatable.add(nodeUsage(old), -1)
 	} else {
@@ -114,6 +122,7 @@ func (c *cluster) removeNode(name string) {
 		return
 	}
 	c.gen++
+	c.nodeGen++
 	c.allocatable.add(nodeUsage(old), -1)
 	delete(c.nodes, name)
 	c.nodeOrder = slices.DeleteFunc(c.nodeOrder, func(s string) bool { return s == name })
@@ -146,6 +155,32 @@ func (c *cluster) addPod(p *corev1.Pod) {
 		c.onNode[n][k] = struct{}{}
 	}
 	c.pods[k] = p
+	c.index.Set(p)
+	if p.Spec.NodeName == "" && !finished(p) {
+		c.unbound[k] = struct{}{}
+	} else {
+		delete(c.unbound, k)
+	}
+}
+
+// finished reports whether the pod succeeded or failed.
+func finished(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
+}
+
+// unboundPods returns the pods that are neither bound nor finished, in
+// creation order.
+func (c *cluster) unboundPods() []*corev1.Pod {
+	keys := make([]string, 0, len(c.unbound))
+	for k := range c.unbound {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return c.seq[a] - c.seq[b] })
+	out := make([]*corev1.Pod, len(keys))
+	for i, k := range keys {
+		out[i] = c.pods[k]
+	}
+	return out
 }
 
 func (c *cluster) removePods(keys []string) {
@@ -162,9 +197,11 @@ func (c *cluster) removePods(keys []string) {
 			if o := controllerOf(old); o != "" {
 				owners[o] = true
 			}
+			c.index.Delete(old.Namespace, old.Name)
 		}
 		drop[k] = true
 		delete(c.pods, k)
+		delete(c.unbound, k)
 		delete(c.seq, k)
 	}
 	c.podOrder = slices.DeleteFunc(c.podOrder, func(s string) bool { return drop[s] })
@@ -204,6 +241,13 @@ func (c *cluster) ownedBy(namespace, owner string) []*corev1.Pod {
 		out = append(out, c.pods[k])
 	}
 	return out
+}
+
+// ownedKeys returns the keys of the pods a workload controls, oldest
+// first; the slice is shared until the next change and must not be
+// modified.
+func (c *cluster) ownedKeys(namespace, owner string) []string {
+	return c.owned[namespace+"/"+owner]
 }
 
 // podsByNode groups the bound pods by node name.

@@ -15,29 +15,23 @@ import (
 // schedule plays kube-scheduler: pending pods are bound to nodes where
 // every filter passes; the others get PodScheduled=False/Unschedulable.
 func (w *World) schedule(now time.Time) error {
-	var pending []*corev1.Pod
-	for _, p := range w.cluster.podList() {
-		if p.Spec.NodeName == "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			pending = append(pending, p)
-		}
-	}
+	pending := w.cluster.unboundPods()
 	w.pending = len(pending)
 	if len(pending) == 0 || (w.cluster.gen == w.schedGen && !timeDependent(pending)) {
 		return nil
 	}
 	defer func() { w.schedGen = w.cluster.gen }()
-	snap := simulator.NewSnapshot()
-	for _, n := range w.cluster.nodeList() {
-		if err := snap.AddNode(n); err != nil {
-			return fmt.Errorf("scheduling: %w", err)
-		}
+	snap, kept, err := w.sched.sync(w.cluster)
+	if err != nil {
+		return fmt.Errorf("scheduling: %w", err)
 	}
-	for _, p := range w.cluster.podList() {
-		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
-			if err := snap.AddPod(p); err != nil {
-				return fmt.Errorf("scheduling: %w", err)
-			}
-		}
+	if kept {
+		// The placements are the cluster's to make: the kept snapshot
+		// learns them as bound pods next time.
+		snap.Fork()
+		defer snap.Revert()
+	} else if snap, err = w.cluster.freshSnapshot(); err != nil {
+		return fmt.Errorf("scheduling: %w", err)
 	}
 	res := simulator.FilterSchedulable(snap, pending, simulator.FilterOptions{Now: now})
 	w.bindAll(res.Placements, now)
@@ -51,6 +45,23 @@ func (w *World) schedule(now time.Time) error {
 	}
 	w.pending = len(res.Remaining)
 	return nil
+}
+
+// freshSnapshot builds the scheduler's snapshot from scratch: every node,
+// and the pods that occupy them in creation order.
+func (c *cluster) freshSnapshot() (*simulator.Snapshot, error) {
+	snap := simulator.NewSnapshot()
+	for _, n := range c.nodeList() {
+		if err := snap.AddNode(n); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range c.index.Bound() {
+		if err := snap.AddPod(p); err != nil {
+			return nil, err
+		}
+	}
+	return snap, nil
 }
 
 // bindAll binds the placements and records one PodScheduled event per

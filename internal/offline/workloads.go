@@ -2,6 +2,7 @@ package offline
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"time"
 
@@ -133,16 +134,12 @@ func (w *World) reconcileWorkloads(now time.Time) {
 }
 
 func (w *World) reconcileReplicas(wl *workload, want int, now time.Time) {
-	have := w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name)
+	have := w.cluster.ownedKeys(wl.spec.Namespace, wl.spec.Name)
 	for i := len(have); i < want; i++ {
 		w.cluster.addPod(wl.newPod(now))
 	}
 	if len(have) > want {
-		var gone []string
-		for _, p := range have[max(want, 0):] {
-			gone = append(gone, podKey(p))
-		}
-		w.cluster.removePods(gone)
+		w.cluster.removePods(slices.Clone(have[max(want, 0):]))
 	}
 }
 

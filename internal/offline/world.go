@@ -37,16 +37,19 @@ type World struct {
 	notReady    map[string]bool
 	startTaints map[string][]corev1.Taint
 	readyNodes  map[string]bool
-	lastReason  map[string]string
-	restarts    int
-	watches     watches
-	backoffs    backoffStore
-	pending     int
-	schedGen    int
-	reconGen    int
-	cloudGen    uint64
-	cloudNext   time.Time
-	synced      bool
+	// readyGen is the cluster's node generation readyNodes is of.
+	readyGen   int
+	lastReason map[string]string
+	restarts   int
+	watches    watches
+	sched      schedSnapshot
+	backoffs   backoffStore
+	pending    int
+	schedGen   int
+	reconGen   int
+	cloudGen   uint64
+	cloudNext  time.Time
+	synced     bool
 	// replicasChanged is set by events that change a workload's replicas.
 	replicasChanged bool
 	res             Result
@@ -60,7 +63,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 	clk := clocktesting.NewFakeClock(Start)
 	w := &World{scn: scn, clock: clk, cloud: inmemory.New(clk), cluster: newCluster(), byName: map[string]*workload{},
 		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, realNodes: map[string]*scenario.RealNodes{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
-		readyNodes: map[string]bool{}, lastReason: map[string]string{}, seen: map[string]bool{}}
+		readyNodes: map[string]bool{}, readyGen: -1, lastReason: map[string]string{}, seen: map[string]bool{}}
 	w.res.Name = scn.Name
 	w.cloud.SetInstanceRefresh(scn.Cloud.InstanceRefreshInterval.Duration)
 	for _, g := range scn.NodeGroups {
@@ -178,6 +181,11 @@ func (w *World) tick(ctx context.Context) error {
 // observeReadiness records NodeReady when a node becomes ready by the
 // autoscaler's rules (kubelet Ready and no startup taint).
 func (w *World) observeReadiness() {
+	// Readiness depends on the node objects only.
+	if w.readyGen == w.cluster.nodeGen {
+		return
+	}
+	w.readyGen = w.cluster.nodeGen
 	rules := clusterstate.ReadinessRules{StartupTaints: w.scn.Options.AllStartupTaints()}
 	became := map[string][]string{}
 	var groups []string

@@ -50,6 +50,11 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 		states[i] = s
 		byName[s.Node.Node.Name] = s
 	}
+	if in.PodsOn != nil {
+		for _, s := range states {
+			s.pods = append(s.pods, in.PodsOn(s.Node.Node.Name)...)
+		}
+	}
 	for _, p := range in.Pods {
 		if s, ok := byName[p.Spec.NodeName]; ok {
 			s.pods = append(s.pods, p)

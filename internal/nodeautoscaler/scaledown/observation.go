@@ -21,6 +21,9 @@ type Observation struct {
 	Nodes []*corev1.Node
 	// Pods are every pod; pending and finished ones are left out.
 	Pods []*corev1.Pod
+	// PodsOn, when set, returns the bound, unfinished pods of a node in
+	// Pods' order; it becomes the Input's PodsOn and Pods is not read.
+	PodsOn func(node string) []*corev1.Pod
 	// PDBs are every PodDisruptionBudget.
 	PDBs []*policyv1.PodDisruptionBudget
 	// Namespaces, PersistentVolumes, PersistentVolumeClaims,
@@ -45,7 +48,7 @@ type Observation struct {
 func InputFrom(o Observation) Input {
 	type member struct{ group, instance string }
 	byProviderID := map[string]member{}
-	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)), Pods: make([]*corev1.Pod, 0, len(o.Pods)),
+	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)),
 		Namespaces: o.Namespaces, PersistentVolumes: o.PersistentVolumes, PersistentVolumeClaims: o.PersistentVolumeClaims,
 		StorageClasses: o.StorageClasses, CSINodes: o.CSINodes,
 		Controllers: o.Controllers}
@@ -61,8 +64,13 @@ func InputFrom(o Observation) Input {
 		m := byProviderID[n.Spec.ProviderID]
 		in.Nodes = append(in.Nodes, Node{Node: n, Group: m.group, Instance: m.instance, Ready: o.Ready == nil || o.Ready(n)})
 	}
+	if o.PodsOn != nil {
+		in.PodsOn = o.PodsOn
+		return in
+	}
 	// Pods of nodes not in the list are kept here and dropped by the
 	// planner, which pairs pods with nodes anyway.
+	in.Pods = make([]*corev1.Pod, 0, len(o.Pods))
 	for _, p := range o.Pods {
 		if p.Spec.NodeName != "" && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 			in.Pods = append(in.Pods, p)

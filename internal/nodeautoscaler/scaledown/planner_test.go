@@ -280,7 +280,8 @@ func TestPlanBlockingReasons(t *testing.T) {
 }
 
 // runPlan plans on a fresh snapshot, and again on a loop-style snapshot
-// (see samePlanOnLoopSnapshot), which must give the same plan.
+// (see samePlanOnLoopSnapshot) and with the pods by node (see
+// samePlanWithPodsOn), which must give the same plan.
 func runPlan(t *testing.T, w *world, cfg Config) Plan {
 	t.Helper()
 	in := w.input(t0)
@@ -289,5 +290,6 @@ func runPlan(t *testing.T, w *world, cfg Config) Plan {
 		t.Fatal(err)
 	}
 	samePlanOnLoopSnapshot(t, cfg, in, plan)
+	samePlanWithPodsOn(t, cfg, in, plan)
 	return plan
 }

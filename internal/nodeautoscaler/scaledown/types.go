@@ -55,6 +55,11 @@ type Input struct {
 	// Pods are the pods bound to the nodes; pods of nodes not in Nodes are
 	// ignored.
 	Pods []*corev1.Pod
+	// PodsOn, when set, returns the pods of Pods bound to a node, in
+	// Pods' order, and Pods is not read: a caller that keeps the pods by
+	// node saves the planner a pass over every pod. Its lists are not
+	// modified.
+	PodsOn func(node string) []*corev1.Pod
 	// Placed are pending pods the loop found room for on existing nodes;
 	// they count as running there.
 	Placed []simulator.Placement
