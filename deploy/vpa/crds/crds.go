@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 )
 
@@ -74,12 +75,19 @@ func apply(ctx context.Context, cs apiextensionsclient.Interface, crd *apiextens
 	if !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("creating CRD %s: %w", crd.Name, err)
 	}
-	cur, err := api.Get(ctx, crd.Name, metav1.GetOptions{})
+	// The API server's own controllers update a new CRD's status (names
+	// accepted, established) while we write: a conflict is retried on the
+	// fresh object.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := api.Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			return fmt.Errorf("reading CRD %s: %w", crd.Name, err)
+		}
+		cur.Spec = crd.Spec
+		_, err = api.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("reading CRD %s: %w", crd.Name, err)
-	}
-	cur.Spec = crd.Spec
-	if _, err := api.Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("updating CRD %s: %w", crd.Name, err)
 	}
 	return nil
