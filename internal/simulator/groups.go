@@ -74,15 +74,19 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 	var h maphash.Hash
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
-		sig := signature(p)
-		if key.owner == "" {
-			key.labels = labelsFingerprint(&h, p.Labels)
-		}
 		var class *corev1.Pod
-		if lastGroup != nil && sig == lastSig && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
-			equivalent(last.rep, p, unbound) {
-			class = last.rep
+		var sig podSig
+		// A pod equivalent to the last class's representative has its
+		// signature (equal containers), so the signature is computed
+		// only for pods that start or look up another class.
+		if lastGroup != nil && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
+			len(last.rep.Spec.Containers) == len(p.Spec.Containers) && equivalent(last.rep, p, unbound) {
+			class, sig = last.rep, lastSig
 		} else {
+			sig = signature(p)
+			if key.owner == "" {
+				key.labels = labelsFingerprint(&h, p.Labels)
+			}
 			class = findRep(reps[repKey{key, sig}], p, sig, unbound)
 		}
 		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}

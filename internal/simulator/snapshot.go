@@ -2,7 +2,6 @@ package simulator
 
 import (
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -57,6 +56,9 @@ type nodeInfo struct {
 	requested scheduling.Resources
 	pods      []*podEntry
 	ports     []scheduling.HostPort
+	// lastSpec is the spec AddPod last parsed for a plain pod bound to
+	// the node; equal plain pods that follow share it (see boundSpec).
+	lastSpec *podSpec
 }
 
 // podEntry is one pod bound to a node in the snapshot.
@@ -146,7 +148,7 @@ func (s *Snapshot) AddPod(pod *corev1.Pod) error {
 	}
 	// Bound pods are parsed without a spread timeout: it only concerns
 	// pending pods.
-	e := &podEntry{pod: pod, spec: newPodSpec(pod, time.Time{})}
+	e := &podEntry{pod: pod, spec: n.boundSpec(pod)}
 	s.place(e, n)
 	s.indexPod(e)
 	return nil
