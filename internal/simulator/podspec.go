@@ -156,7 +156,7 @@ func (n *nodeInfo) boundSpec(pod *corev1.Pod) *podSpec {
 // namespace, labels, node name, node selector, tolerations, priority and
 // its single container's requests: no init containers, overhead,
 // pod-level resources, container statuses (in-place resize), ports,
-// restart rules, host network, volumes, resource claims, affinity or
+// restart policy or rules, host network, volumes, resource claims, affinity or
 // spread constraints.
 func plainPod(p *corev1.Pod) bool {
 	sp := &p.Spec
@@ -166,7 +166,7 @@ func plainPod(p *corev1.Pod) bool {
 		return false
 	}
 	c := &sp.Containers[0]
-	return len(c.Ports) == 0 && len(c.RestartPolicyRules) == 0
+	return len(c.Ports) == 0 && len(c.RestartPolicyRules) == 0 && c.RestartPolicy == nil
 }
 
 // samePlain reports whether two plain pods have equal fields of those

@@ -1,7 +1,10 @@
 package simulator
 
 import (
+	"fmt"
+	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -63,4 +66,71 @@ func TestBoundSpecSharing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestGroupingWithRemovedSpecs checks that grouping the pods of removed
+// nodes with their snapshot specs as hints gives exactly the groups that
+// comparing the pods field by field gives.
+func TestGroupingWithRemovedSpecs(t *testing.T) {
+	s := NewSnapshot()
+	var pods []*corev1.Pod
+	owner := fixture.WithOwner(corev1.SchemeGroupVersion.WithKind("ReplicationController"), "rc", "uid-rc")
+	variants := []func(i int) []fixture.PodOption{
+		func(int) []fixture.PodOption { return nil },
+		func(int) []fixture.PodOption { return []fixture.PodOption{fixture.WithLabels(map[string]string{"app": "b"})} },
+		func(int) []fixture.PodOption { return []fixture.PodOption{owner} },
+		func(i int) []fixture.PodOption {
+			return []fixture.PodOption{fixture.WithAnnotations(map[string]string{SpreadTimeoutAnnotation: []string{"1m", "2m"}[i%2]})}
+		},
+		func(int) []fixture.PodOption { return []fixture.PodOption{fixture.WithHostPort(80, corev1.ProtocolTCP)} },
+		func(i int) []fixture.PodOption {
+			return []fixture.PodOption{fixture.WithRequests("cpu", []string{"100m", "200m"}[i%2], "memory", "128Mi")}
+		},
+	}
+	for n := range 4 {
+		node := fixture.Node(fmt.Sprintf("n%d", n))
+		mustAddNode(t, s, node)
+		for i := range 40 {
+			v := variants[(i/3)%len(variants)](i)
+			p := fixture.Pod(fmt.Sprintf("p-%d-%d", n, i), append(v, fixture.OnNode(node.Name), fixture.WithLabels(map[string]string{"app": "a"}))...)
+			if i%7 == 0 {
+				p.Labels = map[string]string{"app": "b"}
+			}
+			mustAddPod(t, s, p)
+			pods = append(pods, p)
+		}
+	}
+	s.Fork()
+	for n := range 4 {
+		if err := s.RemoveNode(fmt.Sprintf("n%d", n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	hints := s.removedSpecs(len(pods))
+	if len(hints) != len(pods) {
+		t.Fatalf("%d hints for %d removed pods", len(hints), len(pods))
+	}
+	shared := 0
+	for i := 1; i < len(pods); i++ {
+		if hints[pods[i]] == hints[pods[i-1]] {
+			shared++
+		}
+	}
+	if shared == 0 {
+		t.Fatal("no consecutive pods share a spec: the hints are not exercised")
+	}
+	for _, unbound := range []bool{false, true} {
+		want := buildGroups(pods, now, unbound, nil)
+		got := buildGroups(pods, now, unbound, hints)
+		if len(got) != len(want) {
+			t.Fatalf("unbound=%v: %d groups, want %d", unbound, len(got), len(want))
+		}
+		for i := range want {
+			if got[i].spec.pod != want[i].spec.pod || !slices.Equal(got[i].pods, want[i].pods) {
+				t.Fatalf("unbound=%v: group %d holds %v, want %v", unbound, i, names(got[i].pods), names(want[i].pods))
+			}
+		}
+	}
+	s.Revert()
 }
