@@ -75,19 +75,21 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*cor
 	var lastSig podSig
 	var prev *corev1.Pod
 	var prevSpec *podSpec
+	var prevTimeout string
 	var h maphash.Hash
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
 		var class *corev1.Pod
 		var sig podSig
 		spec := specs[p]
+		timeout, hasTimeout := p.Annotations[SpreadTimeoutAnnotation]
 		// A pod equivalent to the last class's representative has its
 		// signature (equal containers), so the signature is computed
 		// only for pods that start or look up another class. A pod that
 		// shares its parsed spec with the previous pod is equivalent to
 		// it (see sameSpec), hence to the representative.
 		if lastGroup != nil && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
-			(sameSpec(prev, p, prevSpec, spec, unbound) ||
+			(sameSpec(prev, p, prevSpec, spec, unbound) && timeout == prevTimeout ||
 				len(last.rep.Spec.Containers) == len(p.Spec.Containers) && equivalent(last.rep, p, unbound)) {
 			class, sig = last.rep, lastSig
 		} else {
@@ -97,7 +99,7 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*cor
 			}
 			class = findRep(reps[repKey{key, sig}], p, sig, unbound)
 		}
-		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}
+		ck := classKey{class, hasTimeout && spreadExpired(p, now)}
 		g := lastGroup
 		if ck != last || g == nil {
 			g = byClass[ck]
@@ -115,7 +117,7 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*cor
 			out = append(out, g)
 		}
 		last, lastGroup, lastSig = ck, g, sig // equivalent pods have equal signatures
-		prev, prevSpec = p, spec
+		prev, prevSpec, prevTimeout = p, spec, timeout
 		g.pods = append(g.pods, p)
 		if p.CreationTimestamp.Time.Before(g.earliest) {
 			g.earliest = p.CreationTimestamp.Time
@@ -315,17 +317,14 @@ func sortForScheduling(groups []*group) {
 }
 
 // sameSpec reports, without reading the pods' specs, that two pods of one
-// namespace and controller are equivalent: they carry one parsed spec
-// from the snapshot (not nil), and agree on the spread-timeout annotation
-// and, unless unbound, on the node name. Pods share a spec only when they
-// are equivalent but for those two fields: equal plain pods bound to one
-// node (boundSpec), or pods one equivalence group placed.
+// namespace and controller with equal spread-timeout annotations (the
+// caller compares those) are equivalent: they carry one parsed spec from
+// the snapshot (not nil) and, unless unbound, have one node name. Pods
+// share a spec only when they are equivalent but for those two fields:
+// equal plain pods bound to one node (boundSpec), or pods one equivalence
+// group placed.
 func sameSpec(a, b *corev1.Pod, sa, sb *podSpec, unbound bool) bool {
-	if sa == nil || sa != sb {
-		return false
-	}
-	return (unbound || a.Spec.NodeName == b.Spec.NodeName) &&
-		a.Annotations[SpreadTimeoutAnnotation] == b.Annotations[SpreadTimeoutAnnotation]
+	return sa != nil && sa == sb && (unbound || a.Spec.NodeName == b.Spec.NodeName)
 }
 
 // minSpecHints is the number of pods from which grouping looks up the

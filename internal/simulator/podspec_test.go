@@ -77,12 +77,16 @@ func TestGroupingWithRemovedSpecs(t *testing.T) {
 	owner := fixture.WithOwner(corev1.SchemeGroupVersion.WithKind("ReplicationController"), "rc", "uid-rc")
 	variants := []func(i int) []fixture.PodOption{
 		func(int) []fixture.PodOption { return nil },
-		func(int) []fixture.PodOption { return []fixture.PodOption{fixture.WithLabels(map[string]string{"app": "b"})} },
+		func(int) []fixture.PodOption {
+			return []fixture.PodOption{fixture.WithLabels(map[string]string{"app": "b"})}
+		},
 		func(int) []fixture.PodOption { return []fixture.PodOption{owner} },
 		func(i int) []fixture.PodOption {
 			return []fixture.PodOption{fixture.WithAnnotations(map[string]string{SpreadTimeoutAnnotation: []string{"1m", "2m"}[i%2]})}
 		},
-		func(int) []fixture.PodOption { return []fixture.PodOption{fixture.WithHostPort(80, corev1.ProtocolTCP)} },
+		func(int) []fixture.PodOption {
+			return []fixture.PodOption{fixture.WithHostPort(80, corev1.ProtocolTCP)}
+		},
 		func(i int) []fixture.PodOption {
 			return []fixture.PodOption{fixture.WithRequests("cpu", []string{"100m", "200m"}[i%2], "memory", "128Mi")}
 		},

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -78,6 +79,20 @@ func NewSnapshot() *Snapshot {
 		pvs:        map[string]*corev1.PersistentVolume{},
 		classes:    map[string]*storagev1.StorageClass{},
 		csiNodes:   map[string]*storagev1.CSINode{},
+	}
+}
+
+// Reserve sizes the snapshot for about nodes more nodes and pods more
+// pods, so that adding a whole cluster to a new snapshot does not grow its
+// node and pod indexes step by step. It changes nothing else.
+func (s *Snapshot) Reserve(nodes, pods int) {
+	s.nodes = slices.Grow(s.nodes, nodes)
+	if len(s.byName) == 0 && nodes > 0 {
+		s.byName = make(map[string]*nodeInfo, nodes)
+	}
+	if s.podCount == 0 && len(s.podIndex) == 0 && pods > 0 {
+		// Without pods the index is complete however it is made.
+		s.podIndex = make(map[types.NamespacedName]*podEntry, pods)
 	}
 }
 

@@ -147,3 +147,34 @@ func TestPodLookupAfterSimulatedPlacements(t *testing.T) {
 		t.Fatalf("pods %d", s.PodCount())
 	}
 }
+
+// TestReserve checks that a reserved snapshot behaves as an unreserved
+// one: duplicates are found, lookups and removals work, and reserving a
+// snapshot that holds pods keeps them findable.
+func TestReserve(t *testing.T) {
+	for _, early := range []bool{true, false} {
+		s := NewSnapshot()
+		if early {
+			s.Reserve(2, 10)
+		}
+		mustAddNode(t, s, fixture.Node("n1"))
+		mustAddPod(t, s, fixture.Pod("p1", fixture.OnNode("n1")))
+		if !early {
+			s.Reserve(2, 10)
+		}
+		mustAddNode(t, s, fixture.Node("n2"))
+		mustAddPod(t, s, fixture.Pod("p2", fixture.OnNode("n2")))
+		if err := s.AddPod(fixture.Pod("p1", fixture.OnNode("n2"))); err == nil {
+			t.Fatalf("early=%v: duplicate pod accepted", early)
+		}
+		if node, ok := s.NodeOf("default", "p1"); !ok || node != "n1" {
+			t.Fatalf("early=%v: NodeOf(p1) = %q, %v", early, node, ok)
+		}
+		if err := s.RemovePod("default", "p2"); err != nil {
+			t.Fatalf("early=%v: %v", early, err)
+		}
+		if s.PodCount() != 1 || s.NodeCount() != 2 {
+			t.Fatalf("early=%v: %d pods on %d nodes, want 1 on 2", early, s.PodCount(), s.NodeCount())
+		}
+	}
+}
