@@ -127,6 +127,9 @@ func (s *Snapshot) RemoveNode(name string) error {
 	if !ok {
 		return fmt.Errorf("removing node %q: not in the snapshot", name)
 	}
+	if len(s.forks) > 0 {
+		s.journal = slices.Grow(s.journal, len(n.pods)+1)
+	}
 	for len(n.pods) > 0 {
 		s.removePodAt(n, len(n.pods)-1)
 	}
