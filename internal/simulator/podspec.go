@@ -103,12 +103,6 @@ func notSimulated(pod *corev1.Pod) string {
 	return ""
 }
 
-// hasSpreadTimeout reports whether the pod carries the spread-timeout annotation.
-func hasSpreadTimeout(pod *corev1.Pod) bool {
-	_, ok := pod.Annotations[SpreadTimeoutAnnotation]
-	return ok
-}
-
 // spreadExpired reports whether the pod's topology-spread timeout has
 // passed at now. A missing or malformed annotation never expires.
 func spreadExpired(pod *corev1.Pod, now time.Time) bool {
