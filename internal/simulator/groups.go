@@ -51,7 +51,7 @@ func (s *Snapshot) groupPods(pods []*corev1.Pod, now time.Time, unbound bool) []
 	if c := s.groups; c != nil && c.now.Equal(now) && c.unbound == unbound && slices.Equal(c.pods, pods) {
 		return slices.Clone(c.groups)
 	}
-	groups := buildGroups(pods, now, unbound)
+	groups := buildGroups(pods, now, unbound, s.removedSpecs(len(pods)))
 	s.rememberGroups(pods, now, unbound, groups)
 	return slices.Clone(groups)
 }
@@ -60,7 +60,9 @@ func (s *Snapshot) rememberGroups(pods []*corev1.Pod, now time.Time, unbound boo
 	s.groups = &groupCache{pods: slices.Clone(pods), now: now, unbound: unbound, groups: groups}
 }
 
-func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
+// buildGroups groups pods; specs, when not nil, holds the parsed specs of
+// some of the pods (see removedSpecs).
+func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*corev1.Pod]*podSpec) []*group {
 	type classKey struct {
 		rep     *corev1.Pod
 		expired bool
@@ -71,21 +73,33 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 	var last classKey
 	var lastGroup *group
 	var lastSig podSig
+	var prev *corev1.Pod
+	var prevSpec *podSpec
+	var prevTimeout string
 	var h maphash.Hash
 	for _, p := range pods {
 		key := groupKey{namespace: p.Namespace, owner: controllerUID(p)}
-		sig := signature(p)
-		if key.owner == "" {
-			key.labels = labelsFingerprint(&h, p.Labels)
-		}
 		var class *corev1.Pod
-		if lastGroup != nil && sig == lastSig && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
-			equivalent(last.rep, p, unbound) {
-			class = last.rep
+		var sig podSig
+		spec := specs[p]
+		timeout, hasTimeout := p.Annotations[SpreadTimeoutAnnotation]
+		// A pod equivalent to the last class's representative has its
+		// signature (equal containers), so the signature is computed
+		// only for pods that start or look up another class. A pod that
+		// shares its parsed spec with the previous pod is equivalent to
+		// it (see sameSpec), hence to the representative.
+		if lastGroup != nil && last.rep.Namespace == key.namespace && controllerUID(last.rep) == key.owner &&
+			(sameSpec(prev, p, prevSpec, spec, unbound) && timeout == prevTimeout ||
+				len(last.rep.Spec.Containers) == len(p.Spec.Containers) && equivalent(last.rep, p, unbound)) {
+			class, sig = last.rep, lastSig
 		} else {
+			sig = signature(p)
+			if key.owner == "" {
+				key.labels = labelsFingerprint(&h, p.Labels)
+			}
 			class = findRep(reps[repKey{key, sig}], p, sig, unbound)
 		}
-		ck := classKey{class, hasSpreadTimeout(p) && spreadExpired(p, now)}
+		ck := classKey{class, hasTimeout && spreadExpired(p, now)}
 		g := lastGroup
 		if ck != last || g == nil {
 			g = byClass[ck]
@@ -103,6 +117,7 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool) []*group {
 			out = append(out, g)
 		}
 		last, lastGroup, lastSig = ck, g, sig // equivalent pods have equal signatures
+		prev, prevSpec, prevTimeout = p, spec, timeout
 		g.pods = append(g.pods, p)
 		if p.CreationTimestamp.Time.Before(g.earliest) {
 			g.earliest = p.CreationTimestamp.Time
@@ -299,4 +314,47 @@ func sortForScheduling(groups []*group) {
 		}
 		return a.earliest.Compare(b.earliest)
 	})
+}
+
+// sameSpec reports, without reading the pods' specs, that two pods of one
+// namespace and controller with equal spread-timeout annotations (the
+// caller compares those) are equivalent: they carry one parsed spec from
+// the snapshot (not nil) and, unless unbound, have one node name. Pods
+// share a spec only when they are equivalent but for those two fields:
+// equal plain pods bound to one node (boundSpec), or pods one equivalence
+// group placed.
+func sameSpec(a, b *corev1.Pod, sa, sb *podSpec, unbound bool) bool {
+	return sa != nil && sa == sb && (unbound || a.Spec.NodeName == b.Spec.NodeName)
+}
+
+// minSpecHints is the number of pods from which grouping looks up the
+// specs of pods removed since the last fork: below it the lookup map costs
+// more than the comparisons it saves.
+const minSpecHints = 64
+
+// removedSpecs maps the pods removed from the snapshot since the last Fork
+// to their parsed specs (nil without an open fork, or for fewer than
+// minSpecHints pods): the pods of removed nodes that a simulation then
+// reschedules are grouped without comparing their specs field by field.
+func (s *Snapshot) removedSpecs(pods int) map[*corev1.Pod]*podSpec {
+	if len(s.forks) == 0 || pods < minSpecHints {
+		return nil
+	}
+	log := s.journal[s.forks[len(s.forks)-1]:]
+	n := 0
+	for i := range log {
+		if log[i].op == opRemovePod {
+			n++
+		}
+	}
+	if n < minSpecHints {
+		return nil
+	}
+	specs := make(map[*corev1.Pod]*podSpec, n)
+	for i := range log {
+		if c := &log[i]; c.op == opRemovePod {
+			specs[c.entry.pod] = c.entry.spec
+		}
+	}
+	return specs
 }

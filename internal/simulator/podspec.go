@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"maps"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -102,12 +103,6 @@ func notSimulated(pod *corev1.Pod) string {
 	return ""
 }
 
-// hasSpreadTimeout reports whether the pod carries the spread-timeout annotation.
-func hasSpreadTimeout(pod *corev1.Pod) bool {
-	_, ok := pod.Annotations[SpreadTimeoutAnnotation]
-	return ok
-}
-
 // spreadExpired reports whether the pod's topology-spread timeout has
 // passed at now. A missing or malformed annotation never expires.
 func spreadExpired(pod *corev1.Pod, now time.Time) bool {
@@ -133,4 +128,47 @@ func (s *podSpec) monotonic() bool { return len(s.affinity) == 0 && len(s.spread
 // decide the fit, so a node's capacity for the group is arithmetic.
 func (s *podSpec) simple() bool {
 	return s.monotonic() && len(s.anti) == 0 && len(s.ports) == 0 && len(s.claims) == 0 && len(s.diskVolumes) == 0 && s.parseErr == nil
+}
+
+// boundSpec returns the spec of a pod AddPod binds to the node. Bound pods
+// are parsed without a spread timeout: it only concerns pending pods. A
+// plain pod (see plainPod) whose parsed fields equal those of the node's
+// last plain pod shares that pod's spec, so a node's replicas are parsed
+// once; the comparison is exact, field by field.
+func (n *nodeInfo) boundSpec(pod *corev1.Pod) *podSpec {
+	if !plainPod(pod) {
+		return newPodSpec(pod, time.Time{})
+	}
+	if last := n.lastSpec; last != nil && samePlain(last.pod, pod) {
+		return last
+	}
+	n.lastSpec = newPodSpec(pod, time.Time{})
+	return n.lastSpec
+}
+
+// plainPod reports whether newPodSpec reads nothing of the pod but its
+// namespace, labels, node name, node selector, tolerations, priority and
+// its single container's requests: no init containers, overhead,
+// pod-level resources, container statuses (in-place resize), ports,
+// restart policy or rules, host network, volumes, resource claims, affinity or
+// spread constraints.
+func plainPod(p *corev1.Pod) bool {
+	sp := &p.Spec
+	if len(sp.Containers) != 1 || len(sp.InitContainers) != 0 || sp.Overhead != nil || sp.Resources != nil ||
+		len(p.Status.ContainerStatuses) != 0 || len(p.Status.InitContainerStatuses) != 0 || sp.HostNetwork ||
+		len(sp.Volumes) != 0 || len(sp.ResourceClaims) != 0 || sp.Affinity != nil || len(sp.TopologySpreadConstraints) != 0 {
+		return false
+	}
+	c := &sp.Containers[0]
+	return len(c.Ports) == 0 && len(c.RestartPolicyRules) == 0 && c.RestartPolicy == nil
+}
+
+// samePlain reports whether two plain pods have equal fields of those
+// plainPod lists as read.
+func samePlain(a, b *corev1.Pod) bool {
+	sa, sb := &a.Spec, &b.Spec
+	return a.Namespace == b.Namespace && sa.NodeName == sb.NodeName && equalPtr(sa.Priority, sb.Priority) &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(sa.NodeSelector, sb.NodeSelector) &&
+		equalList(sa.Containers[0].Resources.Requests, sb.Containers[0].Resources.Requests) &&
+		equalSliceDeep(sa.Tolerations, sb.Tolerations)
 }

@@ -2,7 +2,7 @@ package simulator
 
 import (
 	"fmt"
-	"time"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
@@ -35,9 +35,12 @@ type Snapshot struct {
 	// podIndex maps namespace/name to a pod; built on first lookup. Pods
 	// added by AddPod enter it at once; pods placed by a simulation run
 	// only when a lookup needs them (unindexed counts those), so runs that
-	// are reverted never touch it.
+	// are reverted never touch it. A removed pod stays in it, unbound
+	// (stale counts those), until a pod of its name replaces it or a sweep
+	// drops it, so removing nodes and reverting that costs no index work.
 	podIndex  map[types.NamespacedName]*podEntry
 	unindexed int
+	stale     int
 	// idx holds the label and anti-affinity indexes; built on first use.
 	idx *indexes
 	// groups is the last pod grouping; see groupPods.
@@ -57,14 +60,19 @@ type nodeInfo struct {
 	requested scheduling.Resources
 	pods      []*podEntry
 	ports     []scheduling.HostPort
+	// lastSpec is the spec AddPod last parsed for a plain pod bound to
+	// the node; equal plain pods that follow share it (see boundSpec).
+	lastSpec *podSpec
 }
 
 // podEntry is one pod bound to a node in the snapshot.
 type podEntry struct {
-	pod     *corev1.Pod
-	spec    *podSpec
-	node    *nodeInfo
-	indexed bool
+	pod  *corev1.Pod
+	spec *podSpec
+	node *nodeInfo
+	// indexed is true while podIndex holds the entry under its name;
+	// bound while the entry is bound to its node.
+	indexed, bound bool
 }
 
 // NewSnapshot returns an empty snapshot.
@@ -76,6 +84,20 @@ func NewSnapshot() *Snapshot {
 		pvs:        map[string]*corev1.PersistentVolume{},
 		classes:    map[string]*storagev1.StorageClass{},
 		csiNodes:   map[string]*storagev1.CSINode{},
+	}
+}
+
+// Reserve sizes the snapshot for about nodes more nodes and pods more
+// pods, so that adding a whole cluster to a new snapshot does not grow its
+// node and pod indexes step by step. It changes nothing else.
+func (s *Snapshot) Reserve(nodes, pods int) {
+	s.nodes = slices.Grow(s.nodes, nodes)
+	if len(s.byName) == 0 && nodes > 0 {
+		s.byName = make(map[string]*nodeInfo, nodes)
+	}
+	if s.podCount == 0 && len(s.podIndex) == 0 && pods > 0 {
+		// Without pods the index is complete however it is made.
+		s.podIndex = make(map[types.NamespacedName]*podEntry, pods)
 	}
 }
 
@@ -110,6 +132,9 @@ func (s *Snapshot) RemoveNode(name string) error {
 	if !ok {
 		return fmt.Errorf("removing node %q: not in the snapshot", name)
 	}
+	if len(s.forks) > 0 {
+		s.journal = slices.Grow(s.journal, len(n.pods)+1)
+	}
 	for len(n.pods) > 0 {
 		s.removePodAt(n, len(n.pods)-1)
 	}
@@ -141,14 +166,14 @@ func (s *Snapshot) AddPod(pod *corev1.Pod) error {
 		return fmt.Errorf("adding pod %s/%s: node %q not in the snapshot", pod.Namespace, pod.Name, pod.Spec.NodeName)
 	}
 	key := types.NamespacedName{Namespace: pod.Namespace, Name: pod.Name}
-	if _, dup := s.lookupPod(key); dup {
+	s.completeIndex()
+	old := s.podIndex[key]
+	if old != nil && old.bound {
 		return fmt.Errorf("adding pod %s/%s: already in the snapshot", pod.Namespace, pod.Name)
 	}
-	// Bound pods are parsed without a spread timeout: it only concerns
-	// pending pods.
-	e := &podEntry{pod: pod, spec: newPodSpec(pod, time.Time{})}
+	e := &podEntry{pod: pod, spec: n.boundSpec(pod)}
 	s.place(e, n)
-	s.indexPod(e)
+	s.setIndex(key, old, e)
 	return nil
 }
 
@@ -175,7 +200,7 @@ func (s *Snapshot) place(e *podEntry, n *nodeInfo) {
 
 // link binds the entry to the node without recording.
 func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
-	e.node = n
+	e.node, e.bound = n, true
 	n.pods = append(n.pods, e)
 	n.requested.Add(&e.spec.requests, 1)
 	n.ports = append(n.ports, e.spec.ports...)
@@ -186,7 +211,9 @@ func (s *Snapshot) link(e *podEntry, n *nodeInfo) {
 	if len(e.spec.anti) > 0 {
 		s.antiPods++
 	}
-	if !e.indexed {
+	if e.indexed {
+		s.stale--
+	} else {
 		s.unindexed++
 	}
 	if s.idx != nil {
@@ -218,9 +245,10 @@ func (s *Snapshot) unlinkAt(n *nodeInfo, i int) {
 	if len(e.spec.anti) > 0 {
 		s.antiPods--
 	}
+	e.bound = false
 	if e.indexed {
-		delete(s.podIndex, types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name})
-		e.indexed = false
+		s.stale++
+		s.sweepIndex()
 	} else {
 		s.unindexed--
 	}
@@ -250,27 +278,61 @@ func (s *Snapshot) unlinkLast(n *nodeInfo, k int) {
 	}
 }
 
+// lookupPod returns the bound pod of that name.
 func (s *Snapshot) lookupPod(key types.NamespacedName) (*podEntry, bool) {
-	if s.podIndex == nil || s.unindexed > 0 {
-		if s.podIndex == nil {
-			s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)
-		}
-		for _, n := range s.nodes {
-			for _, e := range n.pods {
-				s.indexPod(e)
+	s.completeIndex()
+	e, ok := s.podIndex[key]
+	if !ok || !e.bound {
+		return nil, false
+	}
+	return e, true
+}
+
+// completeIndex makes the lookup index hold every bound pod.
+func (s *Snapshot) completeIndex() {
+	if s.podIndex != nil && s.unindexed == 0 {
+		return
+	}
+	if s.podIndex == nil {
+		s.podIndex = make(map[types.NamespacedName]*podEntry, s.podCount)
+	}
+	for _, n := range s.nodes {
+		for _, e := range n.pods {
+			if !e.indexed {
+				key := types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}
+				s.setIndex(key, s.podIndex[key], e)
 			}
 		}
 	}
-	e, ok := s.podIndex[key]
-	return e, ok
 }
 
-// indexPod enters the pod into the lookup index, if the index exists.
-func (s *Snapshot) indexPod(e *podEntry) {
-	if s.podIndex == nil || e.indexed {
-		return
+// setIndex enters the bound, unindexed entry e into the index under key,
+// replacing old (the entry the index held there, or nil).
+func (s *Snapshot) setIndex(key types.NamespacedName, old, e *podEntry) {
+	if old != nil && old != e && !old.bound {
+		old.indexed = false
+		s.stale--
 	}
-	s.podIndex[types.NamespacedName{Namespace: e.pod.Namespace, Name: e.pod.Name}] = e
+	s.podIndex[key] = e
 	e.indexed = true
 	s.unindexed--
+}
+
+// minSweep is the number of removed pods the index keeps before a sweep.
+const minSweep = 4096
+
+// sweepIndex drops the removed pods from the index once they outnumber
+// twice the bound pods it holds (and minSweep), so its size stays within
+// three times the pods and sweeps cost amortized constant time per removal.
+func (s *Snapshot) sweepIndex() {
+	if s.stale <= minSweep || s.stale <= 2*(len(s.podIndex)-s.stale) {
+		return
+	}
+	for k, e := range s.podIndex {
+		if !e.bound {
+			delete(s.podIndex, k)
+			e.indexed = false
+		}
+	}
+	s.stale = 0
 }

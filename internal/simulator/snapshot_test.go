@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"fmt"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -145,5 +146,94 @@ func TestPodLookupAfterSimulatedPlacements(t *testing.T) {
 	}
 	if s.PodCount() != 4 {
 		t.Fatalf("pods %d", s.PodCount())
+	}
+}
+
+// TestReserve checks that a reserved snapshot behaves as an unreserved
+// one: duplicates are found, lookups and removals work, and reserving a
+// snapshot that holds pods keeps them findable.
+func TestReserve(t *testing.T) {
+	for _, early := range []bool{true, false} {
+		s := NewSnapshot()
+		if early {
+			s.Reserve(2, 10)
+		}
+		mustAddNode(t, s, fixture.Node("n1"))
+		mustAddPod(t, s, fixture.Pod("p1", fixture.OnNode("n1")))
+		if !early {
+			s.Reserve(2, 10)
+		}
+		mustAddNode(t, s, fixture.Node("n2"))
+		mustAddPod(t, s, fixture.Pod("p2", fixture.OnNode("n2")))
+		if err := s.AddPod(fixture.Pod("p1", fixture.OnNode("n2"))); err == nil {
+			t.Fatalf("early=%v: duplicate pod accepted", early)
+		}
+		if node, ok := s.NodeOf("default", "p1"); !ok || node != "n1" {
+			t.Fatalf("early=%v: NodeOf(p1) = %q, %v", early, node, ok)
+		}
+		if err := s.RemovePod("default", "p2"); err != nil {
+			t.Fatalf("early=%v: %v", early, err)
+		}
+		if s.PodCount() != 1 || s.NodeCount() != 2 {
+			t.Fatalf("early=%v: %d pods on %d nodes, want 1 on 2", early, s.PodCount(), s.NodeCount())
+		}
+	}
+}
+
+// TestPodIndexKeepsRemovedPods checks lookups around removed pods, which
+// the lookup index keeps until a pod of their name replaces them or a
+// sweep drops them.
+func TestPodIndexKeepsRemovedPods(t *testing.T) {
+	s := NewSnapshot()
+	mustAddNode(t, s, fixture.Node("n1"))
+	mustAddNode(t, s, fixture.Node("n2"))
+	mustAddPod(t, s, fixture.Pod("p1", fixture.OnNode("n1")))
+	mustAddPod(t, s, fixture.Pod("p2", fixture.OnNode("n2")))
+	s.Fork()
+	if err := s.RemoveNode("n1"); err != nil {
+		t.Fatal(err)
+	}
+	if node, ok := s.NodeOf("default", "p1"); ok {
+		t.Fatalf("removed pod found on %q", node)
+	}
+	if err := s.RemovePod("default", "p1"); err == nil {
+		t.Fatal("removed pod removed again")
+	}
+	mustAddPod(t, s, fixture.Pod("p1", fixture.OnNode("n2")))
+	if node, _ := s.NodeOf("default", "p1"); node != "n2" {
+		t.Fatalf("re-added pod on %q, want n2", node)
+	}
+	s.Revert()
+	if node, _ := s.NodeOf("default", "p1"); node != "n1" {
+		t.Fatalf("after revert the pod is on %q, want n1", node)
+	}
+	if err := s.AddPod(fixture.Pod("p1", fixture.OnNode("n2"))); err == nil {
+		t.Fatal("duplicate of a restored pod accepted")
+	}
+
+	// Enough removals to sweep: the survivors stay findable.
+	const many = 3 * minSweep
+	mustAddNode(t, s, fixture.Node("big"))
+	for i := range many {
+		mustAddPod(t, s, fixture.Pod(fmt.Sprintf("m%d", i), fixture.OnNode("big")))
+	}
+	for i := range many - 10 {
+		if err := s.RemovePod("default", fmt.Sprintf("m%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.podIndex) >= many {
+		t.Fatalf("index holds %d entries after %d removals: no sweep", len(s.podIndex), many-10)
+	}
+	for i := many - 10; i < many; i++ {
+		if node, ok := s.NodeOf("default", fmt.Sprintf("m%d", i)); !ok || node != "big" {
+			t.Fatalf("m%d: NodeOf = %q, %v", i, node, ok)
+		}
+	}
+	if _, ok := s.NodeOf("default", "m0"); ok {
+		t.Fatal("removed pod m0 found")
+	}
+	if s.PodCount() != 12 {
+		t.Fatalf("%d pods, want 12", s.PodCount())
 	}
 }
