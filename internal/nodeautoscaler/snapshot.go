@@ -145,6 +145,7 @@ func (c *snapshotCache) prepare(nodes, pods int) {
 	}
 	if c.snap == nil {
 		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes)
+		c.snap.Reserve(nodes, pods)
 		c.pods, c.held, c.heldStale = make(map[types.NamespacedName]*corev1.Pod, pods), make(map[*corev1.Pod]struct{}, pods), false
 		c.versions, c.index = nil, nil
 		c.objects.reset()
