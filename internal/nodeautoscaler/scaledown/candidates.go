@@ -36,23 +36,25 @@ func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
 }
 
 // gatherNodes pairs nodes with their pods (bound and placed) and computes
-// utilization. Pods on nodes not in the input are dropped.
+// utilization. Pods on nodes not in the input are dropped. The states are
+// allocated in one block, and a node's pods from Input.PodsOn are used
+// without copying (clipped, so appending copies them).
 func gatherNodes(in *Input, cfg Config) []*nodeState {
+	block := make([]nodeState, len(in.Nodes))
 	states := make([]*nodeState, len(in.Nodes))
-	byName := make(map[string]*nodeState, len(in.Nodes))
-	for i := range in.Nodes {
-		s := &nodeState{Node: in.Nodes[i]}
-		if in.Snapshot != nil {
-			if info, ok := in.Snapshot.NodeInfo(s.Node.Node.Name); ok {
-				s.pods = make([]*corev1.Pod, 0, info.Requested().Pods)
-			}
-		}
-		states[i] = s
-		byName[s.Node.Node.Name] = s
+	var byName map[string]*nodeState
+	if len(in.Pods) > 0 || len(in.Placed) > 0 {
+		byName = make(map[string]*nodeState, len(in.Nodes))
 	}
-	if in.PodsOn != nil {
-		for _, s := range states {
-			s.pods = append(s.pods, in.PodsOn(s.Node.Node.Name)...)
+	for i := range in.Nodes {
+		s := &block[i]
+		s.Node = in.Nodes[i]
+		states[i] = s
+		if byName != nil {
+			byName[s.Node.Node.Name] = s
+		}
+		if in.PodsOn != nil {
+			s.pods = slices.Clip(in.PodsOn(s.Node.Node.Name))
 		}
 	}
 	for _, p := range in.Pods {
@@ -78,7 +80,7 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 	}
 	for _, s := range states {
 		s.cfg = in.groupCfg.of(s.Group, &cfg)
-		req := s.utilizationRequests(*s.cfg)
+		req := s.utilizationRequests(s.cfg)
 		s.util = Utilization(&req, &s.alloc)
 	}
 	return states
@@ -87,7 +89,7 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 // utilizationRequests are the node's requests that count towards its
 // utilization: without DaemonSet pods under --ignore-daemonsets-utilization
 // and without mirror pods under --ignore-mirror-pods-utilization.
-func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
+func (n *nodeState) utilizationRequests(cfg *Config) scheduling.Resources {
 	req := n.requested
 	if !cfg.IgnoreDaemonSetsUtilization && !cfg.IgnoreMirrorPodsUtilization {
 		return req
@@ -110,7 +112,7 @@ func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
 // which keeps them.
 func (n *nodeState) measure(snap *simulator.Snapshot) {
 	if snap != nil {
-		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && samePods(info.Pods(), n.pods) {
+		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && holdsPods(info, n.pods) {
 			n.cached = true
 			n.alloc, n.requested = info.Allocatable(), info.Requested()
 			return
@@ -123,33 +125,39 @@ func (n *nodeState) measure(snap *simulator.Snapshot) {
 	}
 }
 
-// smallPodSet is the size up to which samePods compares pod lists pairwise.
+// smallPodSet is the size up to which holdsPods compares pod lists pairwise.
 const smallPodSet = 64
 
-// samePods reports whether a and b hold the same pod objects; a has no
-// duplicates (a snapshot holds a pod once).
-func samePods(a, b []*corev1.Pod) bool {
-	if len(a) != len(b) {
+// holdsPods reports whether the snapshot's node holds exactly the pod
+// objects of pods, in any order, reading them in place (a snapshot holds a
+// pod once).
+func holdsPods(info simulator.NodeInfo, pods []*corev1.Pod) bool {
+	n := info.PodCount()
+	if n != len(pods) {
 		return false
 	}
-	if slices.Equal(a, b) {
+	i := 0
+	for i < n && info.PodAt(i) == pods[i] {
+		i++
+	}
+	if i == n {
 		return true
 	}
-	if len(a) <= smallPodSet {
+	if n <= smallPodSet {
 		// A node's pods in another order: compare without allocating.
-		for _, p := range a {
-			if !slices.Contains(b, p) {
+		for ; i < n; i++ {
+			if !slices.Contains(pods, info.PodAt(i)) {
 				return false
 			}
 		}
 		return true
 	}
-	in := make(map[*corev1.Pod]bool, len(b))
-	for _, p := range b {
+	in := make(map[*corev1.Pod]bool, len(pods))
+	for _, p := range pods {
 		in[p] = true
 	}
-	for _, p := range a {
-		if !in[p] {
+	for ; i < n; i++ {
+		if !in[info.PodAt(i)] {
 			return false
 		}
 	}
