@@ -2,6 +2,7 @@ package scaledown
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -23,16 +24,17 @@ type nodeState struct {
 	requested scheduling.Resources
 	alloc     scheduling.Resources
 	util      float64
-	blocked   *Blocked
+	blocked   *Blocked // nil, or &blockedAt
+	blockedAt Blocked
 	cfg       *Config // the settings of the node's group
 }
 
 func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
-	b := Blocked{Node: n.Node.Node.Name, Group: n.Group, Reason: r, Detail: detail}
+	n.blockedAt = Blocked{Node: n.Node.Node.Name, Group: n.Group, Reason: r, Detail: detail}
 	if pod != nil {
-		b.Pod = pod.Namespace + "/" + pod.Name
+		n.blockedAt.Pod = pod.Namespace + "/" + pod.Name
 	}
-	n.blocked = &b
+	n.blocked = &n.blockedAt
 }
 
 // gatherNodes pairs nodes with their pods (bound and placed) and computes
@@ -166,13 +168,15 @@ func holdsPods(info simulator.NodeInfo, pods []*corev1.Pod) bool {
 
 // classifyNodes blocks nodes that cannot be candidates and fills each
 // remaining node's movable pods.
-func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
+// details, when not nil, keeps the texts of ReasonHighUtilization
+// between rounds.
+func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time, details utilDetails) {
 	for _, s := range states {
-		c.classifyNode(s, groups, pdbs, controllers, now)
+		c.classifyNode(s, groups, pdbs, controllers, now, details)
 	}
 }
 
-func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
+func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time, details utilDetails) {
 	if s.blocked != nil { // recently found unremovable
 		return
 	}
@@ -195,8 +199,7 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		return
 	}
 	if th := s.groupConfig(c).threshold(&s.alloc); s.util >= th {
-		s.block(ReasonHighUtilization, nil, "utilization "+strconv.FormatFloat(s.util, 'f', 2, 64)+
-			" is not under "+strconv.FormatFloat(th, 'f', 2, 64))
+		s.block(ReasonHighUtilization, nil, details.of(s.util, th))
 		return
 	}
 	for _, p := range s.pods {
@@ -218,6 +221,31 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		}
 		s.movable = append(s.movable, p)
 	}
+}
+
+// utilDetails holds the details of ReasonHighUtilization by the bits of
+// the utilization and the threshold: most nodes are kept for their
+// utilization every round, at a few distinct values.
+type utilDetails map[[2]uint64]string
+
+// maxUtilDetails bounds utilDetails; it is emptied when full.
+const maxUtilDetails = 4096
+
+// of returns the detail of a node kept at utilization util over threshold
+// th, remembering it when d is not nil.
+func (d utilDetails) of(util, th float64) string {
+	k := [2]uint64{math.Float64bits(util), math.Float64bits(th)}
+	if t, ok := d[k]; ok {
+		return t
+	}
+	t := "utilization " + strconv.FormatFloat(util, 'f', 2, 64) + " is not under " + strconv.FormatFloat(th, 'f', 2, 64)
+	if d != nil {
+		if len(d) >= maxUtilDetails {
+			clear(d)
+		}
+		d[k] = t
+	}
+	return t
 }
 
 // candidateOrder sorts removal candidates: empty first, then the least

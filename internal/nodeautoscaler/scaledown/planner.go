@@ -18,6 +18,8 @@ type Planner struct {
 	// recheck holds the nodes a simulation found unremovable, until when
 	// they are not simulated again.
 	recheck map[string]time.Time
+	// details keeps the texts of ReasonHighUtilization between rounds.
+	details utilDetails
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -25,7 +27,7 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring scale-down: %w", err)
 	}
-	return &Planner{cfg: cfg, since: map[string]time.Time{}, recheck: map[string]time.Time{}}, nil
+	return &Planner{cfg: cfg, since: map[string]time.Time{}, recheck: map[string]time.Time{}, details: utilDetails{}}, nil
 }
 
 // ClearUnneeded forgets since when every node has been unneeded, as
@@ -43,7 +45,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	in.groupCfg = p.groupCfg
 	states := gatherNodes(&in, p.cfg)
 	p.skipRecent(states, groups, in.Now)
-	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now)
+	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now, p.details)
 	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
 	if err != nil {
 		return Plan{}, err
@@ -171,20 +173,36 @@ func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
 	return !now.Before(c.UnneededSince.Add(wait))
 }
 
+// blockedOf returns the blocked nodes in node name order. Nodes usually
+// come in that order already (strictly: no two of the same name), and are
+// then not sorted, which gives the same list.
 func blockedOf(states []*nodeState) []Blocked {
-	var blocked []*Blocked
+	n := 0
 	for _, s := range states {
 		if s.blocked != nil {
-			blocked = append(blocked, s.blocked)
+			n++
 		}
 	}
-	if len(blocked) == 0 {
+	if n == 0 {
 		return nil
 	}
-	slices.SortFunc(blocked, func(a, b *Blocked) int { return cmp.Compare(a.Node, b.Node) })
-	out := make([]Blocked, len(blocked))
-	for i, b := range blocked {
-		out[i] = *b
+	out := make([]Blocked, 0, n)
+	for _, s := range states {
+		if s.blocked != nil {
+			out = append(out, *s.blocked)
+		}
+	}
+	if !inStrictNameOrder(out) {
+		slices.SortFunc(out, func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) })
 	}
 	return out
+}
+
+func inStrictNameOrder(bs []Blocked) bool {
+	for i := 1; i < len(bs); i++ {
+		if bs[i-1].Node >= bs[i].Node {
+			return false
+		}
+	}
+	return true
 }
