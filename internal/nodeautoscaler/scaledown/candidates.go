@@ -38,20 +38,22 @@ func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
 }
 
 // gatherNodes pairs nodes with their pods (bound and placed) and computes
-// utilization. Pods on nodes not in the input are dropped. The states are
-// allocated in one block, and a node's pods from Input.PodsOn are used
-// without copying (clipped, so appending copies them).
+// utilization. Pods on nodes not in the input are dropped.
 func gatherNodes(in *Input, cfg Config) []*nodeState {
-	block := make([]nodeState, len(in.Nodes))
-	states := make([]*nodeState, len(in.Nodes))
+	var buf stateBuf
+	return gatherInto(in, cfg, buf.take(len(in.Nodes)))
+}
+
+// gatherInto is gatherNodes filling states, zeroed, one per node (see
+// stateBuf). A node's pods from Input.PodsOn are used without copying
+// (clipped, so appending copies them).
+func gatherInto(in *Input, cfg Config, states []*nodeState) []*nodeState {
 	var byName map[string]*nodeState
 	if len(in.Pods) > 0 || len(in.Placed) > 0 {
 		byName = make(map[string]*nodeState, len(in.Nodes))
 	}
-	for i := range in.Nodes {
-		s := &block[i]
+	for i, s := range states {
 		s.Node = in.Nodes[i]
-		states[i] = s
 		if byName != nil {
 			byName[s.Node.Node.Name] = s
 		}
@@ -86,6 +88,31 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 		s.util = Utilization(&req, &s.alloc)
 	}
 	return states
+}
+
+// stateBuf holds node states for a round in one block, kept between rounds:
+// a round of thousands of nodes then allocates none.
+type stateBuf struct {
+	block []nodeState
+	ptrs  []*nodeState
+}
+
+// take returns n zeroed states.
+func (b *stateBuf) take(n int) []*nodeState {
+	if cap(b.block) < n {
+		b.block = make([]nodeState, n)
+		b.ptrs = make([]*nodeState, n)
+		for i := range b.block {
+			b.ptrs[i] = &b.block[i]
+		}
+	}
+	return b.ptrs[:n]
+}
+
+// release zeroes the states take handed out, so that they hold no pods or
+// nodes until the next round. Nothing may refer to them afterwards.
+func (b *stateBuf) release() {
+	clear(b.block)
 }
 
 // utilizationRequests are the node's requests that count towards its

@@ -20,6 +20,8 @@ type Planner struct {
 	recheck map[string]time.Time
 	// details keeps the texts of ReasonHighUtilization between rounds.
 	details utilDetails
+	// states are the node states of a round, reused.
+	states stateBuf
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -43,7 +45,8 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	}
 	p.groupCfg = resolveGroups(&p.cfg, in.Groups)
 	in.groupCfg = p.groupCfg
-	states := gatherNodes(&in, p.cfg)
+	states := gatherInto(&in, p.cfg, p.states.take(len(in.Nodes)))
+	defer p.states.release()
 	p.skipRecent(states, groups, in.Now)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now, p.details)
 	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
