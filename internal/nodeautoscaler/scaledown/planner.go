@@ -22,6 +22,8 @@ type Planner struct {
 	details utilDetails
 	// states are the node states of a round, reused.
 	states stateBuf
+	// byName is the order of the last round's nodes by name.
+	byName nameOrder
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -59,7 +61,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
 	}
 	p.forget(plan.Unneeded, in.Now)
-	plan.Blocked = blockedOf(states)
+	plan.Blocked = blockedOf(states, p.byName.of(in.Nodes))
 	plan.Skipped = p.skipReason(&in)
 	if plan.Skipped == "" {
 		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)
@@ -176,10 +178,12 @@ func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
 	return !now.Before(c.UnneededSince.Add(wait))
 }
 
-// blockedOf returns the blocked nodes in node name order. Nodes usually
-// come in that order already (strictly: no two of the same name), and are
-// then not sorted, which gives the same list.
-func blockedOf(states []*nodeState) []Blocked {
+// blockedOf returns the blocked nodes in node name order; order, when
+// not nil, is the states' indexes in name order (see nameOrder).
+func blockedOf(states []*nodeState, order []int) []Blocked {
+	if order == nil {
+		return sortBlocked(states)
+	}
 	n := 0
 	for _, s := range states {
 		if s.blocked != nil {
@@ -190,22 +194,69 @@ func blockedOf(states []*nodeState) []Blocked {
 		return nil
 	}
 	out := make([]Blocked, 0, n)
-	for _, s := range states {
-		if s.blocked != nil {
+	for _, i := range order {
+		if s := states[i]; s.blocked != nil {
 			out = append(out, *s.blocked)
 		}
-	}
-	if !inStrictNameOrder(out) {
-		slices.SortFunc(out, func(a, b Blocked) int { return cmp.Compare(a.Node, b.Node) })
 	}
 	return out
 }
 
-func inStrictNameOrder(bs []Blocked) bool {
-	for i := 1; i < len(bs); i++ {
-		if bs[i-1].Node >= bs[i].Node {
-			return false
+// sortBlocked is blockedOf sorting the blocked nodes by name.
+func sortBlocked(states []*nodeState) []Blocked {
+	var blocked []*Blocked
+	for _, s := range states {
+		if s.blocked != nil {
+			blocked = append(blocked, s.blocked)
 		}
 	}
-	return true
+	if len(blocked) == 0 {
+		return nil
+	}
+	slices.SortFunc(blocked, func(a, b *Blocked) int { return cmp.Compare(a.Node, b.Node) })
+	out := make([]Blocked, len(blocked))
+	for i, b := range blocked {
+		out[i] = *b
+	}
+	return out
+}
+
+// nameOrder is the order of a round's nodes by name, kept while the
+// nodes' names stay the same.
+type nameOrder struct {
+	names []string
+	order []int
+}
+
+// of returns the indexes of nodes in name order, or nil when two nodes
+// share a name (sorting them is then left to the caller).
+func (o *nameOrder) of(nodes []Node) []int {
+	if len(nodes) == len(o.names) {
+		same := true
+		for i := range nodes {
+			if nodes[i].Node.Name != o.names[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return o.order
+		}
+	}
+	o.names = o.names[:0]
+	for i := range nodes {
+		o.names = append(o.names, nodes[i].Node.Name)
+	}
+	o.order = make([]int, len(nodes))
+	for i := range o.order {
+		o.order[i] = i
+	}
+	slices.SortFunc(o.order, func(a, b int) int { return cmp.Compare(o.names[a], o.names[b]) })
+	for i := 1; i < len(o.order); i++ {
+		if o.names[o.order[i-1]] == o.names[o.order[i]] {
+			o.order = nil
+			break
+		}
+	}
+	return o.order
 }
