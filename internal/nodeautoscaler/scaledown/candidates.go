@@ -296,7 +296,15 @@ func candidateOrder(a, b *nodeState) int {
 // on the first node that fits, so they land on the fullest kept nodes and
 // on the candidates considered last.
 func splitCandidates(states []*nodeState) (cands, snapOrder []*nodeState) {
-	var kept []*nodeState
+	free := 0
+	for _, s := range states {
+		if s.blocked == nil {
+			free++
+		}
+	}
+	// kept has room for the candidates appended to it below.
+	kept := make([]*nodeState, 0, len(states))
+	cands = make([]*nodeState, 0, free)
 	for _, s := range states {
 		if s.blocked == nil {
 			cands = append(cands, s)
