@@ -57,8 +57,14 @@ func gatherInto(in *Input, cfg Config, states []*nodeState) []*nodeState {
 		if byName != nil {
 			byName[s.Node.Node.Name] = s
 		}
-		if in.PodsOn != nil {
+		switch {
+		case in.PodsOn != nil:
 			s.pods = slices.Clip(in.PodsOn(s.Node.Node.Name))
+		case in.Snapshot != nil && len(in.Pods) > 0:
+			// Room for the pods the loop's snapshot holds, usually these.
+			if info, ok := in.Snapshot.NodeInfo(s.Node.Node.Name); ok {
+				s.pods = make([]*corev1.Pod, 0, info.PodCount())
+			}
 		}
 	}
 	for _, p := range in.Pods {
