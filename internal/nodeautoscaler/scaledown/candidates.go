@@ -27,6 +27,7 @@ type nodeState struct {
 	blocked   *Blocked // nil, or &blockedAt
 	blockedAt Blocked
 	cfg       *Config // the settings of the node's group
+	rank      int     // the place of the node's name among all (from 1), or 0
 }
 
 func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
@@ -293,7 +294,26 @@ func candidateOrder(a, b *nodeState) int {
 	if c := cmp.Compare(a.util, b.util); c != 0 {
 		return c
 	}
+	return byName(a, b)
+}
+
+// byName orders two nodes by name: by their name rank when both have one
+// (see rankNames), which orders them as their names do.
+func byName(a, b *nodeState) int {
+	if a.rank > 0 && b.rank > 0 {
+		return cmp.Compare(a.rank, b.rank)
+	}
 	return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+}
+
+// rankNames gives each state its place in order, the states' indexes in
+// name order of nodes whose names are all different (see nameOrder), so
+// that sorting compares numbers instead of names. With order nil the
+// states keep no rank.
+func rankNames(states []*nodeState, order []int) {
+	for pos, i := range order {
+		states[i].rank = pos + 1
+	}
 }
 
 // splitCandidates returns the unblocked nodes in removal order and the
@@ -323,7 +343,7 @@ func splitCandidates(states []*nodeState) (cands, snapOrder []*nodeState) {
 		if c := cmp.Compare(b.util, a.util); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+		return byName(a, b)
 	})
 	snapOrder = append(kept, cands...)
 	slices.Reverse(snapOrder[len(kept):])

@@ -49,6 +49,8 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	in.groupCfg = p.groupCfg
 	states := gatherInto(&in, p.cfg, p.states.take(len(in.Nodes)))
 	defer p.states.release()
+	order := p.byName.of(in.Nodes)
+	rankNames(states, order)
 	p.skipRecent(states, groups, in.Now)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now, p.details)
 	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
@@ -61,7 +63,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
 	}
 	p.forget(plan.Unneeded, in.Now)
-	plan.Blocked = blockedOf(states, p.byName.of(in.Nodes))
+	plan.Blocked = blockedOf(states, order)
 	plan.Skipped = p.skipReason(&in)
 	if plan.Skipped == "" {
 		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)

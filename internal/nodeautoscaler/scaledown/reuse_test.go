@@ -114,3 +114,45 @@ func TestBlockedOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestRankedSplit checks that ranking the names orders candidates and kept
+// nodes as comparing the names does.
+func TestRankedSplit(t *testing.T) {
+	mk := func() []*nodeState {
+		var states []*nodeState
+		for i := range 40 {
+			s := &nodeState{Node: Node{Node: fixture.Node(fmt.Sprintf("n-%d", (i*17)%40))}, util: float64(i%4) / 4}
+			if i%3 == 0 {
+				s.movable = []*corev1.Pod{fixture.Pod("p")}
+			}
+			if i%5 == 0 {
+				s.block(ReasonHighUtilization, nil, "")
+			}
+			states = append(states, s)
+		}
+		return states
+	}
+	names := func(states []*nodeState) []string {
+		var out []string
+		for _, s := range states {
+			out = append(out, s.Node.Node.Name)
+		}
+		return out
+	}
+	plain := mk()
+	wantCands, wantOrder := splitCandidates(plain)
+	ranked := mk()
+	nodes := make([]Node, len(ranked))
+	for i, s := range ranked {
+		nodes[i] = s.Node
+	}
+	var o nameOrder
+	rankNames(ranked, o.of(nodes))
+	if ranked[0].rank == 0 {
+		t.Fatal("no ranks given")
+	}
+	gotCands, gotOrder := splitCandidates(ranked)
+	if !slices.Equal(names(gotCands), names(wantCands)) || !slices.Equal(names(gotOrder), names(wantOrder)) {
+		t.Errorf("ranked: candidates %v, order %v; want %v, %v", names(gotCands), names(gotOrder), names(wantCands), names(wantOrder))
+	}
+}
