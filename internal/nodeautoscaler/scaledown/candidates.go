@@ -2,6 +2,7 @@ package scaledown
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -23,36 +24,48 @@ type nodeState struct {
 	requested scheduling.Resources
 	alloc     scheduling.Resources
 	util      float64
-	blocked   *Blocked
+	blocked   *Blocked // nil, or &blockedAt
+	blockedAt Blocked
 	cfg       *Config // the settings of the node's group
+	rank      int     // the place of the node's name among all (from 1), or 0
 }
 
 func (n *nodeState) block(r Reason, pod *corev1.Pod, detail string) {
-	b := Blocked{Node: n.Node.Node.Name, Group: n.Group, Reason: r, Detail: detail}
+	n.blockedAt = Blocked{Node: n.Node.Node.Name, Group: n.Group, Reason: r, Detail: detail}
 	if pod != nil {
-		b.Pod = pod.Namespace + "/" + pod.Name
+		n.blockedAt.Pod = pod.Namespace + "/" + pod.Name
 	}
-	n.blocked = &b
+	n.blocked = &n.blockedAt
 }
 
 // gatherNodes pairs nodes with their pods (bound and placed) and computes
 // utilization. Pods on nodes not in the input are dropped.
 func gatherNodes(in *Input, cfg Config) []*nodeState {
-	states := make([]*nodeState, len(in.Nodes))
-	byName := make(map[string]*nodeState, len(in.Nodes))
-	for i := range in.Nodes {
-		s := &nodeState{Node: in.Nodes[i]}
-		if in.Snapshot != nil {
-			if info, ok := in.Snapshot.NodeInfo(s.Node.Node.Name); ok {
-				s.pods = make([]*corev1.Pod, 0, info.Requested().Pods)
-			}
-		}
-		states[i] = s
-		byName[s.Node.Node.Name] = s
+	var buf stateBuf
+	return gatherInto(in, cfg, buf.take(len(in.Nodes)))
+}
+
+// gatherInto is gatherNodes filling states, zeroed, one per node (see
+// stateBuf). A node's pods from Input.PodsOn are used without copying
+// (clipped, so appending copies them).
+func gatherInto(in *Input, cfg Config, states []*nodeState) []*nodeState {
+	var byName map[string]*nodeState
+	if len(in.Pods) > 0 || len(in.Placed) > 0 {
+		byName = make(map[string]*nodeState, len(in.Nodes))
 	}
-	if in.PodsOn != nil {
-		for _, s := range states {
-			s.pods = append(s.pods, in.PodsOn(s.Node.Node.Name)...)
+	for i, s := range states {
+		s.Node = in.Nodes[i]
+		if byName != nil {
+			byName[s.Node.Node.Name] = s
+		}
+		switch {
+		case in.PodsOn != nil:
+			s.pods = slices.Clip(in.PodsOn(s.Node.Node.Name))
+		case in.Snapshot != nil && len(in.Pods) > 0:
+			// Room for the pods the loop's snapshot holds, usually these.
+			if info, ok := in.Snapshot.NodeInfo(s.Node.Node.Name); ok {
+				s.pods = make([]*corev1.Pod, 0, info.PodCount())
+			}
 		}
 	}
 	for _, p := range in.Pods {
@@ -78,16 +91,41 @@ func gatherNodes(in *Input, cfg Config) []*nodeState {
 	}
 	for _, s := range states {
 		s.cfg = in.groupCfg.of(s.Group, &cfg)
-		req := s.utilizationRequests(*s.cfg)
+		req := s.utilizationRequests(s.cfg)
 		s.util = Utilization(&req, &s.alloc)
 	}
 	return states
 }
 
+// stateBuf holds node states for a round in one block, kept between rounds:
+// a round of thousands of nodes then allocates none.
+type stateBuf struct {
+	block []nodeState
+	ptrs  []*nodeState
+}
+
+// take returns n zeroed states.
+func (b *stateBuf) take(n int) []*nodeState {
+	if cap(b.block) < n {
+		b.block = make([]nodeState, n)
+		b.ptrs = make([]*nodeState, n)
+		for i := range b.block {
+			b.ptrs[i] = &b.block[i]
+		}
+	}
+	return b.ptrs[:n]
+}
+
+// release zeroes the states take handed out, so that they hold no pods or
+// nodes until the next round. Nothing may refer to them afterwards.
+func (b *stateBuf) release() {
+	clear(b.block)
+}
+
 // utilizationRequests are the node's requests that count towards its
 // utilization: without DaemonSet pods under --ignore-daemonsets-utilization
 // and without mirror pods under --ignore-mirror-pods-utilization.
-func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
+func (n *nodeState) utilizationRequests(cfg *Config) scheduling.Resources {
 	req := n.requested
 	if !cfg.IgnoreDaemonSetsUtilization && !cfg.IgnoreMirrorPodsUtilization {
 		return req
@@ -110,7 +148,7 @@ func (n *nodeState) utilizationRequests(cfg Config) scheduling.Resources {
 // which keeps them.
 func (n *nodeState) measure(snap *simulator.Snapshot) {
 	if snap != nil {
-		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && samePods(info.Pods(), n.pods) {
+		if info, ok := snap.NodeInfo(n.Node.Node.Name); ok && info.Node() == n.Node.Node && holdsPods(info, n.pods) {
 			n.cached = true
 			n.alloc, n.requested = info.Allocatable(), info.Requested()
 			return
@@ -123,33 +161,39 @@ func (n *nodeState) measure(snap *simulator.Snapshot) {
 	}
 }
 
-// smallPodSet is the size up to which samePods compares pod lists pairwise.
+// smallPodSet is the size up to which holdsPods compares pod lists pairwise.
 const smallPodSet = 64
 
-// samePods reports whether a and b hold the same pod objects; a has no
-// duplicates (a snapshot holds a pod once).
-func samePods(a, b []*corev1.Pod) bool {
-	if len(a) != len(b) {
+// holdsPods reports whether the snapshot's node holds exactly the pod
+// objects of pods, in any order, reading them in place (a snapshot holds a
+// pod once).
+func holdsPods(info simulator.NodeInfo, pods []*corev1.Pod) bool {
+	n := info.PodCount()
+	if n != len(pods) {
 		return false
 	}
-	if slices.Equal(a, b) {
+	i := 0
+	for i < n && info.PodAt(i) == pods[i] {
+		i++
+	}
+	if i == n {
 		return true
 	}
-	if len(a) <= smallPodSet {
+	if n <= smallPodSet {
 		// A node's pods in another order: compare without allocating.
-		for _, p := range a {
-			if !slices.Contains(b, p) {
+		for ; i < n; i++ {
+			if !slices.Contains(pods, info.PodAt(i)) {
 				return false
 			}
 		}
 		return true
 	}
-	in := make(map[*corev1.Pod]bool, len(b))
-	for _, p := range b {
+	in := make(map[*corev1.Pod]bool, len(pods))
+	for _, p := range pods {
 		in[p] = true
 	}
-	for _, p := range a {
-		if !in[p] {
+	for ; i < n; i++ {
+		if !in[info.PodAt(i)] {
 			return false
 		}
 	}
@@ -158,13 +202,15 @@ func samePods(a, b []*corev1.Pod) bool {
 
 // classifyNodes blocks nodes that cannot be candidates and fills each
 // remaining node's movable pods.
-func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
+// details, when not nil, keeps the texts of ReasonHighUtilization
+// between rounds.
+func (c *Config) classifyNodes(states []*nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time, details utilDetails) {
 	for _, s := range states {
-		c.classifyNode(s, groups, pdbs, controllers, now)
+		c.classifyNode(s, groups, pdbs, controllers, now, details)
 	}
 }
 
-func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time) {
+func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIndex, controllers ControllerLookup, now time.Time, details utilDetails) {
 	if s.blocked != nil { // recently found unremovable
 		return
 	}
@@ -187,8 +233,7 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		return
 	}
 	if th := s.groupConfig(c).threshold(&s.alloc); s.util >= th {
-		s.block(ReasonHighUtilization, nil, "utilization "+strconv.FormatFloat(s.util, 'f', 2, 64)+
-			" is not under "+strconv.FormatFloat(th, 'f', 2, 64))
+		s.block(ReasonHighUtilization, nil, details.of(s.util, th))
 		return
 	}
 	for _, p := range s.pods {
@@ -212,6 +257,31 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 	}
 }
 
+// utilDetails holds the details of ReasonHighUtilization by the bits of
+// the utilization and the threshold: most nodes are kept for their
+// utilization every round, at a few distinct values.
+type utilDetails map[[2]uint64]string
+
+// maxUtilDetails bounds utilDetails; it is emptied when full.
+const maxUtilDetails = 4096
+
+// of returns the detail of a node kept at utilization util over threshold
+// th, remembering it when d is not nil.
+func (d utilDetails) of(util, th float64) string {
+	k := [2]uint64{math.Float64bits(util), math.Float64bits(th)}
+	if t, ok := d[k]; ok {
+		return t
+	}
+	t := "utilization " + strconv.FormatFloat(util, 'f', 2, 64) + " is not under " + strconv.FormatFloat(th, 'f', 2, 64)
+	if d != nil {
+		if len(d) >= maxUtilDetails {
+			clear(d)
+		}
+		d[k] = t
+	}
+	return t
+}
+
 // candidateOrder sorts removal candidates: empty first, then the least
 // utilized, then by name.
 func candidateOrder(a, b *nodeState) int {
@@ -224,7 +294,26 @@ func candidateOrder(a, b *nodeState) int {
 	if c := cmp.Compare(a.util, b.util); c != 0 {
 		return c
 	}
+	return byName(a, b)
+}
+
+// byName orders two nodes by name: by their name rank when both have one
+// (see rankNames), which orders them as their names do.
+func byName(a, b *nodeState) int {
+	if a.rank > 0 && b.rank > 0 {
+		return cmp.Compare(a.rank, b.rank)
+	}
 	return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+}
+
+// rankNames gives each state its place in order, the states' indexes in
+// name order of nodes whose names are all different (see nameOrder), so
+// that sorting compares numbers instead of names. With order nil the
+// states keep no rank.
+func rankNames(states []*nodeState, order []int) {
+	for pos, i := range order {
+		states[i].rank = pos + 1
+	}
 }
 
 // splitCandidates returns the unblocked nodes in removal order and the
@@ -233,7 +322,15 @@ func candidateOrder(a, b *nodeState) int {
 // on the first node that fits, so they land on the fullest kept nodes and
 // on the candidates considered last.
 func splitCandidates(states []*nodeState) (cands, snapOrder []*nodeState) {
-	var kept []*nodeState
+	free := 0
+	for _, s := range states {
+		if s.blocked == nil {
+			free++
+		}
+	}
+	// kept has room for the candidates appended to it below.
+	kept := make([]*nodeState, 0, len(states))
+	cands = make([]*nodeState, 0, free)
 	for _, s := range states {
 		if s.blocked == nil {
 			cands = append(cands, s)
@@ -246,7 +343,7 @@ func splitCandidates(states []*nodeState) (cands, snapOrder []*nodeState) {
 		if c := cmp.Compare(b.util, a.util); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Node.Node.Name, b.Node.Node.Name)
+		return byName(a, b)
 	})
 	snapOrder = append(kept, cands...)
 	slices.Reverse(snapOrder[len(kept):])

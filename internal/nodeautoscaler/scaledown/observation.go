@@ -47,11 +47,15 @@ type Observation struct {
 // Placed, SchedulablePending and LastScaleUp.
 func InputFrom(o Observation) Input {
 	type member struct{ group, instance string }
-	byProviderID := map[string]member{}
+	count := 0
+	for _, g := range o.Groups {
+		count += len(o.Instances[g.ID])
+	}
+	byProviderID := make(map[string]member, count)
 	in := Input{PDBs: o.PDBs, Now: o.Now, Nodes: make([]Node, 0, len(o.Nodes)),
 		Namespaces: o.Namespaces, PersistentVolumes: o.PersistentVolumes, PersistentVolumeClaims: o.PersistentVolumeClaims,
 		StorageClasses: o.StorageClasses, CSINodes: o.CSINodes,
-		Controllers: o.Controllers}
+		Controllers: o.Controllers, Groups: make([]Group, 0, len(o.Groups))}
 	for _, g := range o.Groups {
 		in.Groups = append(in.Groups, Group{ID: g.ID, MinSize: g.MinSize, TargetSize: g.TargetSize, Blocked: g.ScaleDownBlocked, Options: g.Options})
 		for _, i := range o.Instances[g.ID] {

@@ -18,6 +18,12 @@ type Planner struct {
 	// recheck holds the nodes a simulation found unremovable, until when
 	// they are not simulated again.
 	recheck map[string]time.Time
+	// details keeps the texts of ReasonHighUtilization between rounds.
+	details utilDetails
+	// states are the node states of a round, reused.
+	states stateBuf
+	// byName is the order of the last round's nodes by name.
+	byName nameOrder
 }
 
 // NewPlanner validates the config and returns a planner.
@@ -25,7 +31,7 @@ func NewPlanner(cfg Config) (*Planner, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring scale-down: %w", err)
 	}
-	return &Planner{cfg: cfg, since: map[string]time.Time{}, recheck: map[string]time.Time{}}, nil
+	return &Planner{cfg: cfg, since: map[string]time.Time{}, recheck: map[string]time.Time{}, details: utilDetails{}}, nil
 }
 
 // ClearUnneeded forgets since when every node has been unneeded, as
@@ -41,9 +47,12 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	}
 	p.groupCfg = resolveGroups(&p.cfg, in.Groups)
 	in.groupCfg = p.groupCfg
-	states := gatherNodes(&in, p.cfg)
+	states := gatherInto(&in, p.cfg, p.states.take(len(in.Nodes)))
+	defer p.states.release()
+	order := p.byName.of(in.Nodes)
+	rankNames(states, order)
 	p.skipRecent(states, groups, in.Now)
-	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now)
+	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now, p.details)
 	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
 	if err != nil {
 		return Plan{}, err
@@ -54,7 +63,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 		plan.Unneeded = append(plan.Unneeded, p.candidate(s))
 	}
 	p.forget(plan.Unneeded, in.Now)
-	plan.Blocked = blockedOf(states)
+	plan.Blocked = blockedOf(states, order)
 	plan.Skipped = p.skipReason(&in)
 	if plan.Skipped == "" {
 		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)
@@ -171,7 +180,32 @@ func (p *Planner) longEnough(c *Candidate, now time.Time) bool {
 	return !now.Before(c.UnneededSince.Add(wait))
 }
 
-func blockedOf(states []*nodeState) []Blocked {
+// blockedOf returns the blocked nodes in node name order; order, when
+// not nil, is the states' indexes in name order (see nameOrder).
+func blockedOf(states []*nodeState, order []int) []Blocked {
+	if order == nil {
+		return sortBlocked(states)
+	}
+	n := 0
+	for _, s := range states {
+		if s.blocked != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Blocked, 0, n)
+	for _, i := range order {
+		if s := states[i]; s.blocked != nil {
+			out = append(out, *s.blocked)
+		}
+	}
+	return out
+}
+
+// sortBlocked is blockedOf sorting the blocked nodes by name.
+func sortBlocked(states []*nodeState) []Blocked {
 	var blocked []*Blocked
 	for _, s := range states {
 		if s.blocked != nil {
@@ -187,4 +221,44 @@ func blockedOf(states []*nodeState) []Blocked {
 		out[i] = *b
 	}
 	return out
+}
+
+// nameOrder is the order of a round's nodes by name, kept while the
+// nodes' names stay the same.
+type nameOrder struct {
+	names []string
+	order []int
+}
+
+// of returns the indexes of nodes in name order, or nil when two nodes
+// share a name (sorting them is then left to the caller).
+func (o *nameOrder) of(nodes []Node) []int {
+	if len(nodes) == len(o.names) {
+		same := true
+		for i := range nodes {
+			if nodes[i].Node.Name != o.names[i] {
+				same = false
+				break
+			}
+		}
+		if same {
+			return o.order
+		}
+	}
+	o.names = o.names[:0]
+	for i := range nodes {
+		o.names = append(o.names, nodes[i].Node.Name)
+	}
+	o.order = make([]int, len(nodes))
+	for i := range o.order {
+		o.order[i] = i
+	}
+	slices.SortFunc(o.order, func(a, b int) int { return cmp.Compare(o.names[a], o.names[b]) })
+	for i := 1; i < len(o.order); i++ {
+		if o.names[o.order[i-1]] == o.names[o.order[i]] {
+			o.order = nil
+			break
+		}
+	}
+	return o.order
 }

@@ -177,7 +177,7 @@ func sameSimulationSnapshot(t *testing.T, cfg Config, in Input) {
 		for _, g := range in.Groups {
 			groups[g.ID] = g
 		}
-		cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), nil, in.Now)
+		cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), nil, in.Now, nil)
 		_, snapOrder := splitCandidates(states)
 		r, err := newRemoval(&cfg, &in, snapOrder)
 		if err != nil {
