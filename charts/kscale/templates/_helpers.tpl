@@ -175,6 +175,16 @@ livenessProbe:
   failureThreshold: 3
 {{- end }}
 
+{{/* The readiness probe upstream's VPA recommender and updater manifests add on the same path. */}}
+{{- define "kscale.readinessProbe" -}}
+readinessProbe:
+  httpGet:
+    path: /health-check
+    port: metrics
+  periodSeconds: 10
+  failureThreshold: 3
+{{- end }}
+
 {{/* The DNS names of a Service, the API server's first. */}}
 {{- define "kscale.serviceDNSNames" -}}
 - {{ .service }}.{{ .root.Release.Namespace }}.svc
