@@ -2,12 +2,15 @@ package nodeautoscaler
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
+	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
 // scaleUpToMinSize is --enforce-node-group-min-size: after the loop's
@@ -19,16 +22,22 @@ func (a *Autoscaler) scaleUpToMinSize(ctx context.Context, obs *observation, now
 	if !a.cfg.Options.EnforceNodeGroupMinSize {
 		return nil
 	}
+	groups := a.state.Groups()
+	if !slices.ContainsFunc(groups, func(st clusterstate.GroupState) bool { return st.Group.TargetSize < st.Group.MinSize }) {
+		return nil // the common case: no template is built
+	}
 	limits := a.clusterLimits(obs)
 	// Upstream caps this scale-up by the cluster limits only, not by
 	// --max-nodes-per-scaleup.
 	limits.MaxNodesPerScaleUp = 0
-	for _, st := range a.state.Groups() {
-		if tmpl, err := a.template(st.Group, obs, now); err == nil {
-			limits.Add(st.Upcoming, tmpl.Node)
+	templates := make([]*template.Template, len(groups))
+	errs := make([]error, len(groups))
+	for i, st := range groups {
+		if templates[i], errs[i] = a.template(st.Group, obs, now); errs[i] == nil {
+			limits.Add(st.Upcoming, templates[i].Node)
 		}
 	}
-	for _, st := range a.state.Groups() {
+	for i, st := range groups {
 		g := st.Group
 		if g.TargetSize >= g.MinSize {
 			continue
@@ -37,9 +46,9 @@ func (a *Autoscaler) scaleUpToMinSize(ctx context.Context, obs *observation, now
 			klog.FromContext(ctx).V(2).Info("Not raising node group to its minimum size", "nodeGroup", g.ID, "reason", why)
 			continue
 		}
-		tmpl, err := a.template(g, obs, now)
-		if err != nil {
-			klog.FromContext(ctx).Info("Not raising node group to its minimum size", "nodeGroup", g.ID, "err", err.Error())
+		tmpl := templates[i]
+		if errs[i] != nil {
+			klog.FromContext(ctx).Info("Not raising node group to its minimum size", "nodeGroup", g.ID, "err", errs[i].Error())
 			continue
 		}
 		incs, limitedBy := limits.Apply([]scaleup.Increase{{Group: g.ID, Delta: g.MinSize - g.TargetSize}}, tmpl.Node)

@@ -1,9 +1,10 @@
 package aws
 
 import (
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/kscale/kscale/internal/cloudprovider/optionstest"
 )
 
 func TestGroupOptions(t *testing.T) {
@@ -25,23 +26,10 @@ func TestGroupOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, invalid := groupOptions("asg-1", tc.tags)
-			for _, want := range tc.invalid {
-				if !strings.Contains(invalid, want) {
-					t.Errorf("OptionsInvalid %q does not mention %q", invalid, want)
-				}
-			}
-			if tc.invalid != nil {
-				if o.Set() {
-					t.Errorf("options %+v set despite %q", o, invalid)
-				}
+			if !optionstest.Valid(t, o, invalid, tc.invalid) {
 				return
 			}
-			if invalid != "" {
-				t.Fatalf("OptionsInvalid %q", invalid)
-			}
-			if got := o.ScaleDownUnneededTime; (got == nil) != (tc.unneed == 0) || (got != nil && *got != tc.unneed) {
-				t.Errorf("unneeded time %v, want %v", got, tc.unneed)
-			}
+			optionstest.Duration(t, "unneeded time", o.ScaleDownUnneededTime, tc.unneed)
 			if got := o.IgnoreDaemonSetsUtilization; (got != nil && *got) != tc.ignoreD {
 				t.Errorf("ignore daemonsets %v, want %v", got, tc.ignoreD)
 			}

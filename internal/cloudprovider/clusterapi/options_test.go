@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kscale/kscale/internal/cloudprovider/optionstest"
+
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 )
@@ -32,23 +34,10 @@ func TestScalableOptions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &scalable{kind: machineDeploymentK, namespace: "ns", name: "md", annotations: tc.ann}
 			o, invalid := r.options(n)
-			for _, want := range tc.invalid {
-				if !strings.Contains(invalid, want) {
-					t.Errorf("OptionsInvalid %q does not mention %q", invalid, want)
-				}
-			}
-			if tc.invalid != nil {
-				if o.Set() {
-					t.Errorf("options %+v set despite %q", o, invalid)
-				}
+			if !optionstest.Valid(t, o, invalid, tc.invalid) {
 				return
 			}
-			if invalid != "" {
-				t.Fatalf("OptionsInvalid %q", invalid)
-			}
-			if got := o.ScaleDownUnneededTime; (got == nil) != (tc.unneed == 0) || (got != nil && *got != tc.unneed) {
-				t.Errorf("unneeded time %v, want %v", got, tc.unneed)
-			}
+			optionstest.Duration(t, "unneeded time", o.ScaleDownUnneededTime, tc.unneed)
 		})
 	}
 }

@@ -1,9 +1,10 @@
 package mcm
 
 import (
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/kscale/kscale/internal/cloudprovider/optionstest"
 )
 
 func TestGroupOptions(t *testing.T) {
@@ -24,26 +25,11 @@ func TestGroupOptions(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, invalid := groupOptions("md-1", tc.ann)
-			for _, want := range tc.invalid {
-				if !strings.Contains(invalid, want) {
-					t.Errorf("OptionsInvalid %q does not mention %q", invalid, want)
-				}
-			}
-			if tc.invalid != nil {
-				if o.Set() {
-					t.Errorf("options %+v set despite %q", o, invalid)
-				}
+			if !optionstest.Valid(t, o, invalid, tc.invalid) {
 				return
 			}
-			if invalid != "" {
-				t.Fatalf("OptionsInvalid %q", invalid)
-			}
-			if got := o.ScaleDownUtilizationThreshold; (got == nil) != (tc.threshold == 0) || (got != nil && *got != tc.threshold) {
-				t.Errorf("threshold %v, want %v", got, tc.threshold)
-			}
-			if got := o.MaxNodeProvisionTime; (got == nil) != (tc.provision == 0) || (got != nil && *got != tc.provision) {
-				t.Errorf("provision time %v, want %v", got, tc.provision)
-			}
+			optionstest.Fraction(t, "threshold", o.ScaleDownUtilizationThreshold, tc.threshold)
+			optionstest.Duration(t, "provision time", o.MaxNodeProvisionTime, tc.provision)
 		})
 	}
 }
