@@ -1,6 +1,7 @@
 package nodeautoscaler
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -16,15 +17,13 @@ import (
 // PersistentVolumeClaims, between loops and applies only what changed.
 // Objects are compared by pointer: listers and the offline world replace an
 // object when it changes, so an equal pointer means an unchanged object.
+//
+// The snapshot holds only the pods the cache put there (the loop's
+// simulations fork it and revert), so its own index by name tells which
+// objects it holds; the cache keeps no second one.
 type snapshotCache struct {
 	snap  *simulator.Snapshot
 	nodes map[string]*corev1.Node
-	// pods and held are the pods the snapshot holds, by name and by
-	// object. A sync from a PodIndex does not keep them (heldStale); a
-	// sync from lists rebuilds them from the snapshot first.
-	pods      map[types.NamespacedName]*corev1.Pod
-	held      map[*corev1.Pod]struct{}
-	heldStale bool
 	// lastNodes and lastPods are the inputs of the last sync: scale-up and
 	// scale-down of one loop sync the same objects, which needs no work.
 	lastNodes []*corev1.Node
@@ -51,9 +50,6 @@ func (c *snapshotCache) sync(nodes []*corev1.Node, pods []*corev1.Pod) (*simulat
 		return c.snap, nil
 	}
 	c.prepare(len(nodes), len(pods))
-	if c.heldStale {
-		c.rebuildHeld()
-	}
 	// The lists may change any node's pods: the next sync from an index
 	// compares every node.
 	c.versions, c.index = nil, nil
@@ -79,8 +75,6 @@ func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*sim
 	if c.index != index {
 		c.versions = map[string]uint64{}
 	}
-	// pods and held are not kept: a sync from lists rebuilds them.
-	c.pods, c.held, c.heldStale = nil, nil, true
 	c.lastPods, c.index = nil, nil
 	if err := c.applyIndexed(nodes, index, sameNodes); err != nil {
 		c.snap, c.lastNodes, c.versions = nil, nil, nil
@@ -146,7 +140,6 @@ func (c *snapshotCache) prepare(nodes, pods int) {
 	if c.snap == nil {
 		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes)
 		c.snap.Reserve(nodes, pods)
-		c.pods, c.held, c.heldStale = make(map[types.NamespacedName]*corev1.Pod, pods), make(map[*corev1.Pod]struct{}, pods), false
 		c.versions, c.index = nil, nil
 		c.objects.reset()
 		c.objects.apply(c.snap)
@@ -154,38 +147,32 @@ func (c *snapshotCache) prepare(nodes, pods int) {
 	c.objects.synced = true
 }
 
-// rebuildHeld fills pods and held from the snapshot after syncs from an
-// index.
-func (c *snapshotCache) rebuildHeld() {
-	c.pods, c.held = make(map[types.NamespacedName]*corev1.Pod, c.snap.PodCount()), make(map[*corev1.Pod]struct{}, c.snap.PodCount())
-	for _, info := range c.snap.Nodes() {
-		for _, p := range info.Pods() {
-			c.pods[podKey(p)], c.held[p] = p, struct{}{}
-		}
-	}
-	c.heldStale = false
-}
-
+// apply makes the snapshot hold nodes and pods. Of two listed objects of
+// one name, the first is kept.
 func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 	if err := c.applyNodes(nodes); err != nil {
 		return err
 	}
-	// Most pods are held as they are: one pointer lookup each finds them.
+	if c.snap.PodCount() == 0 {
+		// A cold start: every pod is new.
+		return c.addPods(pods)
+	}
+	// Most pods are held as they are: one lookup each finds them.
 	var changed []*corev1.Pod
-	held, kept := len(c.held), 0
+	held, kept := c.snap.PodCount(), 0
 	for _, p := range pods {
-		if _, ok := c.held[p]; ok {
+		if q, ok := c.snap.Pod(p.Namespace, p.Name); ok && q == p {
 			kept++
 		} else {
 			changed = append(changed, p)
 		}
 	}
 	// A changed pod replaces the object of its name; other held pods that
-	// were not listed are gone, and only then is the whole list indexed.
+	// were not listed are gone.
 	replaced := 0
 	for _, p := range changed {
-		if old, ok := c.pods[podKey(p)]; ok {
-			if err := c.removePod(old); err != nil {
+		if _, ok := c.snap.Pod(p.Namespace, p.Name); ok {
+			if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
 				return err
 			}
 			replaced++
@@ -196,17 +183,16 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 			return err
 		}
 	}
-	// New pods go in in input order, so a node's pods tend to keep the
-	// order callers list them in. Of two objects of one name, one is kept.
-	for _, p := range changed {
-		k := podKey(p)
-		if _, ok := c.pods[k]; ok {
-			continue
-		}
-		if err := c.snap.AddPod(p); err != nil {
+	return c.addPods(changed)
+}
+
+// addPods adds the pods in input order, so a node's pods tend to keep the
+// order callers list them in, skipping those whose name the snapshot holds.
+func (c *snapshotCache) addPods(pods []*corev1.Pod) error {
+	for _, p := range pods {
+		if err := c.snap.AddPod(p); err != nil && !errors.Is(err, simulator.ErrPodExists) {
 			return err
 		}
-		c.pods[k], c.held[p] = p, struct{}{}
 	}
 	return nil
 }
@@ -221,12 +207,6 @@ func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 	for name, n := range c.nodes {
 		if wantNodes[name] == n {
 			continue
-		}
-		if info, ok := c.snap.NodeInfo(name); ok && !c.heldStale {
-			for _, p := range info.Pods() {
-				delete(c.held, p)
-				delete(c.pods, podKey(p))
-			}
 		}
 		if err := c.snap.RemoveNode(name); err != nil {
 			return err
@@ -251,28 +231,20 @@ func (c *snapshotCache) removeStalePods(pods []*corev1.Pod) error {
 	for _, p := range pods {
 		want[p] = struct{}{}
 	}
-	for p := range c.held {
-		if _, ok := want[p]; !ok {
-			if err := c.removePod(p); err != nil {
-				return err
+	var stale []*corev1.Pod
+	for _, info := range c.snap.Nodes() {
+		for _, p := range info.Pods() {
+			if _, ok := want[p]; !ok {
+				stale = append(stale, p)
 			}
 		}
 	}
-	return nil
-}
-
-// removePod removes a held pod from the snapshot.
-func (c *snapshotCache) removePod(p *corev1.Pod) error {
-	if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
-		return err
+	for _, p := range stale {
+		if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+			return err
+		}
 	}
-	delete(c.held, p)
-	delete(c.pods, podKey(p))
 	return nil
-}
-
-func podKey(p *corev1.Pod) types.NamespacedName {
-	return types.NamespacedName{Namespace: p.Namespace, Name: p.Name}
 }
 
 // objectCache tracks the namespaces, PersistentVolumes, claims, storage

@@ -127,6 +127,15 @@ func (s *Snapshot) NodeOf(namespace, name string) (string, bool) {
 	return e.node.node.Name, true
 }
 
+// Pod returns the pod object bound under namespace/name, if any.
+func (s *Snapshot) Pod(namespace, name string) (*corev1.Pod, bool) {
+	e, ok := s.lookupPod(types.NamespacedName{Namespace: namespace, Name: name})
+	if !ok {
+		return nil, false
+	}
+	return e.pod, true
+}
+
 // String summarises the snapshot for debugging.
 func (s *Snapshot) String() string {
 	return fmt.Sprintf("snapshot{nodes: %d, pods: %d, forks: %d}", len(s.nodes), s.podCount, len(s.forks))

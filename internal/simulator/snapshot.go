@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -10,6 +11,10 @@ import (
 
 	"github.com/kscale/kscale/internal/scheduling"
 )
+
+// ErrPodExists is the error, wrapped, of AddPod when the snapshot holds a
+// pod of that namespace and name.
+var ErrPodExists = errors.New("already in the snapshot")
 
 // Snapshot is an in-memory cluster: nodes, the pods bound to them,
 // namespaces, PersistentVolumes and PersistentVolumeClaims. It is not safe
@@ -169,7 +174,7 @@ func (s *Snapshot) AddPod(pod *corev1.Pod) error {
 	s.completeIndex()
 	old := s.podIndex[key]
 	if old != nil && old.bound {
-		return fmt.Errorf("adding pod %s/%s: already in the snapshot", pod.Namespace, pod.Name)
+		return fmt.Errorf("adding pod %s/%s: %w", pod.Namespace, pod.Name, ErrPodExists)
 	}
 	e := &podEntry{pod: pod, spec: n.boundSpec(pod)}
 	s.place(e, n)

@@ -86,13 +86,16 @@ func (r *removal) prepare(s *nodeState) (move, bool) {
 	all := info.Pods()
 	var moved []*corev1.Pod
 	if len(all) >= len(s.pods) && len(s.movable) == len(s.pods) {
-		// classifyNode found none of the node's own pods ignored: they all
-		// move, and only the pods earlier removals moved here are checked.
+		// classifyNode found none of the node's own pods ignored, and the
+		// pods earlier removals moved here follow them, none ignored either
+		// (only the pods a move takes are placed): they all move.
 		moved = make([]*corev1.Pod, 0, len(all))
 		for _, p := range s.pods {
 			moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
 		}
-		moved = r.appendMoved(moved, &m.need, all[len(s.pods):], zone)
+		for _, p := range all[len(s.pods):] {
+			moved = append(moved, pinToZone(p, r.cfg.SpreadLabel, zone))
+		}
 	} else {
 		pods := s.simulatedPods(info)
 		moved = r.appendMoved(make([]*corev1.Pod, 0, len(pods)), &m.need, pods, zone)
