@@ -60,6 +60,33 @@ func (s *Snapshot) rememberGroups(pods []*corev1.Pod, now time.Time, unbound boo
 	s.groups = &groupCache{pods: slices.Clone(pods), now: now, unbound: unbound, groups: groups}
 }
 
+// spreadTimeout returns the pod's SpreadTimeoutAnnotation for grouping. A
+// pod without a hard spread constraint counts as having none: the timeout
+// could drop nothing. Its parsed spec, when known and parsed, tells that
+// without reading the pod.
+func spreadTimeout(p *corev1.Pod, spec *podSpec) (string, bool) {
+	if spec != nil && spec.parseErr == nil {
+		if len(spec.spread) == 0 {
+			return "", false
+		}
+	} else if !hasHardSpread(p) {
+		return "", false
+	}
+	v, ok := p.Annotations[SpreadTimeoutAnnotation]
+	return v, ok
+}
+
+// hasHardSpread reports whether the pod has a DoNotSchedule topology spread
+// constraint.
+func hasHardSpread(p *corev1.Pod) bool {
+	for i := range p.Spec.TopologySpreadConstraints {
+		if p.Spec.TopologySpreadConstraints[i].WhenUnsatisfiable == corev1.DoNotSchedule {
+			return true
+		}
+	}
+	return false
+}
+
 // buildGroups groups pods; specs, when not nil, holds the parsed specs of
 // some of the pods (see removedSpecs).
 func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*corev1.Pod]*podSpec) []*group {
@@ -82,7 +109,7 @@ func buildGroups(pods []*corev1.Pod, now time.Time, unbound bool, specs map[*cor
 		var class *corev1.Pod
 		var sig podSig
 		spec := specs[p]
-		timeout, hasTimeout := p.Annotations[SpreadTimeoutAnnotation]
+		timeout, hasTimeout := spreadTimeout(p, spec)
 		// A pod equivalent to the last class's representative has its
 		// signature (equal containers), so the signature is computed
 		// only for pods that start or look up another class. A pod that
@@ -205,7 +232,8 @@ func controllerUID(p *corev1.Pod) types.UID {
 // equivalent reports whether two pods have equal scheduling-relevant
 // fields: labels, containers' requests and ports, init containers,
 // overhead, pod-level resources, node selection, tolerations, affinity,
-// spread constraints, volumes and priority.
+// spread constraints (and, with a hard one, the spread timeout), volumes
+// and priority.
 func equivalent(a, b *corev1.Pod, unbound bool) bool {
 	if a == b {
 		return true
@@ -216,7 +244,8 @@ func equivalent(a, b *corev1.Pod, unbound bool) bool {
 		!sameContainers(sa.InitContainers, sb.InitContainers) || !equalList(sa.Overhead, sb.Overhead) {
 		return false
 	}
-	if a.Annotations[SpreadTimeoutAnnotation] != b.Annotations[SpreadTimeoutAnnotation] {
+	// The spread constraints are compared below: b has a hard one if a has.
+	if hasHardSpread(a) && a.Annotations[SpreadTimeoutAnnotation] != b.Annotations[SpreadTimeoutAnnotation] {
 		return false
 	}
 	return equalPtrDeep(sa.Resources, sb.Resources) && equalPtrDeep(sa.Affinity, sb.Affinity) &&
