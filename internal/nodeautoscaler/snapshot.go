@@ -19,11 +19,16 @@ import (
 // object when it changes, so an equal pointer means an unchanged object.
 //
 // The snapshot holds only the pods the cache put there (the loop's
-// simulations fork it and revert), so its own index by name tells which
-// objects it holds; the cache keeps no second one.
+// simulations fork it and revert), so its own index by name finds the
+// object held under a listed pod's name.
 type snapshotCache struct {
 	snap  *simulator.Snapshot
 	nodes map[string]*corev1.Node
+	// held is the set of pod objects the snapshot holds, which finds an
+	// unchanged pod by one pointer lookup. Only a sync from lists that
+	// follows another needs it: a cold start leaves it nil, as does a sync
+	// from an index, and the next sync from lists builds it.
+	held map[*corev1.Pod]struct{}
 	// lastNodes and lastPods are the inputs of the last sync: scale-up and
 	// scale-down of one loop sync the same objects, which needs no work.
 	lastNodes []*corev1.Node
@@ -75,7 +80,7 @@ func (c *snapshotCache) syncIndexed(nodes []*corev1.Node, index *PodIndex) (*sim
 	if c.index != index {
 		c.versions = map[string]uint64{}
 	}
-	c.lastPods, c.index = nil, nil
+	c.lastPods, c.index, c.held = nil, nil, nil
 	if err := c.applyIndexed(nodes, index, sameNodes); err != nil {
 		c.snap, c.lastNodes, c.versions = nil, nil, nil
 		return nil, fmt.Errorf("updating snapshot: %w", err)
@@ -138,7 +143,7 @@ func (c *snapshotCache) prepare(nodes, pods int) {
 		c.snap = nil
 	}
 	if c.snap == nil {
-		c.snap, c.nodes = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes)
+		c.snap, c.nodes, c.held = simulator.NewSnapshot(), make(map[string]*corev1.Node, nodes), nil
 		c.snap.Reserve(nodes, pods)
 		c.versions, c.index = nil, nil
 		c.objects.reset()
@@ -155,13 +160,17 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 	}
 	if c.snap.PodCount() == 0 {
 		// A cold start: every pod is new.
+		c.held = nil
 		return c.addPods(pods)
 	}
-	// Most pods are held as they are: one lookup each finds them.
+	if c.held == nil {
+		c.buildHeld()
+	}
+	// Most pods are held as they are: one pointer lookup each finds them.
 	var changed []*corev1.Pod
-	held, kept := c.snap.PodCount(), 0
+	held, kept := len(c.held), 0
 	for _, p := range pods {
-		if q, ok := c.snap.Pod(p.Namespace, p.Name); ok && q == p {
+		if _, ok := c.held[p]; ok {
 			kept++
 		} else {
 			changed = append(changed, p)
@@ -171,8 +180,8 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 	// were not listed are gone.
 	replaced := 0
 	for _, p := range changed {
-		if _, ok := c.snap.Pod(p.Namespace, p.Name); ok {
-			if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+		if old, ok := c.snap.Pod(p.Namespace, p.Name); ok {
+			if err := c.removePod(old); err != nil {
 				return err
 			}
 			replaced++
@@ -190,10 +199,35 @@ func (c *snapshotCache) apply(nodes []*corev1.Node, pods []*corev1.Pod) error {
 // order callers list them in, skipping those whose name the snapshot holds.
 func (c *snapshotCache) addPods(pods []*corev1.Pod) error {
 	for _, p := range pods {
-		if err := c.snap.AddPod(p); err != nil && !errors.Is(err, simulator.ErrPodExists) {
+		err := c.snap.AddPod(p)
+		switch {
+		case err == nil:
+			if c.held != nil {
+				c.held[p] = struct{}{}
+			}
+		case !errors.Is(err, simulator.ErrPodExists):
 			return err
 		}
 	}
+	return nil
+}
+
+// buildHeld fills held from the snapshot.
+func (c *snapshotCache) buildHeld() {
+	c.held = make(map[*corev1.Pod]struct{}, c.snap.PodCount())
+	for _, info := range c.snap.Nodes() {
+		for _, p := range info.Pods() {
+			c.held[p] = struct{}{}
+		}
+	}
+}
+
+// removePod removes a held pod from the snapshot.
+func (c *snapshotCache) removePod(p *corev1.Pod) error {
+	if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
+		return err
+	}
+	delete(c.held, p)
 	return nil
 }
 
@@ -207,6 +241,11 @@ func (c *snapshotCache) applyNodes(nodes []*corev1.Node) error {
 	for name, n := range c.nodes {
 		if wantNodes[name] == n {
 			continue
+		}
+		if info, ok := c.snap.NodeInfo(name); ok && c.held != nil {
+			for _, p := range info.Pods() {
+				delete(c.held, p)
+			}
 		}
 		if err := c.snap.RemoveNode(name); err != nil {
 			return err
@@ -231,17 +270,11 @@ func (c *snapshotCache) removeStalePods(pods []*corev1.Pod) error {
 	for _, p := range pods {
 		want[p] = struct{}{}
 	}
-	var stale []*corev1.Pod
-	for _, info := range c.snap.Nodes() {
-		for _, p := range info.Pods() {
-			if _, ok := want[p]; !ok {
-				stale = append(stale, p)
+	for p := range c.held {
+		if _, ok := want[p]; !ok {
+			if err := c.removePod(p); err != nil {
+				return err
 			}
-		}
-	}
-	for _, p := range stale {
-		if err := c.snap.RemovePod(p.Namespace, p.Name); err != nil {
-			return err
 		}
 	}
 	return nil
