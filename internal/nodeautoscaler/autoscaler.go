@@ -151,6 +151,15 @@ func (a *Autoscaler) State() []clusterstate.GroupState {
 	return groups
 }
 
+// PendingCounts counts pending pods as upstream's
+// unschedulable_pods_count does: among the pods of the allowed schedulers
+// (--allowed-scheduler-names, all when unset), those kube-scheduler marked
+// unschedulable, and those of the schedulers of --bypassed-scheduler-names
+// that no scheduler has processed yet (zero without that flag).
+func (a *Autoscaler) PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int) {
+	return a.pending.count(pods)
+}
+
 // BackoffState returns the node groups' backoff state, which a live
 // autoscaler persists so that a restart or a new leader keeps it.
 func (a *Autoscaler) BackoffState() backoff.State { return a.state.BackoffState() }

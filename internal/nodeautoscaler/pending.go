@@ -35,6 +35,25 @@ func (f pendingPods) is(p *corev1.Pod) bool {
 	return IsUnschedulable(p) || (f.bypassed[schedulerName(p)] && IsSchedulerUnprocessed(p))
 }
 
+// count counts, among the pods of the allowed schedulers, those
+// kube-scheduler marked unschedulable and those of the bypassed schedulers
+// no scheduler has processed yet (none without bypassed schedulers).
+func (f pendingPods) count(pods []*corev1.Pod) (unschedulable, unprocessed int) {
+	for _, p := range pods {
+		name := schedulerName(p)
+		if f.allowed != nil && !f.allowed[name] {
+			continue
+		}
+		switch {
+		case IsUnschedulable(p):
+			unschedulable++
+		case f.bypassed[name] && IsSchedulerUnprocessed(p):
+			unprocessed++
+		}
+	}
+	return unschedulable, unprocessed
+}
+
 func schedulerName(p *corev1.Pod) string {
 	if p.Spec.SchedulerName == "" {
 		return corev1.DefaultSchedulerName

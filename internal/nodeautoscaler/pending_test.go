@@ -50,6 +50,41 @@ func TestPendingPods(t *testing.T) {
 	}
 }
 
+// TestPendingCounts checks upstream's unschedulable_pods_count split:
+// scheduler_unprocessed counts only the pods of bypassed schedulers, and
+// both counts only the pods of allowed schedulers.
+func TestPendingCounts(t *testing.T) {
+	sched := func(name string) fixture.PodOption { return func(p *corev1.Pod) { p.Spec.SchedulerName = name } }
+	unprocessed := func(p *corev1.Pod) { p.Status.Phase = corev1.PodPending }
+	pods := []*corev1.Pod{
+		fixture.Pod("a", fixture.UnschedulablePod()),
+		fixture.Pod("b", fixture.UnschedulablePod(), sched("custom")),
+		fixture.Pod("c", unprocessed),
+		fixture.Pod("d", unprocessed, sched("custom")),
+		fixture.Pod("e", unprocessed, sched("custom")),
+		fixture.Pod("f", sched("custom"), fixture.OnNode("n"), fixture.Running()),
+	}
+	tests := []struct {
+		name                             string
+		allowed, bypassed                []string
+		wantUnschedulable, wantUnprocess int
+	}{
+		{"no scheduler flags: nothing counts as unprocessed", nil, nil, 2, 0},
+		{"custom bypassed", nil, []string{"custom"}, 2, 2},
+		{"default bypassed", nil, []string{"default-scheduler"}, 2, 1},
+		{"only custom allowed", []string{"custom"}, []string{"custom", "default-scheduler"}, 1, 2},
+		{"only default allowed", []string{"default-scheduler"}, []string{"custom"}, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			u, n := newPendingPods(tt.allowed, tt.bypassed).count(pods)
+			if u != tt.wantUnschedulable || n != tt.wantUnprocess {
+				t.Fatalf("counts = (%d, %d), want (%d, %d)", u, n, tt.wantUnschedulable, tt.wantUnprocess)
+			}
+		})
+	}
+}
+
 // TestSchedulerNamesDecideScaleUp runs the loop: a pod its scheduler has
 // not processed triggers a scale-up only when that scheduler is bypassed,
 // and an unschedulable pod of a scheduler outside the allowed list never.

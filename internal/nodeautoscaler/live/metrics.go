@@ -3,8 +3,6 @@ package live
 import (
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
@@ -137,16 +135,9 @@ func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err err
 }
 
 // observeState records the view and the groups after a loop.
-func (m *runnerMetrics) observeState(v *View, groups []clusterstate.GroupState) {
-	unschedulable, unprocessed := 0, 0
-	for _, p := range v.Pods {
-		switch {
-		case nodeautoscaler.IsUnschedulable(p):
-			unschedulable++
-		case p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodPending:
-			unprocessed++
-		}
-	}
+func (m *runnerMetrics) observeState(v *View, loop Loop) {
+	groups := loop.State()
+	unschedulable, unprocessed := loop.PendingCounts(v.Pods)
 	m.unschedulable.WithLabelValues("unschedulable").Set(float64(unschedulable))
 	m.unschedulable.WithLabelValues("scheduler_unprocessed").Set(float64(unprocessed))
 	m.cluster.observe(v.Nodes)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
@@ -20,6 +21,9 @@ type Loop interface {
 	RunOnce(ctx context.Context, now time.Time) error
 	// State returns the per-group state of the last loop.
 	State() []clusterstate.GroupState
+	// PendingCounts counts the unschedulable pods and the pods of bypassed
+	// schedulers not processed yet, as the loop selects them.
+	PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int)
 }
 
 // ScaleDownSource reports scale-down's candidates for the status
@@ -187,7 +191,7 @@ func (r *Runner) Once(ctx context.Context) time.Time {
 		r.running = true
 	}
 	if view != nil {
-		r.metrics.observeState(view, r.cfg.Loop.State())
+		r.metrics.observeState(view, r.cfg.Loop)
 	}
 	r.writeStatus(ctx, start, msg)
 	return start

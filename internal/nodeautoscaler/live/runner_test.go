@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -52,6 +53,17 @@ func (l *scriptedLoop) State() []clusterstate.GroupState {
 	return []clusterstate.GroupState{{Group: cloudprovider.NodeGroup{ID: "g", MinSize: 1, MaxSize: 4, TargetSize: 2},
 		Readiness: clusterstate.Readiness{Ready: 2},
 		Backoff:   backoff.Status{BackedOff: true, Reason: backoff.Reason{Code: "OutOfCapacity"}}}}
+}
+
+// PendingCounts counts the unschedulable pods; the scripted loop bypasses
+// no scheduler.
+func (l *scriptedLoop) PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int) {
+	for _, p := range pods {
+		if nodeautoscaler.IsUnschedulable(p) {
+			unschedulable++
+		}
+	}
+	return unschedulable, 0
 }
 
 // activityStart is when the scripted loop's scale-up began.
