@@ -65,10 +65,7 @@ func (a *Autoscaler) scaleUpToMinSize(ctx context.Context, obs *observation, now
 			continue
 		}
 		a.state.RegisterScaleUp(g.ID, delta, now)
-		a.lastScaleUp = now
-		if a.scaleDowner != nil {
-			a.scaleDowner.lastScaleUp = now
-		}
+		a.scaledUp(g.ID, now)
 		limits.Add(delta, tmpl.Node)
 		info := ScaleUpInfo{Group: g.ID, From: g.TargetSize, To: g.TargetSize + delta, Max: g.MaxSize}
 		a.record(ctx, Event{Type: EventScaleUp, Group: g.ID, Delta: delta, Message: "to the node group's minimum size (--enforce-node-group-min-size)",

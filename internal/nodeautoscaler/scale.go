@@ -165,11 +165,8 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 			continue
 		}
 		a.state.RegisterScaleUp(inc.Group, inc.Delta, now)
-		a.lastScaleUp = now
+		a.scaledUp(inc.Group, now)
 		a.guard.ScaledUp(inc.Group, plan.Triggered, now)
-		if a.scaleDowner != nil {
-			a.scaleDowner.lastScaleUp = now
-		}
 		done = append(done, inc)
 		infos = append(infos, scaleUpInfo(groups, inc))
 	}

@@ -37,7 +37,9 @@ type scaleDownState struct {
 	ctrl        *actuation.Controller
 	cluster     ScaleDownCluster
 	lastScaleUp time.Time
-	blocked     map[string]scaledown.Reason
+	// groupScaleUp is lastScaleUp per node group.
+	groupScaleUp map[string]time.Time
+	blocked      map[string]scaledown.Reason
 	// latency is nil without --node-removal-latency-tracking-enabled.
 	latency *removalLatencyTracker
 }
@@ -53,11 +55,20 @@ func newScaleDown(cfg Config) (*scaleDownState, error) {
 	if err != nil {
 		return nil, err
 	}
-	sd := &scaleDownState{ctrl: ctrl, cluster: cfg.ScaleDown, blocked: map[string]scaledown.Reason{}}
+	sd := &scaleDownState{ctrl: ctrl, cluster: cfg.ScaleDown, blocked: map[string]scaledown.Reason{}, groupScaleUp: map[string]time.Time{}}
 	if cfg.Options.NodeRemovalLatencyTrackingEnabled {
 		sd.latency = newRemovalLatencyTracker()
 	}
 	return sd, nil
+}
+
+// scaledUp notes a successful scale-up of the group at now.
+func (a *Autoscaler) scaledUp(group string, now time.Time) {
+	a.lastScaleUp = now
+	if a.scaleDowner != nil {
+		a.scaleDowner.lastScaleUp = now
+		a.scaleDowner.groupScaleUp[group] = now
+	}
 }
 
 // scaleDown runs one scale-down round on what this loop observed.
@@ -77,7 +88,7 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 		StorageClasses: obs.objects.classes, CSINodes: obs.objects.csiNodes,
 		Controllers: obs.objects.controllers,
 		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
-	in.LastScaleUp = sd.lastScaleUp
+	in.LastScaleUp, in.GroupLastScaleUp = sd.lastScaleUp, sd.groupScaleUp
 	if in.Snapshot, err = a.readySnapshot(obs, obs.bound, now); err != nil {
 		return err
 	}

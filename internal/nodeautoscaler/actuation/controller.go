@@ -42,7 +42,11 @@ type Controller struct {
 	cleaned      bool
 	lastDeletion time.Time
 	lastFailure  time.Time
-	candidates   map[string]int
+	// groupDeletion and groupFailure are lastDeletion and lastFailure per
+	// node group (for --scale-down-delay-type-local).
+	groupDeletion map[string]time.Time
+	groupFailure  map[string]time.Time
+	candidates    map[string]int
 }
 
 // Status is what one RunOnce decided and what ended.
@@ -80,7 +84,8 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 		clk = clock.RealClock{}
 	}
 	soft := &softTainter{count: cfg.Actuation.SoftTaintCount, budget: cfg.Actuation.SoftTaintTime, cluster: cfg.Cluster, clock: clk}
-	return &Controller{planner: planner, act: act, soft: soft, metrics: m}, nil
+	return &Controller{planner: planner, act: act, soft: soft, metrics: m,
+		groupDeletion: map[string]time.Time{}, groupFailure: map[string]time.Time{}}, nil
 }
 
 // RunOnce runs scale-down at in.Now. The loop fills in nodes, pods, PDBs,
@@ -147,6 +152,7 @@ func (c *Controller) fillInFlight(in *scaledown.Input) {
 		in.Groups[i].Deleting = deleting[in.Groups[i].ID]
 	}
 	in.LastDeletion, in.LastFailure = c.lastDeletion, c.lastFailure
+	in.GroupLastDeletion, in.GroupLastFailure = c.groupDeletion, c.groupFailure
 	// A node being deleted is blocked even when the caller's view does not
 	// show its taint yet (a lagging cache).
 	draining := c.act.inFlightNodes()
@@ -165,8 +171,10 @@ func (c *Controller) note(outs []Outcome) []Outcome {
 	for _, o := range outs {
 		if o.Failed() {
 			c.lastFailure = o.Ended
+			c.groupFailure[o.Group] = o.Ended
 		} else {
 			c.lastDeletion = o.Ended
+			c.groupDeletion[o.Group] = o.Ended
 		}
 	}
 	return outs

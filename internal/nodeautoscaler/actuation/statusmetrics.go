@@ -62,6 +62,9 @@ func newStatusMetrics(reg prometheus.Registerer) (*statusMetrics, error) {
 func (m *statusMetrics) observe(plan scaledown.Plan, inFlight scaledown.InFlight) {
 	counts := map[string]int{}
 	for _, b := range plan.Blocked {
+		if b.Reason == scaledown.ReasonGroupCooldown {
+			continue // upstream filters these nodes out of the candidates
+		}
 		counts[upstreamReason(b.Reason)]++
 	}
 	for _, r := range upstreamUnremovableReasons {

@@ -20,6 +20,8 @@ func TestStatusMetrics(t *testing.T) {
 		{Node: "a", Reason: scaledown.ReasonHighUtilization}, {Node: "b", Reason: scaledown.ReasonPDB},
 		{Node: "c", Reason: scaledown.ReasonBarePod}, {Node: "d", Reason: scaledown.ReasonOnCompletionPod},
 		{Node: "e", Reason: scaledown.ReasonBeingDeleted}, {Node: "f", Reason: scaledown.ReasonMinSize},
+		// Not counted: upstream drops these nodes from the candidates.
+		{Node: "g", Reason: scaledown.ReasonGroupCooldown},
 	}}
 	m.observe(plan, scaledown.InFlight{Empty: 2, NonEmpty: 1})
 	for reason, want := range map[string]float64{"NotUnderutilized": 1, "BlockedByPod": 2, "BlockedByOnCompletionPod": 1,

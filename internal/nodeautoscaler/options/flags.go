@@ -65,6 +65,7 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&s.DelayAfterAdd, "scale-down-delay-after-add", s.DelayAfterAdd, "Scale-down pause after a scale-up (Gardener scaleDownDelayAfterAdd); negative disables it")
 	fs.DurationVar(&s.DelayAfterDelete, "scale-down-delay-after-delete", s.DelayAfterDelete, "Scale-down pause after a node deletion (Gardener scaleDownDelayAfterDelete); 0 means the scan interval")
 	fs.DurationVar(&s.DelayAfterFailure, "scale-down-delay-after-failure", s.DelayAfterFailure, "Scale-down pause after a failed scale-down (Gardener scaleDownDelayAfterFailure)")
+	fs.BoolVar(&s.DelayTypeLocal, "scale-down-delay-type-local", s.DelayTypeLocal, "Apply the --scale-down-delay-after-* pauses to the node group that scaled up, deleted a node or failed to, not to the whole cluster")
 	fs.DurationVar(&s.UnneededTime, "scale-down-unneeded-time", s.UnneededTime, "How long a node must be unneeded before removal (Gardener scaleDownUnneededTime)")
 	fs.DurationVar(&s.UnreadyTime, "scale-down-unready-time", s.UnreadyTime, "How long an unready node must be unneeded before removal")
 	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")

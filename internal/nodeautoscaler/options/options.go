@@ -145,6 +145,10 @@ type ScaleDownOptions struct {
 	// DelayAfterFailure is --scale-down-delay-after-failure (Gardener
 	// scaleDownDelayAfterFailure).
 	DelayAfterFailure time.Duration
+	// DelayTypeLocal is --scale-down-delay-type-local: the three delays
+	// keep only the node groups that scaled up, deleted a node or failed
+	// to from scale-down, instead of all of it.
+	DelayTypeLocal bool
 	// UnneededTime is --scale-down-unneeded-time (Gardener scaleDownUnneededTime).
 	UnneededTime time.Duration
 	// UnreadyTime is --scale-down-unready-time.

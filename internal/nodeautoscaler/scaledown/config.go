@@ -28,6 +28,9 @@ type Config struct {
 	DelayAfterDelete time.Duration
 	// DelayAfterFailure is --scale-down-delay-after-failure.
 	DelayAfterFailure time.Duration
+	// DelayTypeLocal is --scale-down-delay-type-local: the three delays
+	// apply per node group (see Input.GroupLastScaleUp).
+	DelayTypeLocal bool
 	// ScanInterval is --scan-interval.
 	ScanInterval time.Duration
 	// IgnoreSchedulablePods is --scale-down-ignore-schedulable-pods.
@@ -95,6 +98,7 @@ func FromOptions(o options.Options) Config {
 		DelayAfterAdd:                     sd.DelayAfterAdd,
 		DelayAfterDelete:                  sd.DelayAfterDelete,
 		DelayAfterFailure:                 sd.DelayAfterFailure,
+		DelayTypeLocal:                    sd.DelayTypeLocal,
 		ScanInterval:                      o.ScanInterval,
 		IgnoreSchedulablePods:             sd.IgnoreSchedulablePods,
 		SkipNodesWithSystemPods:           sd.SkipNodesWithSystemPods,

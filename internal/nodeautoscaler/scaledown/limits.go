@@ -68,7 +68,7 @@ func nonEmpty(states []*nodeState) int {
 func (r Reason) rechecked() bool {
 	switch r {
 	case ReasonNotAutoscaled, ReasonNodeGroupBlocked, ReasonScaleDownDisabled, ReasonBeingDeleted,
-		ReasonHighUtilization, ReasonMinSize, ReasonRecentlyUnremovable, ReasonNotExamined:
+		ReasonHighUtilization, ReasonMinSize, ReasonRecentlyUnremovable, ReasonNotExamined, ReasonGroupCooldown:
 		return false
 	}
 	return true

@@ -52,6 +52,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	order := p.byName.of(in.Nodes)
 	rankNames(states, order)
 	p.skipRecent(states, groups, in.Now)
+	p.skipCooling(states, &in)
 	p.cfg.classifyNodes(states, groups, newPDBIndex(in.PDBs), in.Controllers, in.Now, p.details)
 	removed, err := simulateRemoval(&p.cfg, &in, states, p.since)
 	if err != nil {
@@ -131,23 +132,58 @@ func (p *Planner) forget(unneeded []Candidate, now time.Time) {
 // skipReason says why no node is removed this round, or "".
 func (p *Planner) skipReason(in *Input) string {
 	c := &p.cfg
-	afterDelete := c.DelayAfterDelete
-	if afterDelete == 0 {
-		afterDelete = c.ScanInterval
-	}
 	switch {
 	case !c.Enabled:
 		return "scale-down is disabled"
 	case in.SchedulablePending && !c.IgnoreSchedulablePods:
 		return "pending pods fit on existing nodes"
-	case c.DelayAfterAdd >= 0 && !in.LastScaleUp.IsZero() && in.Now.Before(in.LastScaleUp.Add(c.DelayAfterAdd)):
+	case c.DelayTypeLocal:
+		return "" // skipCooling applies the delays per group
+	}
+	return c.cooldown(in.LastScaleUp, in.LastDeletion, in.LastFailure, in.Now)
+}
+
+// cooldown says which --scale-down-delay-after-* delay since the given
+// last scale-up, deletion and failure (zero: never) still runs at now, or
+// "".
+func (c *Config) cooldown(scaleUp, deletion, failure, now time.Time) string {
+	afterDelete := c.DelayAfterDelete
+	if afterDelete == 0 {
+		afterDelete = c.ScanInterval
+	}
+	switch {
+	case c.DelayAfterAdd >= 0 && !scaleUp.IsZero() && now.Before(scaleUp.Add(c.DelayAfterAdd)):
 		return "in cooldown after a scale-up (--scale-down-delay-after-add)"
-	case !in.LastDeletion.IsZero() && in.Now.Before(in.LastDeletion.Add(afterDelete)):
+	case !deletion.IsZero() && now.Before(deletion.Add(afterDelete)):
 		return "in cooldown after a node deletion (--scale-down-delay-after-delete)"
-	case !in.LastFailure.IsZero() && in.Now.Before(in.LastFailure.Add(c.DelayAfterFailure)):
+	case !failure.IsZero() && now.Before(failure.Add(c.DelayAfterFailure)):
 		return "in cooldown after a failed scale-down (--scale-down-delay-after-failure)"
 	}
 	return ""
+}
+
+// skipCooling, with --scale-down-delay-type-local, keeps the nodes of the
+// groups in a delay from being candidates (upstream's
+// ScaleDownCandidatesDelayProcessor); pods of other removed nodes can still
+// move onto them.
+func (p *Planner) skipCooling(states []*nodeState, in *Input) {
+	if !p.cfg.DelayTypeLocal {
+		return
+	}
+	why := map[string]string{}
+	for _, s := range states {
+		if s.Group == "" {
+			continue
+		}
+		w, ok := why[s.Group]
+		if !ok {
+			w = p.cfg.cooldown(in.GroupLastScaleUp[s.Group], in.GroupLastDeletion[s.Group], in.GroupLastFailure[s.Group], in.Now)
+			why[s.Group] = w
+		}
+		if w != "" {
+			s.block(ReasonGroupCooldown, nil, "node group "+w)
+		}
+	}
 }
 
 // choose picks the nodes unneeded long enough, within the parallelism limits:

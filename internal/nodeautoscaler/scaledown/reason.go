@@ -57,6 +57,12 @@ const (
 	// --scale-down-non-empty-candidates-count and the candidates pool
 	// limits; upstream's NotUnneededOtherReason.
 	ReasonNotExamined Reason = "NotUnneededOtherReason"
+	// ReasonGroupCooldown: with --scale-down-delay-type-local, the node's
+	// group scaled up, deleted a node or failed to within the matching
+	// --scale-down-delay-after-* delay. Upstream drops such nodes from the
+	// candidates without a reason, so its unremovable-nodes metric does not
+	// count them; neither does ours.
+	ReasonGroupCooldown Reason = "NodeGroupInCooldown"
 )
 
 // Blocked is a node that is not removed, and why.

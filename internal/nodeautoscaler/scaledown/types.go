@@ -97,6 +97,10 @@ type Input struct {
 	// LastScaleUp, LastDeletion and LastFailure are when the last scale-up,
 	// node deletion and failed scale-down happened (zero: never).
 	LastScaleUp, LastDeletion, LastFailure time.Time
+	// GroupLastScaleUp, GroupLastDeletion and GroupLastFailure are the
+	// same times per node group id, which --scale-down-delay-type-local
+	// reads instead. The planner does not modify them.
+	GroupLastScaleUp, GroupLastDeletion, GroupLastFailure map[string]time.Time
 	// Now is the loop time.
 	Now time.Time
 	// groupCfg are the round's settings of groups with own options (Plan
