@@ -33,8 +33,8 @@ type Config struct {
 	Cluster Cluster
 	// Recorder receives events; nil discards them.
 	Recorder Recorder
-	// Clock measures the estimation time budget only; decisions use the
-	// now passed to RunOnce.
+	// Clock measures the time budgets only (estimation, the removal
+	// simulation, soft taints); decisions use the now passed to RunOnce.
 	Clock clock.PassiveClock
 	// Rand breaks expander ties.
 	Rand *rand.Rand

@@ -50,7 +50,7 @@ func newScaleDown(cfg Config) (*scaleDownState, error) {
 	}
 	ctrl, err := actuation.NewController(actuation.ControllerConfig{
 		ScaleDown: scaledown.FromOptions(cfg.Options), Actuation: actuation.ConfigFromOptions(cfg.Options),
-		Cluster: cfg.ScaleDown, Deleter: cfg.Provider, Registerer: cfg.Registerer,
+		Cluster: cfg.ScaleDown, Deleter: cfg.Provider, Registerer: cfg.Registerer, Clock: cfg.Clock,
 	})
 	if err != nil {
 		return nil, err

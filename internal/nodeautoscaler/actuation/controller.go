@@ -28,7 +28,9 @@ type ControllerConfig struct {
 	// Registerer receives the metrics; nil registers nothing.
 	Registerer prometheus.Registerer
 	// Clock measures the soft taint time budget
-	// (--max-bulk-soft-taint-time); nil is the wall clock.
+	// (--max-bulk-soft-taint-time) and, unless ScaleDown has its own, the
+	// removal simulation's (--scale-down-simulation-timeout); nil is the
+	// wall clock.
 	Clock clock.PassiveClock
 }
 
@@ -67,7 +69,15 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 	if cfg.Cluster == nil || cfg.Deleter == nil {
 		return nil, errors.New("configuring scale-down: cluster and deleter are required")
 	}
-	planner, err := scaledown.NewPlanner(cfg.ScaleDown)
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	sd := cfg.ScaleDown
+	if sd.Clock == nil {
+		sd.Clock = clk
+	}
+	planner, err := scaledown.NewPlanner(sd)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +88,6 @@ func NewController(cfg ControllerConfig) (*Controller, error) {
 	act, err := New(cfg.Actuation, cfg.Cluster, cfg.Deleter, m)
 	if err != nil {
 		return nil, err
-	}
-	clk := cfg.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
 	}
 	soft := &softTainter{count: cfg.Actuation.SoftTaintCount, budget: cfg.Actuation.SoftTaintTime, cluster: cfg.Cluster, clock: clk}
 	return &Controller{planner: planner, act: act, soft: soft, metrics: m,

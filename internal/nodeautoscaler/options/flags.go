@@ -89,6 +89,8 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 		"Smallest number of nodes simulated to find those additional non-empty nodes")
 	fs.DurationVar(&s.UnremovableRecheckTimeout, "unremovable-node-recheck-timeout", s.UnremovableRecheckTimeout,
 		"How long a node the simulation found unremovable is not simulated again")
+	fs.DurationVar(&s.SimulationTimeout, "scale-down-simulation-timeout", s.SimulationTimeout,
+		"Time budget of one round's removal simulation; candidates left when it runs out wait for the next round")
 	s.addDrainFlags(fs)
 }
 

@@ -236,6 +236,9 @@ type ScaleDownOptions struct {
 	CandidatesPoolMinCount int
 	// UnremovableRecheckTimeout is --unremovable-node-recheck-timeout.
 	UnremovableRecheckTimeout time.Duration
+	// SimulationTimeout is --scale-down-simulation-timeout: the time
+	// budget of one round's removal simulation.
+	SimulationTimeout time.Duration
 }
 
 // defaultMaxGracefulTerminationSec is --max-graceful-termination-sec's
@@ -297,6 +300,7 @@ func Default() Options {
 			CandidatesPoolRatio:                0.1,
 			CandidatesPoolMinCount:             50,
 			UnremovableRecheckTimeout:          5 * time.Minute,
+			SimulationTimeout:                  30 * time.Second,
 		},
 	}
 }

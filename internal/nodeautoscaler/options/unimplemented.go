@@ -47,7 +47,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"scaleup-simulation-for-skipped-node-groups-enabled", false, "Also simulate node groups skipped for other reasons"},
 	{"scheduler-verbosity", 0, "Verbosity offset of scheduler-framework logs"},
 	{"node-deletion-batcher-interval", time.Duration(0), "Collect deletions per node group for this long"},
-	{"scale-down-simulation-timeout", 30 * time.Second, "Time budget of the removal simulation"},
 	{"dynamic-node-delete-delay-after-taint-enabled", false, "Adapt the wait after tainting to API latency"},
 	{"max-node-skip-eval-time-tracker-enabled", false, "Export the longest skipped-evaluation time"},
 	{"node-deletion-candidate-ttl", time.Duration(0), "How long soft-taint candidate marks stay valid"},

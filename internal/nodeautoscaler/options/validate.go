@@ -96,5 +96,6 @@ func (s *ScaleDownOptions) validate() []error {
 	bad(!(s.CandidatesPoolRatio >= 0 && s.CandidatesPoolRatio <= 1), "scale-down-candidates-pool-ratio", "must be within [0, 1], got %v", s.CandidatesPoolRatio)
 	bad(s.CandidatesPoolMinCount < 0, "scale-down-candidates-pool-min-count", "must not be negative, got %d", s.CandidatesPoolMinCount)
 	bad(s.UnremovableRecheckTimeout < 0, "unremovable-node-recheck-timeout", "must not be negative, got %v", s.UnremovableRecheckTimeout)
+	bad(s.SimulationTimeout <= 0, "scale-down-simulation-timeout", "must be positive, got %v", s.SimulationTimeout)
 	return errs
 }

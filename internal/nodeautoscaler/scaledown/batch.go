@@ -17,6 +17,9 @@ func (r *removal) removeCandidates(cands []*nodeState, limit int) ([]*nodeState,
 	size := 1
 	i := 0
 	for i < len(cands) {
+		if r.expired() {
+			break
+		}
 		if limit >= 0 {
 			if len(removed) >= limit {
 				break

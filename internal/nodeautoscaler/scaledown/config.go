@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/utils/clock"
+
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
@@ -79,6 +81,13 @@ type Config struct {
 	// UnremovableRecheckTimeout is --unremovable-node-recheck-timeout: how
 	// long a node a simulation found unremovable is not simulated again.
 	UnremovableRecheckTimeout time.Duration
+	// SimulationTimeout is --scale-down-simulation-timeout: the candidates
+	// not simulated when a round's removal simulation has run this long
+	// are left for the next round.
+	SimulationTimeout time.Duration
+	// Clock measures SimulationTimeout; nil is the wall clock. A clock
+	// that stands still during a round (the simulator's) never runs out.
+	Clock clock.PassiveClock
 }
 
 // Default returns the defaults of every flag.
@@ -117,6 +126,7 @@ func FromOptions(o options.Options) Config {
 		CandidatesPoolRatio:               sd.CandidatesPoolRatio,
 		CandidatesPoolMinCount:            sd.CandidatesPoolMinCount,
 		UnremovableRecheckTimeout:         sd.UnremovableRecheckTimeout,
+		SimulationTimeout:                 sd.SimulationTimeout,
 	}
 }
 
@@ -151,6 +161,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("--scale-down-candidates-pool-min-count: %d is negative", c.CandidatesPoolMinCount)
 	case c.UnremovableRecheckTimeout < 0:
 		return fmt.Errorf("--unremovable-node-recheck-timeout: %v is negative", c.UnremovableRecheckTimeout)
+	case c.SimulationTimeout <= 0:
+		return fmt.Errorf("--scale-down-simulation-timeout: %v is not positive", c.SimulationTimeout)
 	}
 	return nil
 }

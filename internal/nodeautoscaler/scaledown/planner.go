@@ -86,20 +86,38 @@ func simulateRemoval(cfg *Config, in *Input, states []*nodeState, previous map[s
 	}
 	defer r.close()
 	always, rest := cfg.splitByLimits(cands, previous)
-	removed, _ := r.removeCandidates(always, -1)
+	removed, examined := r.removeCandidates(always, -1)
+	if r.timedOut {
+		notExamined(always[examined:], timeoutDetail)
+		notExamined(rest, timeoutDetail)
+		return removed, nil
+	}
 	if len(rest) == 0 {
 		return removed, nil
 	}
-	examined := 0
+	examined = 0
 	if count, pool := cfg.additional(nonEmpty(removed), len(rest), len(in.Nodes)); count > 0 {
 		var more []*nodeState
 		more, examined = r.removeCandidates(rest[:pool], count)
 		removed = append(removed, more...)
 	}
-	for _, s := range rest[examined:] {
-		s.block(ReasonNotExamined, nil, "not simulated this round (--scale-down-non-empty-candidates-count, --scale-down-candidates-pool-ratio, --scale-down-candidates-pool-min-count)")
+	detail := "not simulated this round (--scale-down-non-empty-candidates-count, --scale-down-candidates-pool-ratio, --scale-down-candidates-pool-min-count)"
+	if r.timedOut {
+		detail = timeoutDetail
 	}
+	notExamined(rest[examined:], detail)
 	return removed, nil
+}
+
+// timeoutDetail explains candidates left out when the simulation's time
+// budget ran out.
+const timeoutDetail = "not simulated this round: the removal simulation ran out of time (--scale-down-simulation-timeout)"
+
+// notExamined blocks the candidates a round did not simulate.
+func notExamined(states []*nodeState, detail string) {
+	for _, s := range states {
+		s.block(ReasonNotExamined, nil, detail)
+	}
 }
 
 // candidate records the node as unneeded (keeping an earlier start).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/scheduling"
 	"github.com/kscale/kscale/internal/simulator"
@@ -18,6 +19,11 @@ type removal struct {
 	now      time.Time
 	free     scheduling.Resources // summed free resources of the nodes left
 	allow    map[string]int       // how many more nodes each group may lose
+	// clock and deadline bound the simulation (--scale-down-simulation-timeout);
+	// timedOut is set once a candidate was left out for it.
+	clock    clock.PassiveClock
+	deadline time.Time
+	timedOut bool
 }
 
 // newRemoval opens the snapshot (see openSnapshot) with the nodes in
@@ -28,7 +34,12 @@ func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error
 	if err != nil {
 		return nil, err
 	}
-	r := &removal{cfg: cfg, snap: snap, borrowed: borrowed, now: in.Now, allow: map[string]int{}}
+	clk := cfg.Clock
+	if clk == nil {
+		clk = clock.RealClock{}
+	}
+	r := &removal{cfg: cfg, snap: snap, borrowed: borrowed, now: in.Now, allow: map[string]int{},
+		clock: clk, deadline: clk.Now().Add(cfg.SimulationTimeout)}
 	for _, g := range in.Groups {
 		r.allow[g.ID] = g.TargetSize - g.Deleting - g.MinSize
 	}
@@ -36,6 +47,15 @@ func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error
 		r.addFree(s, 1)
 	}
 	return r, nil
+}
+
+// expired reports, and remembers, whether the simulation's time budget is
+// used up.
+func (r *removal) expired() bool {
+	if !r.timedOut && !r.clock.Now().Before(r.deadline) {
+		r.timedOut = true
+	}
+	return r.timedOut
 }
 
 // close undoes every change to a borrowed snapshot, leaving it as the
