@@ -14,21 +14,6 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
-// stepClock advances by step on every reading, as if each API call took
-// that long.
-type stepClock struct {
-	now  time.Time
-	step time.Duration
-}
-
-func (c *stepClock) Now() time.Time {
-	t := c.now
-	c.now = c.now.Add(c.step)
-	return t
-}
-
-func (c *stepClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
-
 // taintRecorder is a Cluster that records taint writes (the rest of
 // Cluster is unused here).
 type taintRecorder struct {
@@ -82,7 +67,7 @@ func TestSoftTaints(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			rec := &taintRecorder{}
-			s := &softTainter{count: tc.count, budget: tc.budget, cluster: rec, clock: &stepClock{now: now, step: tc.step}}
+			s := &softTainter{count: tc.count, budget: tc.budget, cluster: rec, clock: &fixture.StepClock{At: now, Step: tc.step}}
 			done := s.update(t.Context(), nodes, unneeded, now)
 			if !slices.Equal(rec.writes, tc.want) || done != len(tc.want) {
 				t.Errorf("writes = %q (%d), want %q", rec.writes, done, tc.want)

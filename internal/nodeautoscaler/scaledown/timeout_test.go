@@ -4,22 +4,9 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/kscale/kscale/internal/fixture"
 )
-
-// tickingClock advances by step on every reading, as a slow simulation's
-// wall clock would between candidates.
-type tickingClock struct {
-	now  time.Time
-	step time.Duration
-}
-
-func (c *tickingClock) Now() time.Time {
-	t := c.now
-	c.now = c.now.Add(c.step)
-	return t
-}
-
-func (c *tickingClock) Since(t time.Time) time.Duration { return c.Now().Sub(t) }
 
 // TestPlanSimulationTimeout checks --scale-down-simulation-timeout: the
 // candidates left when the budget runs out are not simulated this round
@@ -33,16 +20,16 @@ func TestPlanSimulationTimeout(t *testing.T) {
 	}
 	tests := []struct {
 		name          string
-		clock         func() *tickingClock
+		clock         func() *fixture.StepClock
 		wantUnneeded  func(int) bool
 		wantTimedOut  func(int) bool
 		wantSimulated string
 	}{
-		{"clock stands still", func() *tickingClock { return &tickingClock{now: t0} },
+		{"clock stands still", func() *fixture.StepClock { return &fixture.StepClock{At: t0} },
 			func(n int) bool { return n == nodes }, func(n int) bool { return n == 0 }, "all"},
-		{"slow simulation", func() *tickingClock { return &tickingClock{now: t0, step: time.Second} },
+		{"slow simulation", func() *fixture.StepClock { return &fixture.StepClock{At: t0, Step: time.Second} },
 			func(n int) bool { return n > 0 && n < nodes }, func(n int) bool { return n > 0 }, "some"},
-		{"budget gone at once", func() *tickingClock { return &tickingClock{now: t0, step: time.Hour} },
+		{"budget gone at once", func() *fixture.StepClock { return &fixture.StepClock{At: t0, Step: time.Hour} },
 			func(n int) bool { return n == 0 }, func(n int) bool { return n == nodes }, "none"},
 	}
 	for _, tc := range tests {
@@ -67,7 +54,7 @@ func TestPlanSimulationTimeout(t *testing.T) {
 	}
 	// The budget is per round: a later round simulates again.
 	cfg := testConfig()
-	cfg.UnneededTime, cfg.SimulationTimeout, cfg.Clock = 0, 2500*time.Millisecond, &tickingClock{now: t0, step: time.Second}
+	cfg.UnneededTime, cfg.SimulationTimeout, cfg.Clock = 0, 2500*time.Millisecond, &fixture.StepClock{At: t0, Step: time.Second}
 	p := mustPlanner(t, cfg)
 	for round := range 3 {
 		plan, err := p.Plan(w.input(t0.Add(time.Duration(round) * 10 * time.Second)))
