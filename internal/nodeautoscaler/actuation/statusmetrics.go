@@ -17,7 +17,8 @@ var upstreamUnremovableReasons = []string{"NoReason", "ScaleDownDisabledAnnotati
 	"RecentlyUnremovable", "NoPlaceToMovePods", "BlockedByPod", "UnexpectedError", "NoNodeInfo", "BlockedByOnCompletionPod"}
 
 // upstreamReason maps kscale's blocking reasons onto upstream's; the
-// pod-level ones are upstream's BlockedByPod.
+// pod-level ones are upstream's BlockedByPod. It returns "" for a node
+// upstream does not count as unremovable.
 func upstreamReason(r scaledown.Reason) string {
 	switch r {
 	case scaledown.ReasonNotAutoscaled, scaledown.ReasonScaleDownDisabled, scaledown.ReasonMinSize,
@@ -29,6 +30,8 @@ func upstreamReason(r scaledown.Reason) string {
 		return "NotUnderutilized"
 	case scaledown.ReasonSimulationError:
 		return "UnexpectedError"
+	case scaledown.ReasonGroupCooldown:
+		return "" // upstream filters these nodes out of the candidates
 	default:
 		return "BlockedByPod"
 	}
@@ -62,10 +65,9 @@ func newStatusMetrics(reg prometheus.Registerer) (*statusMetrics, error) {
 func (m *statusMetrics) observe(plan scaledown.Plan, inFlight scaledown.InFlight) {
 	counts := map[string]int{}
 	for _, b := range plan.Blocked {
-		if b.Reason == scaledown.ReasonGroupCooldown {
-			continue // upstream filters these nodes out of the candidates
+		if r := upstreamReason(b.Reason); r != "" {
+			counts[r]++
 		}
-		counts[upstreamReason(b.Reason)]++
 	}
 	for _, r := range upstreamUnremovableReasons {
 		m.unremovable.WithLabelValues(r).Set(float64(counts[r]))

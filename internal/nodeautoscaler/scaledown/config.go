@@ -85,8 +85,9 @@ type Config struct {
 	// not simulated when a round's removal simulation has run this long
 	// are left for the next round.
 	SimulationTimeout time.Duration
-	// Clock measures SimulationTimeout; nil is the wall clock. A clock
-	// that stands still during a round (the simulator's) never runs out.
+	// Clock measures SimulationTimeout; nil means no budget (the
+	// scale-down controller always sets one). A clock that stands still
+	// during a round (the simulator's) never runs out.
 	Clock clock.PassiveClock
 }
 

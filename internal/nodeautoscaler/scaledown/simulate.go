@@ -19,8 +19,9 @@ type removal struct {
 	now      time.Time
 	free     scheduling.Resources // summed free resources of the nodes left
 	allow    map[string]int       // how many more nodes each group may lose
-	// clock and deadline bound the simulation (--scale-down-simulation-timeout);
-	// timedOut is set once a candidate was left out for it.
+	// clock and deadline bound the simulation (--scale-down-simulation-timeout;
+	// no bound without a clock); timedOut is set once a candidate was left
+	// out for it.
 	clock    clock.PassiveClock
 	deadline time.Time
 	timedOut bool
@@ -34,12 +35,10 @@ func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error
 	if err != nil {
 		return nil, err
 	}
-	clk := cfg.Clock
-	if clk == nil {
-		clk = clock.RealClock{}
+	r := &removal{cfg: cfg, snap: snap, borrowed: borrowed, now: in.Now, allow: map[string]int{}, clock: cfg.Clock}
+	if r.clock != nil {
+		r.deadline = r.clock.Now().Add(cfg.SimulationTimeout)
 	}
-	r := &removal{cfg: cfg, snap: snap, borrowed: borrowed, now: in.Now, allow: map[string]int{},
-		clock: clk, deadline: clk.Now().Add(cfg.SimulationTimeout)}
 	for _, g := range in.Groups {
 		r.allow[g.ID] = g.TargetSize - g.Deleting - g.MinSize
 	}
@@ -52,7 +51,7 @@ func newRemoval(cfg *Config, in *Input, snapOrder []*nodeState) (*removal, error
 // expired reports, and remembers, whether the simulation's time budget is
 // used up.
 func (r *removal) expired() bool {
-	if !r.timedOut && !r.clock.Now().Before(r.deadline) {
+	if !r.timedOut && r.clock != nil && !r.clock.Now().Before(r.deadline) {
 		r.timedOut = true
 	}
 	return r.timedOut
