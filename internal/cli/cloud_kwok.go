@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 )
 
@@ -40,7 +42,15 @@ func (k *kwokCloud) complete(f *cloudFlags) error {
 // build restores the kwok cloud from the cluster and returns it with its
 // node mirror and stand-in kubelet as tasks.
 func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
-	provider, err := kwok.New(kwok.Config{Client: deps.Client, Clock: deps.Clock, NodeGroups: k.groups.NodeGroups,
+	// The kwok cloud writes its nodes through a client of its own, with its
+	// own --kube-client-qps budget: a cloud's API is not the autoscaler's
+	// Kubernetes client, and launching many machines must not hold the
+	// loop's requests back.
+	client, err := kubernetes.NewForConfig(deps.RESTConfig)
+	if err != nil {
+		return nil, fmt.Errorf("creating the kwok cloud's client: %w", err)
+	}
+	provider, err := kwok.New(kwok.Config{Client: client, Clock: deps.Clock, NodeGroups: k.groups.NodeGroups,
 		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Namespace: deps.Namespace})
 	if err != nil {
 		return nil, err

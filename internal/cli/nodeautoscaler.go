@@ -24,6 +24,7 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/opsserver"
@@ -46,6 +47,7 @@ type nodeAutoscalerOptions struct {
 	statusName    string
 	recordDup     bool
 	frequentLoops bool
+	batch         live.Batch
 	fs            *pflag.FlagSet
 	cloud         cloudFlags
 	builder       cloudBuilder
@@ -77,6 +79,8 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.recordDup, "record-duplicated-events", false, "Record every event: client-go's default event correlator instead of upstream's, and no deduplication.")
 	fs.StringVar(&o.statusName, "status-config-map-name", live.StatusConfigMapName, "Name of the status ConfigMap in --namespace.")
 	fs.BoolVar(&o.frequentLoops, "frequent-loops-enabled", true, "Start the next loop at once after a loop that scaled up or began deleting nodes, and when a pod turns unschedulable; false: only every --scan-interval.")
+	fs.DurationVar(&o.batch.Idle, "scale-up-batch-idle-duration", live.DefaultBatchIdle, "With --frequent-loops-enabled, a loop started by a pod turning unschedulable waits until no further pod did for this long, so a burst gets one scale-up; 0: start at once.")
+	fs.DurationVar(&o.batch.Max, "scale-up-batch-max-duration", live.DefaultBatchMax, "The longest a loop started by a pod turning unschedulable waits for the burst to end (--scale-up-batch-idle-duration).")
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
@@ -106,6 +110,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	}
 	if o.statusName == "" {
 		return errors.New("--status-config-map-name: must not be empty")
+	}
+	if err := o.batch.Validate(); err != nil {
+		return fmt.Errorf("--scale-up-batch-idle-duration and --scale-up-batch-max-duration: %w", err)
 	}
 	// Upstream locks the Lease in --namespace and ignores
 	// --leader-elect-resource-namespace; kscale honours the latter only
@@ -182,14 +189,24 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 	clk := clock.RealClock{}
 	factory := live.NewFactory(client)
 	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
-	cluster := live.NewCluster(factory)
+	cluster, err := live.NewCluster(factory)
+	if err != nil {
+		return err
+	}
 	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
 		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
 	if err != nil {
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
-	broadcaster, events := live.NewEventBroadcasterWith(ctx, client,
+	// Events go through a client of their own, with its own
+	// --kube-client-qps budget, as upstream's separate events client does:
+	// a burst of per-pod events must not hold the loop's requests back.
+	eventsClient, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("creating the events client: %w", err)
+	}
+	broadcaster, events := live.NewEventBroadcasterWith(ctx, eventsClient,
 		live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
 	defer broadcaster.Shutdown()
 	var trigger <-chan struct{}
@@ -237,7 +254,7 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	loop, err := nodeautoscaler.New(nodeautoscaler.Config{
 		Options: o.opts, Provider: provider, Cluster: cluster, Recorder: rec, Clock: clk,
 		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
-		ScaleDown: live.NewScaleDownCluster(client, cluster), Backoff: backoffs,
+		ScaleDown: actuation.NewKube(client), Backoff: backoffs,
 	})
 	if err != nil {
 		return nil, err
@@ -248,7 +265,7 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
 		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
 	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
-		FrequentLoops: o.frequentLoops, Trigger: trigger, Health: health, Status: status, Registerer: reg})
+		FrequentLoops: o.frequentLoops, Trigger: trigger, Batch: o.batch, Health: health, Status: status, Registerer: reg})
 }
 
 // dedupWindow is the recorder's deduplication window: the default, or

@@ -155,9 +155,10 @@ func (a *Autoscaler) State() []clusterstate.GroupState {
 // unschedulable_pods_count does: among the pods of the allowed schedulers
 // (--allowed-scheduler-names, all when unset), those kube-scheduler marked
 // unschedulable, and those of the schedulers of --bypassed-scheduler-names
-// that no scheduler has processed yet (zero without that flag).
-func (a *Autoscaler) PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int) {
-	return a.pending.count(pods)
+// that no scheduler has processed yet (zero without that flag). Only the
+// index's pods that wait for a node can be either.
+func (a *Autoscaler) PendingCounts(pods *PodIndex) (unschedulable, unprocessed int) {
+	return a.pending.count(pods.Unbound())
 }
 
 // BackoffState returns the node groups' backoff state, which a live

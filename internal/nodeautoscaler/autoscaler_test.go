@@ -9,7 +9,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -18,18 +17,27 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
-// staticCluster is a fixed cluster view for loop tests.
+// staticCluster is a fixed cluster view for loop tests; each View indexes
+// its pods afresh, in list order.
 type staticCluster struct {
 	nodes []*corev1.Node
 	pods  []*corev1.Pod
 }
 
-func (c *staticCluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.nodes, nil }
-func (c *staticCluster) ListPods(context.Context) ([]*corev1.Pod, error)   { return c.pods, nil }
-func (c *staticCluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
-	return nil, nil
+func (c *staticCluster) View(context.Context) (*View, error) {
+	return &View{Nodes: c.nodes, Pods: indexOf(c.pods), Controllers: scaledown.EveryControllerExists{}}, nil
+}
+
+// indexOf returns a PodIndex of pods, set in list order.
+func indexOf(pods []*corev1.Pod) *PodIndex {
+	x := NewPodIndex()
+	for _, p := range pods {
+		x.Set(p)
+	}
+	return x
 }
 
 type events []Event

@@ -6,24 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
 )
-
-// Cluster is the read side of Kubernetes the loop needs. Live it is backed
-// by informer listers; offline by the simulated cluster. Returned objects
-// must not be modified.
-type Cluster interface {
-	// ListNodes returns every node.
-	ListNodes(ctx context.Context) ([]*corev1.Node, error)
-	// ListPods returns every pod.
-	ListPods(ctx context.Context) ([]*corev1.Pod, error)
-	// ListDaemonSets returns every DaemonSet.
-	ListDaemonSets(ctx context.Context) ([]*appsv1.DaemonSet, error)
-}
 
 // EventType names a decision or state change of the loop.
 type EventType string

@@ -1,7 +1,6 @@
 package nodeautoscaler
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
@@ -130,12 +128,6 @@ func TestRunOnceNamesThePodsOfEachScaleUpOutcome(t *testing.T) {
 	}
 }
 
-// sdCluster is the scale-down side of a loop test: memcluster's taints and
-// evictions, no budgets.
-type sdCluster struct{ *memcluster.Cluster }
-
-func (sdCluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) { return nil, nil }
-
 // sdLoop builds a loop with scale-down over one empty registered node of
 // ng-high; taint says whether memcluster knows the node (else tainting fails).
 func sdLoop(t *testing.T, taint bool) (*Autoscaler, *events, time.Time) {
@@ -153,7 +145,7 @@ func sdLoop(t *testing.T, taint bool) (*Autoscaler, *events, time.Time) {
 	o := a.cfg.Options
 	o.ScaleDown.UnneededTime, o.ScaleDown.DelayAfterAdd = time.Minute, -1
 	cfg := a.cfg
-	cfg.Options, cfg.ScaleDown, cfg.Registerer = o, sdCluster{mem}, nil
+	cfg.Options, cfg.ScaleDown, cfg.Registerer = o, mem, nil
 	a, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -35,33 +34,16 @@ type objectsCluster struct {
 	controllers scaledown.ControllerLookup
 }
 
-var (
-	_ ObjectCluster     = (*objectsCluster)(nil)
-	_ ControllerCluster = (*objectsCluster)(nil)
-)
-
-func (c *objectsCluster) ListNamespaces(context.Context) ([]*corev1.Namespace, error) {
-	return c.namespaces, nil
-}
-
-func (c *objectsCluster) ListPersistentVolumes(context.Context) ([]*corev1.PersistentVolume, error) {
-	return c.pvs, nil
-}
-
-func (c *objectsCluster) ListPersistentVolumeClaims(context.Context) ([]*corev1.PersistentVolumeClaim, error) {
-	return c.pvcs, nil
-}
-
-func (c *objectsCluster) ListStorageClasses(context.Context) ([]*storagev1.StorageClass, error) {
-	return c.classes, nil
-}
-
-func (c *objectsCluster) ListCSINodes(context.Context) ([]*storagev1.CSINode, error) {
-	return c.csiNodes, nil
-}
-
-func (c *objectsCluster) PodControllers(context.Context) (scaledown.ControllerLookup, error) {
-	return c.controllers, nil
+func (c *objectsCluster) View(ctx context.Context) (*View, error) {
+	v, err := c.staticCluster.View(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v.Namespaces, v.PersistentVolumes, v.PersistentVolumeClaims, v.StorageClasses, v.CSINodes = c.namespaces, c.pvs, c.pvcs, c.classes, c.csiNodes
+	if c.controllers != nil {
+		v.Controllers = c.controllers
+	}
+	return v, nil
 }
 
 // lookupFunc is a ControllerLookup.
@@ -73,13 +55,6 @@ func (f lookupFunc) ControllerExists(namespace string, ref *metav1.OwnerReferenc
 
 // DesiredReplicas knows no replica counts.
 func (lookupFunc) DesiredReplicas(string, *metav1.OwnerReference) (int32, bool) { return 0, false }
-
-// scaleDownCluster adds ListPDBs to the in-memory cluster.
-type scaleDownCluster struct{ *memcluster.Cluster }
-
-func (c scaleDownCluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
-	return c.PDBs(), nil
-}
 
 // newObjectsLoop is a loop on one group "ng" (r5.xlarge, at most 5 nodes)
 // reading cl; with sd set it scales down too.
@@ -198,7 +173,7 @@ func TestRunOnceScaleDownChecksControllers(t *testing.T) {
 		want        scaledown.Reason
 	}{
 		// n2 is empty and goes first, so n1's pod has nowhere to move.
-		{name: "no lookup", want: scaledown.ReasonNoPlaceToMove},
+		{name: "every controller exists", want: scaledown.ReasonNoPlaceToMove},
 		{name: "ReplicaSet exists", controllers: lookupFunc(func(string, *metav1.OwnerReference) bool { return true }),
 			want: scaledown.ReasonNoPlaceToMove},
 		{name: "ReplicaSet gone", controllers: lookupFunc(func(string, *metav1.OwnerReference) bool { return false }),
@@ -208,7 +183,7 @@ func TestRunOnceScaleDownChecksControllers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mem := memcluster.New(now)
 			cl := &objectsCluster{controllers: tc.controllers}
-			a, cloud, rec := newObjectsLoop(t, cl, scaleDownCluster{mem}, now)
+			a, cloud, rec := newObjectsLoop(t, cl, mem, now)
 			for _, id := range []string{"n1", "n2"} {
 				if err := cloud.AddInstance("ng", id, true, 0); err != nil {
 					t.Fatal(err)

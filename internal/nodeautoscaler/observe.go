@@ -8,6 +8,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
@@ -19,13 +20,15 @@ type observation struct {
 	instances  map[string][]cloudprovider.Instance
 	nodes      []*corev1.Node
 	daemonSets []*appsv1.DaemonSet
+	pdbs       []*policyv1.PodDisruptionBudget
 	objects    clusterObjects
 	// pending are the unschedulable pods and bound the pods that occupy
 	// their node, sorted out of the cluster's pods once per loop.
 	pending, bound []*corev1.Pod
-	// index is the cluster's PodIndex when it keeps one, and indexGen its
-	// generation when pending and bound were taken from it: while it is
-	// unchanged, the index answers for this observation.
+	// index is the view's PodIndex and indexGen its generation when
+	// pending and bound were taken from it: while it is unchanged (the
+	// offline world changes it during a loop when scale-down evicts), the
+	// index answers for this observation.
 	index    *PodIndex
 	indexGen uint64
 	// byNode indexes bound by node name, built on first use.
@@ -59,7 +62,8 @@ func (o *observation) input() clusterstate.Input {
 	return clusterstate.Input{Groups: o.groups, Instances: o.instances, Nodes: o.nodes}
 }
 
-// observe reads everything the loop decides on.
+// observe reads everything the loop decides on: the cloud, then the
+// cluster's view of this loop.
 func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	p := a.cfg.Provider
 	if err := p.Refresh(ctx); err != nil {
@@ -75,60 +79,20 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 			return nil, fmt.Errorf("listing instances of node group %q: %w", g.ID, err)
 		}
 	}
-	if obs.nodes, err = a.cfg.Cluster.ListNodes(ctx); err != nil {
-		return nil, fmt.Errorf("listing nodes: %w", err)
+	v, err := a.cfg.Cluster.View(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cluster: %w", err)
 	}
-	if err := a.observePods(ctx, obs); err != nil {
-		return nil, err
+	if v.Pods == nil || v.Controllers == nil {
+		return nil, fmt.Errorf("reading the cluster: %w", errIncompleteView)
 	}
-	if obs.daemonSets, err = a.cfg.Cluster.ListDaemonSets(ctx); err != nil {
-		return nil, fmt.Errorf("listing daemonsets: %w", err)
-	}
-	if obs.objects, err = observeObjects(ctx, a.cfg.Cluster); err != nil {
-		return nil, err
-	}
+	obs.nodes, obs.daemonSets, obs.pdbs, obs.objects = v.Nodes, v.DaemonSets, v.PDBs, v.objects()
+	x := v.Pods
+	obs.pending, obs.bound = x.Pending(a.pending.is), x.Bound()
+	obs.index, obs.indexGen = x, x.Gen()
 	// The loop's snapshot holds this loop's objects from its next sync on.
 	a.snapshots.setObjects(obs.objects)
 	return obs, nil
-}
-
-// observePods sorts the cluster's pods out into obs: from its PodIndex
-// when it keeps one, else from the list of every pod.
-func (a *Autoscaler) observePods(ctx context.Context, obs *observation) error {
-	c := a.cfg.Cluster
-	// The index sorts out unschedulable pods only; with scheduler name
-	// flags the pods are classified from the list.
-	if ic, ok := c.(IndexedCluster); ok && a.pending.unschedulableOnly() {
-		x := ic.PodIndex()
-		obs.pending, obs.bound = x.Pending(), x.Bound()
-		obs.index, obs.indexGen = x, x.Gen()
-		return nil
-	}
-	pods, err := c.ListPods(ctx)
-	if err != nil {
-		return fmt.Errorf("listing pods: %w", err)
-	}
-	obs.pending, obs.bound = splitPods(pods, a.pending.is)
-	return nil
-}
-
-// splitPods returns the pending pods (by isPending), oldest first (ties by
-// namespace and name), and the pods that occupy their node, in input order.
-// Listers return pods in no stable order; a stable order of the pending
-// pods makes every simulation of them deterministic, so two loops on the
-// same cluster decide the same.
-func splitPods(pods []*corev1.Pod, isPending func(*corev1.Pod) bool) (pending, bound []*corev1.Pod) {
-	bound = make([]*corev1.Pod, 0, len(pods))
-	for _, p := range pods {
-		switch {
-		case isPending(p):
-			pending = append(pending, p)
-		case isActiveBound(p):
-			bound = append(bound, p)
-		}
-	}
-	sortPending(pending)
-	return pending, bound
 }
 
 // sortPending orders pending pods by creation time, namespace and name.

@@ -44,3 +44,22 @@ func TestSplitPodsOrdersPendingPods(t *testing.T) {
 		t.Errorf("reversed input: pending = %v, want %v", names(again), wantPending)
 	}
 }
+
+// splitPods is the model the PodIndex is checked against: it returns the pending pods (by isPending), oldest first (ties by
+// namespace and name), and the pods that occupy their node, in input order.
+// Listers return pods in no stable order; a stable order of the pending
+// pods makes every simulation of them deterministic, so two loops on the
+// same cluster decide the same.
+func splitPods(pods []*corev1.Pod, isPending func(*corev1.Pod) bool) (pending, bound []*corev1.Pod) {
+	bound = make([]*corev1.Pod, 0, len(pods))
+	for _, p := range pods {
+		switch {
+		case isPending(p):
+			pending = append(pending, p)
+		case isActiveBound(p):
+			bound = append(bound, p)
+		}
+	}
+	sortPending(pending)
+	return pending, bound
+}

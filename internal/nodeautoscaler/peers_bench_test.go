@@ -2,6 +2,7 @@ package nodeautoscaler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	mathrand "math/rand"
 	"math/rand/v2"
@@ -10,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -25,6 +24,7 @@ import (
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation/memcluster"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
 // The benchmarks in this file rebuild the inputs of the upstream Cluster
@@ -44,22 +44,27 @@ const (
 )
 
 // peerCluster is the in-memory cluster a peer benchmark's loop reads and
-// acts on.
-type peerCluster struct{ *memcluster.Cluster }
-
-func (c peerCluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.Nodes(), nil }
-func (c peerCluster) ListPods(context.Context) ([]*corev1.Pod, error)   { return c.Pods(), nil }
-func (c peerCluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
-	return nil, nil
+// acts on. Its pods are indexed by index, untimed, after the set-up, as a
+// live cluster's informers index them as they arrive, before the loop.
+type peerCluster struct {
+	*memcluster.Cluster
+	pods *PodIndex
 }
-func (c peerCluster) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
-	return c.PDBs(), nil
+
+// index indexes the cluster's pods for the next View.
+func (c *peerCluster) index() { c.pods = indexOf(c.Pods()) }
+
+func (c *peerCluster) View(context.Context) (*View, error) {
+	if c.pods == nil {
+		return nil, errors.New("peer cluster: pods not indexed")
+	}
+	return &View{Nodes: c.Nodes(), Pods: c.pods, PDBs: c.PDBs(), Controllers: scaledown.EveryControllerExists{}}, nil
 }
 
 // peerWorld is one op's cluster, cloud and autoscaler.
 type peerWorld struct {
 	cloud   *inmemory.Cloud
-	cluster peerCluster
+	cluster *peerCluster
 	loop    *Autoscaler
 	now     time.Time
 	group   cloudprovider.NodeGroup
@@ -92,9 +97,9 @@ func newPeerWorld(b *testing.B, mutate func(*options.Options)) *peerWorld {
 	if mutate != nil {
 		mutate(&o)
 	}
-	cl := peerCluster{memcluster.New(now)}
+	cl := &peerCluster{Cluster: memcluster.New(now)}
 	rec := &events{}
-	loop, err := New(Config{Options: o, Provider: cloud, Cluster: cl, ScaleDown: cl, Clock: clk, Recorder: rec,
+	loop, err := New(Config{Options: o, Provider: cloud, Cluster: cl, ScaleDown: cl.Cluster, Clock: clk, Recorder: rec,
 		Rand: rand.New(rand.NewPCG(1, 1))})
 	if err != nil {
 		b.Fatal(err)
@@ -143,6 +148,7 @@ func runPeerOps(b *testing.B, setup func(b *testing.B) *peerWorld, verify func(b
 	for b.Loop() {
 		b.StopTimer()
 		w := setup(b)
+		w.cluster.index()
 		runtime.GC()
 		c0 := peerCPU(b)
 		b.StartTimer()

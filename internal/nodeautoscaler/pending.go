@@ -76,6 +76,3 @@ func IsSchedulerUnprocessed(p *corev1.Pod) bool {
 	return true
 }
 
-// unschedulableOnly reports whether pending pods are exactly the
-// unschedulable ones (no scheduler name flags).
-func (f pendingPods) unschedulableOnly() bool { return f.allowed == nil && f.bypassed == nil }

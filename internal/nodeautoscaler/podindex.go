@@ -8,34 +8,32 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// IndexedCluster is what a Cluster may also offer: a PodIndex it keeps up
-// to date with every pod it stores, holding the same pods ListPods returns
-// in the same order. The loop then takes its pods already sorted out
-// instead of listing every pod and sorting them out, and keeps its
-// snapshot current node by node: a loop costs work in proportion to what
-// changed, not to the number of pods.
-type IndexedCluster interface {
-	// PodIndex returns the index; the same one every time.
-	PodIndex() *PodIndex
-}
-
 // podClass is what the loop makes of a pod.
 type podClass uint8
 
 const (
 	classOther podClass = iota
-	classPending
+	// classUnbound is a pod no node runs yet that may still run: not
+	// bound, not terminating, not finished. Every pod the loop may try to
+	// help is one (whatever the scheduler name flags select).
+	classUnbound
 	classBound
 )
 
 func classOf(p *corev1.Pod) podClass {
 	switch {
-	case IsUnschedulable(p):
-		return classPending
+	case isUnboundActive(p):
+		return classUnbound
 	case isActiveBound(p):
 		return classBound
 	}
 	return classOther
+}
+
+// isUnboundActive reports whether the pod waits for a node: not bound, not
+// terminating, not finished.
+func isUnboundActive(p *corev1.Pod) bool {
+	return p.Spec.NodeName == "" && p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed
 }
 
 // indexEntry is one pod of the index.
@@ -59,8 +57,8 @@ type nodeEntries struct {
 	version uint64
 }
 
-// PodIndex sorts a cluster's pods out as the loop observes them: the
-// unschedulable pods (oldest first), the pods that occupy a node (in the
+// PodIndex sorts a cluster's pods out as the loop observes them: the pods
+// that wait for a node (oldest first), the pods that occupy a node (in the
 // order the pods were first set), and those per node with a version that
 // changes whenever the node's pods change. It is fed every change (Set,
 // Delete) and rebuilds a list only when it is asked for one after a
@@ -74,23 +72,23 @@ type PodIndex struct {
 	order   []*indexEntry
 	holes   int
 	nextSeq uint64
-	// pending holds the unschedulable entries; bound counts the others
-	// that occupy a node.
-	pending map[*indexEntry]struct{}
+	// unbound holds the entries of pods that wait for a node; bound counts
+	// those that occupy a node.
+	unbound map[*indexEntry]struct{}
 	bound   int
 	nodes   map[string]*nodeEntries
 	// gen counts changes; node versions are drawn from it.
 	gen uint64
-	// pendingList and boundList are the lists of the last build, valid
+	// unboundList and boundList are the lists of the last build, valid
 	// unless marked stale.
-	pendingList, boundList   []*corev1.Pod
-	pendingStale, boundStale bool
+	unboundList, boundList   []*corev1.Pod
+	unboundStale, boundStale bool
 }
 
 // NewPodIndex returns an empty index.
 func NewPodIndex() *PodIndex {
-	return &PodIndex{entries: map[types.NamespacedName]*indexEntry{}, pending: map[*indexEntry]struct{}{},
-		nodes: map[string]*nodeEntries{}, pendingStale: true, boundStale: true}
+	return &PodIndex{entries: map[types.NamespacedName]*indexEntry{}, unbound: map[*indexEntry]struct{}{},
+		nodes: map[string]*nodeEntries{}, unboundStale: true, boundStale: true}
 }
 
 // Gen returns the index's generation, which every change advances.
@@ -138,9 +136,9 @@ func (x *PodIndex) Delete(namespace, name string) {
 // link files the entry under its class and node.
 func (x *PodIndex) link(e *indexEntry) {
 	switch e.class {
-	case classPending:
-		x.pending[e] = struct{}{}
-		x.pendingStale = true
+	case classUnbound:
+		x.unbound[e] = struct{}{}
+		x.unboundStale = true
 	case classBound:
 		x.boundStale = true
 		x.bound++
@@ -158,9 +156,9 @@ func (x *PodIndex) link(e *indexEntry) {
 // unlink takes the entry out of its class and node.
 func (x *PodIndex) unlink(e *indexEntry) {
 	switch e.class {
-	case classPending:
-		delete(x.pending, e)
-		x.pendingStale = true
+	case classUnbound:
+		delete(x.unbound, e)
+		x.unboundStale = true
 	case classBound:
 		x.boundStale = true
 		x.bound--
@@ -185,18 +183,40 @@ func insertInOrder(entries []*indexEntry, e *indexEntry) []*indexEntry {
 	return slices.Insert(entries, i, e)
 }
 
-// Pending returns the unschedulable pods, oldest first (ties by namespace
-// and name), as splitPods orders them. The list must not be modified.
-func (x *PodIndex) Pending() []*corev1.Pod {
-	if x.pendingStale {
-		out := make([]*corev1.Pod, 0, len(x.pending))
-		for e := range x.pending {
+// Pod returns the stored pod of the namespace and name.
+func (x *PodIndex) Pod(namespace, name string) (*corev1.Pod, bool) {
+	e, ok := x.entries[types.NamespacedName{Namespace: namespace, Name: name}]
+	if !ok {
+		return nil, false
+	}
+	return e.pod, true
+}
+
+// Unbound returns the pods that wait for a node (not bound, not
+// terminating, not finished), oldest first (ties by namespace and name).
+// The list must not be modified.
+func (x *PodIndex) Unbound() []*corev1.Pod {
+	if x.unboundStale {
+		out := make([]*corev1.Pod, 0, len(x.unbound))
+		for e := range x.unbound {
 			out = append(out, e.pod)
 		}
 		sortPending(out)
-		x.pendingList, x.pendingStale = out, false
+		x.unboundList, x.unboundStale = out, false
 	}
-	return x.pendingList
+	return x.unboundList
+}
+
+// Pending returns the pods of Unbound that isPending selects, in the same
+// order: oldest first, ties by namespace and name.
+func (x *PodIndex) Pending(isPending func(*corev1.Pod) bool) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, p := range x.Unbound() {
+		if isPending(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // Bound returns the pods that occupy a node, in index order. The list must

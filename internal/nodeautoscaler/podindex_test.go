@@ -133,7 +133,7 @@ func TestPodIndexMatchesLists(t *testing.T) {
 		}
 
 		pending, bound := splitPods(model.list(), IsUnschedulable)
-		if got := x.Pending(); !slices.Equal(got, pending) {
+		if got := x.Pending(IsUnschedulable); !slices.Equal(got, pending) {
 			t.Fatalf("step %d: index pending %v, lists %v", step, podNames(got), podNames(pending))
 		}
 		if got := x.BoundCount(); got != len(bound) {
@@ -219,7 +219,7 @@ func TestPodIndexListsAreNotModified(t *testing.T) {
 	p2 := fixture.Pod("p2", fixture.UnschedulablePod())
 	x.Set(p1)
 	x.Set(p2)
-	bound, pending, on := x.Bound(), x.Pending(), x.PodsOn("n")
+	bound, pending, on := x.Bound(), x.Pending(IsUnschedulable), x.PodsOn("n")
 	x.Set(fixture.Pod("p2", fixture.OnNode("n"), fixture.Running()))
 	x.Delete("default", "p1")
 	x.Set(fixture.Pod("p3", fixture.UnschedulablePod()))

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
@@ -23,14 +22,6 @@ const (
 	// is recorded when the reason changes.
 	EventScaleDownBlocked EventType = "ScaleDownBlocked"
 )
-
-// ScaleDownCluster is what scale-down needs from Kubernetes beyond Cluster:
-// the node taints, pod evictions and PodDisruptionBudgets.
-type ScaleDownCluster interface {
-	actuation.Cluster
-	// ListPDBs returns every PodDisruptionBudget.
-	ListPDBs(ctx context.Context) ([]*policyv1.PodDisruptionBudget, error)
-}
 
 // scaleDownState is the loop's scale-down part.
 type scaleDownState struct {
@@ -77,18 +68,15 @@ func (a *Autoscaler) scaleDown(ctx context.Context, obs *observation, now time.T
 	if sd == nil || !a.cfg.Options.ScaleDown.Enabled {
 		return nil
 	}
-	pdbs, err := sd.cluster.ListPDBs(ctx)
-	if err != nil {
-		return fmt.Errorf("listing pod disruption budgets: %w", err)
-	}
 	rules := readinessRules(&a.cfg.Options)
 	in := scaledown.InputFrom(scaledown.Observation{Groups: obs.groups, Instances: obs.instances, Nodes: obs.nodes,
-		Pods: obs.bound, PodsOn: obs.podsOn, PDBs: pdbs, Now: now,
+		Pods: obs.bound, PodsOn: obs.podsOn, PDBs: obs.pdbs, Now: now,
 		Namespaces: obs.objects.namespaces, PersistentVolumes: obs.objects.pvs, PersistentVolumeClaims: obs.objects.pvcs,
 		StorageClasses: obs.objects.classes, CSINodes: obs.objects.csiNodes,
 		Controllers: obs.objects.controllers,
 		Ready:       func(n *corev1.Node) bool { return rules.Bucket(n, now) == clusterstate.Ready }})
 	in.LastScaleUp, in.GroupLastScaleUp = sd.lastScaleUp, sd.groupScaleUp
+	var err error
 	if in.Snapshot, err = a.readySnapshot(obs, obs.bound, now); err != nil {
 		return err
 	}

@@ -96,11 +96,7 @@ func (a apiServer) EvictPod(ctx context.Context, pod *corev1.Pod, _ int64) error
 	if !ok || cur.UID != pod.UID {
 		return fmt.Errorf("evicting pod %s: %w", k, actuation.ErrPodGone)
 	}
-	pdbs, err := a.ListPDBs(ctx)
-	if err != nil {
-		return err
-	}
-	for _, b := range pdbs {
+	for _, b := range a.w.pdbs() {
 		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
 		if err == nil && b.Namespace == cur.Namespace && sel.Matches(labels.Set(cur.Labels)) && b.Status.DisruptionsAllowed < 1 {
 			return fmt.Errorf("evicting pod %s: budget %s: %w", k, b.Name, actuation.ErrEvictionRefused)
@@ -111,12 +107,12 @@ func (a apiServer) EvictPod(ctx context.Context, pod *corev1.Pod, _ int64) error
 	return nil
 }
 
-// ListPDBs returns one budget per workload that declares one, with
+// pdbs returns one budget per workload that declares one, with
 // disruptionsAllowed computed from the pods that are ready now.
-func (a apiServer) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, error) {
-	now := a.w.clock.Now()
+func (w *World) pdbs() []*policyv1.PodDisruptionBudget {
+	now := w.clock.Now()
 	var out []*policyv1.PodDisruptionBudget
-	for _, wl := range a.w.workloads {
+	for _, wl := range w.workloads {
 		if wl.spec.PDB == nil {
 			continue
 		}
@@ -132,17 +128,17 @@ func (a apiServer) ListPDBs(context.Context) ([]*policyv1.PodDisruptionBudget, e
 			x := intstr.Parse(v)
 			b.Spec.MaxUnavailable = &x
 		}
-		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, a.readyView(wl, now), wl.replicas)
+		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), wl.replicas)
 		out = append(out, b)
 	}
-	return out, nil
+	return out
 }
 
 // readyView returns the workload's pods, Ready when bound and running for
 // at least the workload's startup time.
-func (a apiServer) readyView(wl *workload, now time.Time) []*corev1.Pod {
+func (w *World) readyView(wl *workload, now time.Time) []*corev1.Pod {
 	var out []*corev1.Pod
-	for _, p := range a.w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
+	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
 		cp := *p
 		cp.Status.Conditions = nil
 		if podReady(p, wl.spec.StartupTime.Duration, now) {

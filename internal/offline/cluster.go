@@ -1,7 +1,6 @@
 package offline
 
 import (
-	"context"
 	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -41,34 +40,13 @@ type cluster struct {
 	unbound map[string]struct{}
 }
 
-var (
-	_ nodeautoscaler.Cluster        = (*cluster)(nil)
-	_ nodeautoscaler.IndexedCluster = (*cluster)(nil)
-)
-
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
 		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, index: nodeautoscaler.NewPodIndex(),
 		unbound: map[string]struct{}{}}
 }
 
-// PodIndex returns the index of the pods ListPods returns.
-func (c *cluster) PodIndex() *nodeautoscaler.PodIndex { return c.index }
-
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }
-
-// ListNodes returns the nodes in registration order.
-func (c *cluster) ListNodes(context.Context) ([]*corev1.Node, error) { return c.nodeList(), nil }
-
-// ListPods returns the pods in creation order.
-func (c *cluster) ListPods(context.Context) ([]*corev1.Pod, error) {
-	return c.podList(), nil
-}
-
-// ListDaemonSets returns the DaemonSets.
-func (c *cluster) ListDaemonSets(context.Context) ([]*appsv1.DaemonSet, error) {
-	return slices.Clone(c.daemonSets), nil
-}
 
 func (c *cluster) nodeList() []*corev1.Node {
 	out := make([]*corev1.Node, 0, len(c.nodeOrder))

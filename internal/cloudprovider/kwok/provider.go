@@ -74,8 +74,8 @@ func (c *Config) Validate() error {
 // in the cluster, and whose target sizes are kept in a ConfigMap, so the
 // cloud's state lives in the cluster as a real cloud's lives in its API. It
 // implements cloudprovider.Provider through the embedded cloud; the size
-// changes write nodes and targets before they return, and Run keeps the
-// nodes in step with boots and deletions.
+// changes write the targets before they return, and Run keeps the nodes in
+// step with launches, boots and deletions.
 type Provider struct {
 	*inmemory.Cloud
 	cfg      Config
@@ -84,6 +84,8 @@ type Provider struct {
 	// mu serializes size changes with Sync, so the nodes and targets
 	// written reflect one state of the cloud.
 	mu sync.Mutex
+	// kick has Run sync at once after a size change.
+	kick chan struct{}
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
@@ -100,7 +102,8 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring kwok provider: %w", err)
 	}
-	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{}, targets: targets}
+	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{}, targets: targets,
+		kick: make(chan struct{}, 1)}
 	for _, g := range cfg.NodeGroups {
 		gc, err := groupConfig(g)
 		if err != nil {
@@ -170,7 +173,8 @@ func (p *Provider) adopt(ctx context.Context, n *corev1.Node) {
 	}
 }
 
-// Run mirrors machines as nodes every SyncInterval until ctx ends.
+// Run mirrors machines as nodes every SyncInterval, and at once after a
+// size change, until ctx ends.
 func (p *Provider) Run(ctx context.Context) error {
 	t := p.cfg.Clock.NewTicker(p.cfg.SyncInterval)
 	defer t.Stop()
@@ -183,6 +187,7 @@ func (p *Provider) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C():
+		case <-p.kick:
 		}
 	}
 }

@@ -54,8 +54,11 @@ func TestProvider(t *testing.T) {
 	if err := p.IncreaseSize(ctx, "pool", 3); err != nil {
 		t.Fatal(err)
 	}
-	// The launched machines' nodes exist as soon as IncreaseSize returned:
-	// NotReady, tainted not-ready and annotated with the end of their boot.
+	// The target is written when IncreaseSize returns; the launched
+	// machines' nodes with the next sync: NotReady, tainted not-ready and
+	// annotated with the end of their boot.
+	expectTargets(t, env, `{"fixed":1,"pool":3}`)
+	sync(t, p)
 	for _, n := range expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})["pool"] {
 		if nodeReady(&n) != corev1.ConditionFalse || n.Annotations[kwok.AnnotationReadyAt] == "" ||
 			!slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }) {

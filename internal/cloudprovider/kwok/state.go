@@ -52,9 +52,11 @@ func (p *Provider) persist(ctx context.Context) error {
 	return p.targets.Save(ctx, data)
 }
 
-// IncreaseSize raises the group's target; the launched machines' nodes
-// (NotReady while booting) and the new target are written before it
-// returns, so a replacement process finds the request in the cluster.
+// IncreaseSize raises the group's target and writes it before it returns,
+// so a replacement process finds the request in the cluster; the launched
+// machines' nodes (NotReady while booting) are created by Run, which the
+// change starts at once, as a cloud launches instances after its API call
+// returned.
 func (p *Provider) IncreaseSize(ctx context.Context, group string, delta int) error {
 	return p.change(ctx, func() error { return p.Cloud.IncreaseSize(ctx, group, delta) })
 }
@@ -64,22 +66,29 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, group string, delta i
 	return p.change(ctx, func() error { return p.Cloud.DecreaseTargetSize(ctx, group, delta) })
 }
 
-// DeleteInstances deletes machines, their nodes and persists the target.
+// DeleteInstances deletes machines and persists the target; Run deletes
+// their nodes.
 func (p *Provider) DeleteInstances(ctx context.Context, group string, ids []string) error {
 	return p.change(ctx, func() error { return p.Cloud.DeleteInstances(ctx, group, ids) })
 }
 
-// change applies a size change to the cloud and mirrors it at once. A
-// failed mirror is logged and retried by the next Sync: the change itself
-// stands, as a cloud API call that succeeded stands.
+// change applies a size change to the cloud, persists the targets (one
+// write, the cloud's API call) and has Run mirror the machines as nodes at
+// once, outside the caller's time. A failed write is logged and retried by
+// the next Sync: the change itself stands, as a cloud API call that
+// succeeded stands.
 func (p *Provider) change(ctx context.Context, apply func() error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if err := apply(); err != nil {
 		return err
 	}
-	if err := p.syncLocked(ctx); err != nil {
+	if err := p.persist(ctx); err != nil {
 		klog.FromContext(ctx).Info("Writing the kwok cloud's state failed, retrying at the next sync", "err", err.Error())
+	}
+	select {
+	case p.kick <- struct{}{}:
+	default:
 	}
 	return nil
 }

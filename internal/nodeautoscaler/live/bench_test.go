@@ -26,24 +26,29 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 // startInformers fills the informer caches of a started and synced factory
-// with the world's objects, as a watch would. The caller cancels ctx and
-// then shuts the factory down.
+// with the world's objects, and delivers the pods' events to the Cluster,
+// as a watch would. The caller cancels ctx and then shuts the factory down.
 func startInformers(b *testing.B, ctx context.Context, objects []any) (*live.Cluster, *fake.Clientset, informers.SharedInformerFactory) {
 	client := fake.NewClientset()
 	factory := live.NewFactory(client)
-	cluster := live.NewCluster(factory)
+	cluster := newCluster(b, factory)
 	factory.Start(ctx.Done())
 	if err := cluster.WaitForSync(ctx); err != nil {
 		b.Fatal(err)
 	}
+	events := cluster.PodEventHandler()
 	for _, o := range objects {
 		if err := storeOf(factory, o).Add(o); err != nil {
 			b.Fatal(err)
+		}
+		if p, ok := o.(*corev1.Pod); ok {
+			events.OnAdd(p, false)
 		}
 	}
 	return cluster, client, factory
@@ -76,7 +81,7 @@ func storeOf(f informers.SharedInformerFactory, o any) cache.Store {
 	panic(fmt.Sprintf("no informer for %T", o))
 }
 
-// BenchmarkLiveLoop runs the live loop (Runner.Once: refresh the view,
+// BenchmarkLiveLoop runs the live loop (Runner.Once: take the view,
 // observe, scale up, plan scale-down, metrics) over informer caches of
 // 1,000 nodes in five groups and 30,000 pods, 1,000 of them pending. The
 // first loops scale up; the timed loops are the steady state that follows,
@@ -107,7 +112,7 @@ func benchLiveLoop(b *testing.B, nodesPerLoop, podsPerLoop int) {
 	}
 	cluster, client, factory := startInformers(b, ctx, w.objects)
 	defer func() { cancel(); factory.Shutdown() }()
-	churn := newChurn(factory, w.objects, nodesPerLoop, podsPerLoop)
+	churn := newChurn(factory, cluster, w.objects, nodesPerLoop, podsPerLoop)
 	w.objects = nil
 	health := live.NewHealth(clk, live.HealthTimers{MaxInactivity: 15 * time.Minute, MaxFailing: 15 * time.Minute})
 	runner := newBenchRunner(b, w.cloud, cluster, client, clk, health)
@@ -185,12 +190,14 @@ type churn struct {
 	nodes                     []*corev1.Node
 	pods                      []*corev1.Pod
 	nodeStore, podStore       cache.Store
+	podEvents                 cache.ResourceEventHandler
 	nodesPerLoop, podsPerLoop int
 	nextNode, nextPod, rv     int
 }
 
-func newChurn(f informers.SharedInformerFactory, objects []any, nodesPerLoop, podsPerLoop int) *churn {
+func newChurn(f informers.SharedInformerFactory, cluster *live.Cluster, objects []any, nodesPerLoop, podsPerLoop int) *churn {
 	c := &churn{nodeStore: f.Core().V1().Nodes().Informer().GetStore(), podStore: f.Core().V1().Pods().Informer().GetStore(),
+		podEvents: cluster.PodEventHandler(),
 		nodesPerLoop: nodesPerLoop, podsPerLoop: podsPerLoop}
 	for _, o := range objects {
 		switch o := o.(type) {
@@ -225,6 +232,7 @@ func (c *churn) step(b *testing.B) {
 		if err := c.podStore.Update(&p); err != nil {
 			b.Fatal(err)
 		}
+		c.podEvents.OnUpdate(c.pods[i], &p)
 		c.pods[i] = &p
 		c.nextPod++
 	}
@@ -239,7 +247,7 @@ func newBenchRunner(b *testing.B, cloud *inmemory.Cloud, cluster *live.Cluster, 
 		b.Fatal(err)
 	}
 	loop, err := nodeautoscaler.New(nodeautoscaler.Config{Options: o, Provider: cloud, Cluster: cluster, Recorder: rec, Clock: clk,
-		Rand: rand.New(rand.NewPCG(1, 1)), Registerer: prometheus.NewRegistry(), ScaleDown: live.NewScaleDownCluster(client, cluster)})
+		Rand: rand.New(rand.NewPCG(1, 1)), Registerer: prometheus.NewRegistry(), ScaleDown: actuation.NewKube(client)})
 	if err != nil {
 		b.Fatal(err)
 	}

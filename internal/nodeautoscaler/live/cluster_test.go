@@ -3,6 +3,7 @@ package live_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -22,15 +23,29 @@ import (
 
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/manifesttest"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
+
+// newCluster is live.NewCluster for tests.
+func newCluster(tb testing.TB, factory informers.SharedInformerFactory) *live.Cluster {
+	tb.Helper()
+	c, err := live.NewCluster(factory)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
 
 // startCluster starts a live Cluster on the shared control plane and
 // waits for its caches.
 func startCluster(t *testing.T) (*live.Cluster, informers.SharedInformerFactory) {
 	t.Helper()
 	factory := live.NewFactory(env.Client)
-	c := live.NewCluster(factory)
+	c, err := live.NewCluster(factory)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
 	factory.Start(ctx.Done())
@@ -48,15 +63,18 @@ func createNamespace(t *testing.T, name string) {
 	}
 }
 
-func TestClusterViewIsTakenByRefresh(t *testing.T) {
+func TestClusterViewIsTakenByView(t *testing.T) {
 	ctx := t.Context()
 	factory := live.NewFactory(env.Client)
-	c := live.NewCluster(factory)
-	if _, err := c.ListNodes(ctx); !live.IsNotSynced(err) {
-		t.Fatalf("ListNodes before any view: got %v, want ErrNotSynced", err)
+	c, err := live.NewCluster(factory)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := c.Refresh(); !live.IsNotSynced(err) {
-		t.Fatalf("Refresh before the caches synced: got %v, want ErrNotSynced", err)
+	if _, err := c.Current(); !live.IsNotSynced(err) {
+		t.Fatalf("Current before any view: got %v, want ErrNotSynced", err)
+	}
+	if _, err := c.View(ctx); !live.IsNotSynced(err) {
+		t.Fatalf("View before the caches synced: got %v, want ErrNotSynced", err)
 	}
 	c, _ = startCluster(t)
 	createNamespace(t, "view")
@@ -73,38 +91,67 @@ func TestClusterViewIsTakenByRefresh(t *testing.T) {
 	if _, err := env.Client.PolicyV1().PodDisruptionBudgets("view").Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	view := waitForView(t, c, func(v *live.View) bool {
-		return hasNode(v, "view-node-1") && hasPod(v, "view", "p1") && len(v.PDBs) == 1
+	view := waitForView(t, c, func(v *nodeautoscaler.View) bool {
+		return hasNode(v, "view-node-1") && hasPod(v, "view", "p1") && len(inNamespace(v.PDBs, "view")) == 1
 	})
-	if pdbs, err := live.NewScaleDownCluster(env.Client, c).ListPDBs(ctx); err != nil || len(pdbs) != 1 {
-		t.Fatalf("ListPDBs = %d, %v; want the view's budget", len(pdbs), err)
-	}
 	// A node created after the view stays out of the loop's reads until
-	// the next Refresh.
+	// the next View.
 	if _, err := env.CreateNode(ctx, fixture.Node("view-node-2")); err != nil {
 		t.Fatal(err)
 	}
-	err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		return c.HasSynced(), nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	nodes, err := c.ListNodes(ctx)
+	cur, err := c.Current()
+	if err != nil || cur != view || len(cur.Nodes) != len(view.Nodes) {
+		t.Fatalf("Current = %p (%v), want the last view %p: reads must come from the view", cur, err, view)
+	}
+	next := waitForView(t, c, func(v *nodeautoscaler.View) bool { return hasNode(v, "view-node-2") })
+	if !slices.IsSortedFunc(next.Nodes, func(a, b *corev1.Node) int { return strings.Compare(a.Name, b.Name) }) {
+		t.Error("the view's nodes are not sorted by name")
+	}
+}
+
+// The view's pod index follows the informer's events: a created pod is
+// in it, an updated one is replaced, a deleted one is gone; the cached
+// objects carry no managedFields.
+func TestClusterViewIndexFollowsPodEvents(t *testing.T) {
+	ctx := t.Context()
+	c, _ := startCluster(t)
+	createNamespace(t, "events")
+	pods := env.Client.CoreV1().Pods("events")
+	pod := fixture.Pod("p1", fixture.UnschedulablePod())
+	pod.Namespace = "events"
+	created, err := pods.Create(ctx, pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nodes) != len(view.Nodes) {
-		t.Fatalf("ListNodes returned %d nodes, the view has %d: reads must come from the view", len(nodes), len(view.Nodes))
+	waitForView(t, c, func(v *nodeautoscaler.View) bool { return hasPod(v, "events", "p1") })
+	created.Status.Conditions = pod.Status.Conditions
+	if _, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
 	}
-	waitForView(t, c, func(v *live.View) bool { return hasNode(v, "view-node-2") })
+	v := waitForView(t, c, func(v *nodeautoscaler.View) bool {
+		return slices.ContainsFunc(v.Pods.Pending(nodeautoscaler.IsUnschedulable), func(p *corev1.Pod) bool { return p.Name == "p1" })
+	})
+	p, _ := v.Pods.Pod("events", "p1")
+	if len(p.ManagedFields) != 0 {
+		t.Errorf("the cached pod keeps %d managedFields entries", len(p.ManagedFields))
+	}
+	if err := pods.Delete(ctx, "p1", metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	waitForView(t, c, func(v *nodeautoscaler.View) bool { return !hasPod(v, "events", "p1") })
 }
 
-func waitForView(t *testing.T, c *live.Cluster, ok func(*live.View) bool) *live.View {
+func waitForView(t *testing.T, c *live.Cluster, ok func(*nodeautoscaler.View) bool) *nodeautoscaler.View {
 	t.Helper()
-	var view *live.View
-	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
-		v, err := c.Refresh()
+	var view *nodeautoscaler.View
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+		v, err := c.View(ctx)
 		if err != nil {
 			return false, err
 		}
@@ -117,7 +164,7 @@ func waitForView(t *testing.T, c *live.Cluster, ok func(*live.View) bool) *live.
 	return view
 }
 
-func hasNode(v *live.View, name string) bool {
+func hasNode(v *nodeautoscaler.View, name string) bool {
 	for _, n := range v.Nodes {
 		if n.Name == name {
 			return true
@@ -126,13 +173,9 @@ func hasNode(v *live.View, name string) bool {
 	return false
 }
 
-func hasPod(v *live.View, ns, name string) bool {
-	for _, p := range v.Pods {
-		if p.Namespace == ns && p.Name == name {
-			return true
-		}
-	}
-	return false
+func hasPod(v *nodeautoscaler.View, ns, name string) bool {
+	_, ok := v.Pods.Pod(ns, name)
+	return ok
 }
 
 // workloadObjects creates, in namespace ns, one object of every kind the
@@ -193,31 +236,31 @@ func TestClusterViewHoldsWorkloadsAndVolumes(t *testing.T) {
 	c, _ := startCluster(t)
 	createNamespace(t, "objects")
 	rs := workloadObjects(t, "objects")
-	view := waitForView(t, c, func(v *live.View) bool {
-		return len(inNamespace(v.ReplicaSets, "objects")) == 1 && len(inNamespace(v.StatefulSets, "objects")) == 1 &&
-			len(inNamespace(v.Jobs, "objects")) == 1 && len(inNamespace(v.ReplicationControllers, "objects")) == 1 &&
-			len(inNamespace(v.PersistentVolumeClaims, "objects")) == 1 && len(named(v.PersistentVolumes, "objects-pv")) == 1 &&
-			len(named(v.Namespaces, "objects")) == 1
-	})
-	// The loop reads the same objects through the optional interfaces.
-	pvcs, err := c.ListPersistentVolumeClaims(ctx)
-	if err != nil || len(pvcs) != len(view.PersistentVolumeClaims) {
-		t.Fatalf("ListPersistentVolumeClaims = %d, %v; want the view's %d", len(pvcs), err, len(view.PersistentVolumeClaims))
-	}
-	if pvs, err := c.ListPersistentVolumes(ctx); err != nil || len(pvs) != len(view.PersistentVolumes) {
-		t.Fatalf("ListPersistentVolumes = %d, %v; want the view's %d", len(pvs), err, len(view.PersistentVolumes))
-	}
-	if nss, err := c.ListNamespaces(ctx); err != nil || len(nss) != len(view.Namespaces) {
-		t.Fatalf("ListNamespaces = %d, %v; want the view's %d", len(nss), err, len(view.Namespaces))
-	}
-	lookup, err := c.PodControllers(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ref := func(apiVersion, kind, name string, uid types.UID) *metav1.OwnerReference {
 		return &metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid}
 	}
-	uidOf := func(objs []metav1.Object) types.UID { return objs[0].GetUID() }
+	view := waitForView(t, c, func(v *nodeautoscaler.View) bool {
+		exists := func(apiVersion, kind, name string) bool {
+			return v.Controllers.ControllerExists("objects", ref(apiVersion, kind, name, ""))
+		}
+		return exists("apps/v1", "ReplicaSet", "web") && exists("apps/v1", "StatefulSet", "db") && exists("batch/v1", "Job", "batch") &&
+			exists("v1", "ReplicationController", "legacy") &&
+			len(inNamespace(v.PersistentVolumeClaims, "objects")) == 1 && len(named(v.PersistentVolumes, "objects-pv")) == 1 &&
+			len(named(v.Namespaces, "objects")) == 1
+	})
+	lookup := view.Controllers
+	sts, err := env.Client.AppsV1().StatefulSets("objects").Get(ctx, "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := env.Client.BatchV1().Jobs("objects").Get(ctx, "batch", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := env.Client.CoreV1().ReplicationControllers("objects").Get(ctx, "legacy", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		ref  *metav1.OwnerReference
@@ -227,9 +270,9 @@ func TestClusterViewHoldsWorkloadsAndVolumes(t *testing.T) {
 		{"ReplicaSet without UID", ref("apps/v1", "ReplicaSet", "web", ""), true},
 		{"ReplicaSet with another UID", ref("apps/v1", "ReplicaSet", "web", "other"), false},
 		{"missing ReplicaSet", ref("apps/v1", "ReplicaSet", "gone", ""), false},
-		{"StatefulSet", ref("apps/v1", "StatefulSet", "db", uidOf(inNamespace(view.StatefulSets, "objects"))), true},
-		{"Job", ref("batch/v1", "Job", "batch", uidOf(inNamespace(view.Jobs, "objects"))), true},
-		{"ReplicationController", ref("v1", "ReplicationController", "legacy", uidOf(inNamespace(view.ReplicationControllers, "objects"))), true},
+		{"StatefulSet", ref("apps/v1", "StatefulSet", "db", sts.UID), true},
+		{"Job", ref("batch/v1", "Job", "batch", job.UID), true},
+		{"ReplicationController", ref("v1", "ReplicationController", "legacy", rc.UID), true},
 		{"missing Job", ref("batch/v1", "Job", "web", ""), false},
 		{"kind the view does not hold", ref("example.com/v1", "Thing", "x", ""), true},
 	}
@@ -262,11 +305,13 @@ func TestClusterViewHoldsWorkloadsAndVolumes(t *testing.T) {
 	if err := env.Client.AppsV1().ReplicaSets("objects").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	next := waitForView(t, c, func(v *live.View) bool { return len(inNamespace(v.ReplicaSets, "objects")) == 0 })
-	if next.ControllerExists("objects", ref("apps/v1", "ReplicaSet", "web", rs.UID)) {
+	next := waitForView(t, c, func(v *nodeautoscaler.View) bool {
+		return !v.Controllers.ControllerExists("objects", ref("apps/v1", "ReplicaSet", "web", ""))
+	})
+	if next.Controllers.ControllerExists("objects", ref("apps/v1", "ReplicaSet", "web", rs.UID)) {
 		t.Error("the next view still finds the deleted ReplicaSet")
 	}
-	if !view.ControllerExists("objects", ref("apps/v1", "ReplicaSet", "web", rs.UID)) {
+	if !view.Controllers.ControllerExists("objects", ref("apps/v1", "ReplicaSet", "web", rs.UID)) {
 		t.Error("the earlier view changed: a view must stay as it was taken")
 	}
 }
@@ -336,7 +381,7 @@ func clientAs(t *testing.T, user string, groups ...string) kubernetes.Interface 
 }
 
 // The loop never runs on a view missing a kind: until every informer,
-// the new kinds included, has listed, HasSynced is false and Refresh fails.
+// the new kinds included, has listed, HasSynced is false and View fails.
 func TestClusterHasSyncedWaitsForEveryKind(t *testing.T) {
 	for i, missing := range cachedKinds {
 		t.Run(missing.Resource, func(t *testing.T) {
@@ -344,7 +389,10 @@ func TestClusterHasSyncedWaitsForEveryKind(t *testing.T) {
 			user := "reader-without-" + missing.Resource
 			grant(t, user, user, slices.Delete(slices.Clone(cachedKinds), i, i+1)...)
 			factory := live.NewFactory(clientAs(t, user))
-			c := live.NewCluster(factory)
+			c, err := live.NewCluster(factory)
+			if err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithCancel(t.Context())
 			t.Cleanup(func() { cancel(); factory.Shutdown() })
 			factory.Start(ctx.Done())
@@ -366,14 +414,14 @@ func TestClusterHasSyncedWaitsForEveryKind(t *testing.T) {
 			if c.HasSynced() {
 				t.Fatalf("HasSynced is true while %s cannot be listed", missing.Resource)
 			}
-			if _, err := c.Refresh(); !live.IsNotSynced(err) {
-				t.Fatalf("Refresh without %s: got %v, want ErrNotSynced", missing.Resource, err)
+			if _, err := c.View(t.Context()); !live.IsNotSynced(err) {
+				t.Fatalf("View without %s: got %v, want ErrNotSynced", missing.Resource, err)
 			}
 			grant(t, user+"-granted", user, missing)
 			if err := c.WaitForSync(waitCtx); err != nil {
 				t.Fatalf("after granting %s: %v", missing.Resource, err)
 			}
-			if _, err := c.Refresh(); err != nil {
+			if _, err := c.View(t.Context()); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -392,7 +440,7 @@ func TestClusterSyncsUnderDeployRBAC(t *testing.T) {
 	manifesttest.Create(t, env, objs)
 	client := clientAs(t, "system:serviceaccount:kube-system:kscale-node-autoscaler", "system:serviceaccounts", "system:serviceaccounts:kube-system")
 	factory := live.NewFactory(client)
-	c := live.NewCluster(factory)
+	c := newCluster(t, factory)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(func() { cancel(); factory.Shutdown() })
 	factory.Start(ctx.Done())

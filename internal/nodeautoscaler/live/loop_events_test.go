@@ -14,6 +14,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
@@ -65,7 +66,7 @@ func TestLoopEventsAndStatusReachTheAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ := startCluster(t)
-	waitForView(t, c, func(v *live.View) bool {
+	waitForView(t, c, func(v *nodeautoscaler.View) bool {
 		for _, n := range v.Nodes {
 			if n.Name == "i-spare" && len(n.Spec.Taints) == 0 {
 				return hasPod(v, ns, "huge")
@@ -83,7 +84,7 @@ func TestLoopEventsAndStatusReachTheAPI(t *testing.T) {
 	o := options.Default()
 	o.ScaleDown.UnneededTime, o.ScaleDown.DelayAfterAdd = time.Minute, -1
 	loop, err := nodeautoscaler.New(nodeautoscaler.Config{Options: o, Provider: loopCloud(t, clk), Cluster: c, Recorder: rec,
-		Clock: clk, Rand: rand.New(rand.NewPCG(1, 1)), ScaleDown: live.NewScaleDownCluster(env.Client, c)})
+		Clock: clk, Rand: rand.New(rand.NewPCG(1, 1)), ScaleDown: actuation.NewKube(env.Client)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func (m *runnerMetrics) observeLoop(start time.Time, took time.Duration, err err
 }
 
 // observeState records the view and the groups after a loop.
-func (m *runnerMetrics) observeState(v *View, loop Loop) {
+func (m *runnerMetrics) observeState(v *nodeautoscaler.View, loop Loop) {
 	groups := loop.State()
 	unschedulable, unprocessed := loop.PendingCounts(v.Pods)
 	m.unschedulable.WithLabelValues("unschedulable").Set(float64(unschedulable))

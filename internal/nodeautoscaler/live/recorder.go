@@ -258,7 +258,7 @@ func (r *Recorder) nodes(names []string) []*corev1.Node {
 	if len(names) == 0 {
 		return nil
 	}
-	v, err := r.cfg.Cluster.current()
+	v, err := r.cfg.Cluster.Current()
 	if err != nil {
 		return nil
 	}

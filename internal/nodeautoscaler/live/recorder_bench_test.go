@@ -31,7 +31,7 @@ func BenchmarkRecorderPodEvents(b *testing.B) {
 	for _, mode := range []string{"steady", "fresh"} {
 		b.Run(mode, func(b *testing.B) {
 			clk := clocktesting.NewFakePassiveClock(time.Now())
-			rec, err := live.NewRecorder(live.RecorderConfig{Events: &record.FakeRecorder{}, Cluster: live.NewCluster(live.NewFactory(env.Client)),
+			rec, err := live.NewRecorder(live.RecorderConfig{Events: &record.FakeRecorder{}, Cluster: newCluster(b, live.NewFactory(env.Client)),
 				Namespace: "kube-system", Clock: clk})
 			if err != nil {
 				b.Fatal(err)

@@ -126,7 +126,7 @@ func TestRecorderScaleDownEventsOnNodesAndPods(t *testing.T) {
 	}
 	moved := unschedulable(t, "recnodes", "moved")
 	c, _ := startCluster(t)
-	waitForView(t, c, func(v *live.View) bool { return hasNode(v, "sd-empty") && hasNode(v, "sd-blocked") })
+	waitForView(t, c, func(v *nodeautoscaler.View) bool { return hasNode(v, "sd-empty") && hasNode(v, "sd-blocked") })
 	clk := clocktesting.NewFakePassiveClock(time.Now())
 	b, events := live.NewEventBroadcasterWith(ctx, env.Client, live.EventOptions{StatusNamespace: "recnodes", Clock: clk})
 	t.Cleanup(b.Shutdown)

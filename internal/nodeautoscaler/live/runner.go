@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 )
 
@@ -23,7 +23,7 @@ type Loop interface {
 	State() []clusterstate.GroupState
 	// PendingCounts counts the unschedulable pods and the pods of bypassed
 	// schedulers not processed yet, as the loop selects them.
-	PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int)
+	PendingCounts(pods *nodeautoscaler.PodIndex) (unschedulable, unprocessed int)
 }
 
 // ScaleDownSource reports scale-down's candidates for the status
@@ -57,6 +57,9 @@ type RunnerConfig struct {
 	// Trigger signals a new unschedulable pod (see
 	// NewUnschedulablePodTrigger); used only with FrequentLoops.
 	Trigger <-chan struct{}
+	// Batch is how long a loop that Trigger starts waits for more pods to
+	// turn unschedulable, so that a burst gets one decision.
+	Batch Batch
 	// Health records each loop's result.
 	Health *Health
 	// Status writes the status ConfigMap after each loop; nil disables it
@@ -87,6 +90,9 @@ func (c *RunnerConfig) Validate() error {
 	}
 	if c.ScanInterval <= 0 {
 		errs = append(errs, errors.New("scan interval must be positive"))
+	}
+	if err := c.Batch.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
@@ -165,19 +171,17 @@ func (r *Runner) wait(ctx context.Context, lastRun time.Time) bool {
 	case <-timer.C():
 		return true
 	case <-trigger:
-		log.V(1).Info("Loop triggered by an unschedulable pod")
-		return true
+		waited, pods := r.cfg.Batch.wait(ctx, r.cfg.Clock, trigger)
+		log.V(1).Info("Loop triggered by an unschedulable pod", "batchWait", waited, "laterSignals", pods)
+		return ctx.Err() == nil
 	}
 }
 
-// Once runs one loop on a fresh view and records its result, metrics and
-// status; it returns the loop's start.
+// Once runs one loop (which takes a fresh view of the cluster) and records
+// its result, metrics and status; it returns the loop's start.
 func (r *Runner) Once(ctx context.Context) time.Time {
 	start := r.cfg.Clock.Now()
-	view, err := r.cfg.Cluster.Refresh()
-	if err == nil {
-		err = r.cfg.Loop.RunOnce(ctx, start)
-	}
+	err := r.cfg.Loop.RunOnce(ctx, start)
 	r.metrics.observeLoop(start, r.cfg.Clock.Since(start), err, clusterHealthy(r.cfg.Loop))
 	if a, ok := loopActivity(r.cfg.Loop); ok {
 		r.metrics.observeActivity(a)
@@ -190,7 +194,7 @@ func (r *Runner) Once(ctx context.Context) time.Time {
 	} else {
 		r.running = true
 	}
-	if view != nil {
+	if view, verr := r.cfg.Cluster.Current(); verr == nil {
 		r.metrics.observeState(view, r.cfg.Loop)
 	}
 	r.writeStatus(ctx, start, msg)

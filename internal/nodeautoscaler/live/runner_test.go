@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -25,8 +24,8 @@ import (
 	"github.com/kscale/kscale/internal/opsserver"
 )
 
-// scriptedLoop stands in for the autoscaler: it returns the next scripted
-// error and a fixed state, and counts the node reads it saw.
+// scriptedLoop stands in for the autoscaler: it takes the loop's view,
+// returns the next scripted error and a fixed state, and counts its loops.
 type scriptedLoop struct {
 	cluster *live.Cluster
 	mu      sync.Mutex
@@ -35,7 +34,7 @@ type scriptedLoop struct {
 }
 
 func (l *scriptedLoop) RunOnce(ctx context.Context, _ time.Time) error {
-	if _, err := l.cluster.ListNodes(ctx); err != nil {
+	if _, err := l.cluster.View(ctx); err != nil {
 		return err
 	}
 	l.mu.Lock()
@@ -57,8 +56,8 @@ func (l *scriptedLoop) State() []clusterstate.GroupState {
 
 // PendingCounts counts the unschedulable pods; the scripted loop bypasses
 // no scheduler.
-func (l *scriptedLoop) PendingCounts(pods []*corev1.Pod) (unschedulable, unprocessed int) {
-	for _, p := range pods {
+func (l *scriptedLoop) PendingCounts(pods *nodeautoscaler.PodIndex) (unschedulable, unprocessed int) {
+	for _, p := range pods.Unbound() {
 		if nodeautoscaler.IsUnschedulable(p) {
 			unschedulable++
 		}

@@ -55,7 +55,7 @@ func TestFrequentLoops(t *testing.T) {
 			defer cancel()
 			clk := clocktesting.NewFakeClock(time.Now())
 			factory := live.NewFactory(env.Client)
-			c := live.NewCluster(factory)
+			c := newCluster(t, factory)
 			trigger, err := live.NewUnschedulablePodTrigger(factory, clk)
 			if err != nil {
 				t.Fatal(err)

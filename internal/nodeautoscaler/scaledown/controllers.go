@@ -60,3 +60,17 @@ func APIGroup(apiVersion string) string {
 func controllerMissing(lookup ControllerLookup, pod *corev1.Pod, ref *metav1.OwnerReference) bool {
 	return lookup != nil && IsCheckedController(ref) && !lookup.ControllerExists(pod.Namespace, ref)
 }
+
+// EveryControllerExists is the ControllerLookup of a cluster in which every
+// pod's controller exists and no replica count is known: the offline world,
+// whose scenario format has no pod without a live workload. It decides as no
+// lookup does.
+type EveryControllerExists struct{}
+
+// ControllerExists implements ControllerLookup: every controller exists.
+func (EveryControllerExists) ControllerExists(string, *metav1.OwnerReference) bool { return true }
+
+// DesiredReplicas implements ControllerLookup: no replica count is known.
+func (EveryControllerExists) DesiredReplicas(string, *metav1.OwnerReference) (int32, bool) {
+	return 0, false
+}

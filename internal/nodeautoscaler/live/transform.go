@@ -1,0 +1,60 @@
+package live
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+)
+
+// lastAppliedAnnotation is kubectl's copy of the applied object: often the
+// largest annotation, and never read by the node autoscaler.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// StripUnread is the informers' transform: before an object enters a
+// cache it drops what no decision of the node autoscaler reads, so the
+// caches hold a fraction of each object. Of every object it drops
+// managedFields and kubectl's last-applied-configuration annotation. Of a
+// pod's containers (init, app and ephemeral) it keeps the name, resources,
+// ports, restart policy and rules and resize policy; commands, arguments,
+// environment, mounts, probes, lifecycle hooks, security context and
+// images go. Of a container status it keeps the name, readiness, restart
+// count and resources (in-place resize); the state and image go. Of a node
+// it drops the list of images on it. Objects the transform does not know
+// pass through with only their metadata trimmed.
+func StripUnread(obj any) (any, error) {
+	if m, err := meta.Accessor(obj); err == nil {
+		m.SetManagedFields(nil)
+		delete(m.GetAnnotations(), lastAppliedAnnotation)
+	}
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		stripPod(o)
+	case *corev1.Node:
+		o.Status.Images = nil
+	}
+	return obj, nil
+}
+
+func stripPod(p *corev1.Pod) {
+	for i := range p.Spec.InitContainers {
+		stripContainer(&p.Spec.InitContainers[i])
+	}
+	for i := range p.Spec.Containers {
+		stripContainer(&p.Spec.Containers[i])
+	}
+	for i := range p.Spec.EphemeralContainers {
+		c := &p.Spec.EphemeralContainers[i].EphemeralContainerCommon
+		*c = corev1.EphemeralContainerCommon{Name: c.Name}
+	}
+	for _, st := range [][]corev1.ContainerStatus{p.Status.InitContainerStatuses, p.Status.ContainerStatuses, p.Status.EphemeralContainerStatuses} {
+		for i := range st {
+			s := &st[i]
+			st[i] = corev1.ContainerStatus{Name: s.Name, Ready: s.Ready, RestartCount: s.RestartCount, Started: s.Started,
+				Resources: s.Resources, AllocatedResources: s.AllocatedResources}
+		}
+	}
+}
+
+func stripContainer(c *corev1.Container) {
+	*c = corev1.Container{Name: c.Name, Resources: c.Resources, Ports: c.Ports, RestartPolicy: c.RestartPolicy,
+		RestartPolicyRules: c.RestartPolicyRules, ResizePolicy: c.ResizePolicy}
+}
