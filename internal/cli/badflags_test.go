@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,6 +17,10 @@ import (
 // field or a library's wording.
 func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 	missing := "/nonexistent/kscale-test-file"
+	badCosts := filepath.Join(t.TempDir(), "costs.yaml")
+	if err := os.WriteFile(badCosts, []byte("defaultCost: 1\nrules:\n  - verb: GET\n    cost: -1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -86,6 +92,10 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"custom-metrics", "--metrics-bind-address=:70000"}, "--metrics-bind-address"},
 		{[]string{"custom-metrics", "--namespace=kube-system", "--access-ip=10.0.0.1", "--leader-election-renew-deadline=0s"}, "--leader-election-renew-deadline"},
 		{[]string{"custom-metrics", "--kubeconfig=" + missing}, "--kubeconfig"},
+		{[]string{"custom-metrics", "--request-cost-file=" + missing}, "--request-cost-file"},
+		{[]string{"custom-metrics", "--request-cost-file=" + badCosts}, "line 4: rules[0].cost"},
+		{[]string{"custom-metrics", "--weighted-metric-names=x"}, "--weighted-metric-names: needs --request-cost-file"},
+		{[]string{"custom-metrics", "--weighted-metric-names=shoot:apiserver_request_total:sum"}, "--weighted-metric-names"},
 		// snapshot
 		{[]string{"snapshot", "--kubeconfig=" + missing}, "--kubeconfig"},
 		// simulate

@@ -62,6 +62,8 @@ type ClientConfig struct {
 	IdleConnTimeout time.Duration
 	// Metric is the counter to sum; default apiserver_request_total.
 	Metric string
+	// Costs, when set, also sums the counter weighted by request cost.
+	Costs parse.Costs
 	// Clock stamps samples; default the real clock.
 	Clock clock.PassiveClock
 }
@@ -105,6 +107,8 @@ func (c *ClientConfig) Validate() error {
 type Result struct {
 	// Value is the counter's sum over all series.
 	Value float64
+	// Weighted is the sum weighted by request cost (zero without Costs).
+	Weighted float64
 	// At is when the response headers arrived, the moment the value describes.
 	At time.Time
 	// Series is how many series were summed.
@@ -133,7 +137,7 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("validating scrape client config: %w", err)
 	}
 	c := &Client{cfg: cfg, transports: map[string]transportEntry{}}
-	c.parsers.New = func() any { return parse.NewParser(cfg.Metric, parse.Options{StopAfterGroup: true}) }
+	c.parsers.New = func() any { return parse.NewParser(cfg.Metric, parse.Options{StopAfterGroup: true, Costs: cfg.Costs}) }
 	return c, nil
 }
 
@@ -169,7 +173,7 @@ func (c *Client) Scrape(ctx context.Context, t discovery.Target) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading metrics from %s: %w", url, err)
 	}
-	return Result{Value: sum.Sum, Series: sum.Series, At: at}, nil
+	return Result{Value: sum.Sum, Weighted: sum.Weighted, Series: sum.Series, At: at}, nil
 }
 
 func (c *Client) parseBody(resp *http.Response) (parse.Result, error) {
