@@ -9,10 +9,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/klog/v2"
 )
 
@@ -34,6 +36,8 @@ type Config struct {
 	TLS *tls.Config
 	// Timeout bounds one request to the target; default 30s.
 	Timeout time.Duration
+	// Registerer receives the proxy's metrics; required.
+	Registerer prometheus.Registerer
 }
 
 // Default fills unset fields.
@@ -52,6 +56,8 @@ func (c *Config) Validate() error {
 		return errors.New("tls: an https target needs CAs to verify it")
 	case c.Timeout < 0:
 		return errors.New("timeout: must not be negative")
+	case c.Registerer == nil:
+		return errors.New("registerer: required")
 	}
 	return nil
 }
@@ -62,6 +68,7 @@ func (c *Config) Validate() error {
 type Proxy struct {
 	cfg     Config
 	client  *http.Client
+	metrics *metrics
 	filters sync.Pool
 	gzips   sync.Pool
 }
@@ -79,12 +86,22 @@ func NewProxy(cfg Config) (*Proxy, error) {
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second,
 	}
-	return &Proxy{cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.Timeout}}, nil
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return &Proxy{cfg: cfg, client: &http.Client{Transport: tr, Timeout: cfg.Timeout}, metrics: m}, nil
 }
 
 // ServeHTTP answers GET and HEAD with the target's metrics, only the named
 // families when the query names any.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	sw := &statusWriter{ResponseWriter: w}
+	defer func() { p.metrics.requests.WithLabelValues(strconv.Itoa(sw.code())).Inc() }()
+	p.serve(sw, r)
+}
+
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -174,12 +191,16 @@ func (p *Proxy) stream(w http.ResponseWriter, r *http.Request, resp *http.Respon
 	if r.Method == http.MethodHead {
 		return
 	}
+	var st Stats
 	var err error
 	if flt != nil {
-		_, err = flt.Copy(out, body)
+		st, err = flt.Copy(out, body)
 	} else {
-		_, err = io.Copy(out, body)
+		st.In, err = io.Copy(out, body)
+		st.Out = st.In
 	}
+	p.metrics.in.Add(float64(st.In))
+	p.metrics.out.Add(float64(st.Out))
 	if err == nil && zw != nil {
 		err = zw.Close()
 	}

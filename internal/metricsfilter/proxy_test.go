@@ -8,8 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/kscale/kscale/internal/custommetrics/testpki"
 	"github.com/kscale/kscale/internal/metricsfilter/testbody"
@@ -46,13 +50,20 @@ func target(t *testing.T, body []byte) (*url.URL, *testpki.CA) {
 
 func newTestProxy(t *testing.T, u *url.URL, ca *testpki.CA) *httptest.Server {
 	t.Helper()
-	p, err := NewProxy(Config{Target: u, TLS: &tls.Config{RootCAs: ca.Pool(), ServerName: "kube-apiserver", MinVersion: tls.VersionTLS12}})
+	srv, _ := newTestProxyMetrics(t, u, ca)
+	return srv
+}
+
+func newTestProxyMetrics(t *testing.T, u *url.URL, ca *testpki.CA) (*httptest.Server, *prometheus.Registry) {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	p, err := NewProxy(Config{Target: u, TLS: &tls.Config{RootCAs: ca.Pool(), ServerName: "kube-apiserver", MinVersion: tls.VersionTLS12}, Registerer: reg})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
-	return srv
+	return srv, reg
 }
 
 func get(t *testing.T, rawURL, auth string, gz bool) (int, http.Header, []byte) {
@@ -90,7 +101,7 @@ func get(t *testing.T, rawURL, auth string, gz bool) (int, http.Header, []byte) 
 func TestProxy(t *testing.T) {
 	body := testbody.Body(0)
 	u, ca := target(t, body)
-	srv := newTestProxy(t, u, ca)
+	srv, reg := newTestProxyMetrics(t, u, ca)
 	var want bytes.Buffer
 	f, _ := New([]string{testbody.RequestTotal})
 	if _, err := f.Copy(&want, bytes.NewReader(body)); err != nil {
@@ -126,6 +137,22 @@ func TestProxy(t *testing.T) {
 			}
 		})
 	}
+	t.Run("own metrics count requests and bytes", func(t *testing.T) {
+		want := `
+# HELP kscale_metrics_filter_body_bytes_total Uncompressed /metrics body bytes read from the target (in) and written to callers (out).
+# TYPE kscale_metrics_filter_body_bytes_total counter
+kscale_metrics_filter_body_bytes_total{direction="in"} ` + strconv.Itoa(4*len(body)) + `
+kscale_metrics_filter_body_bytes_total{direction="out"} ` + strconv.Itoa(3*want.Len()+len(body)) + `
+# HELP kscale_metrics_filter_requests_total Requests answered, by HTTP status code.
+# TYPE kscale_metrics_filter_requests_total counter
+kscale_metrics_filter_requests_total{code="200"} 4
+kscale_metrics_filter_requests_total{code="400"} 1
+kscale_metrics_filter_requests_total{code="401"} 2
+`
+		if err := testutil.GatherAndCompare(reg, strings.NewReader(want)); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("POST is 405", func(t *testing.T) {
 		resp, err := http.Post(srv.URL+"/metrics", "text/plain", nil)
 		if err != nil {
