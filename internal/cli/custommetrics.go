@@ -40,6 +40,7 @@ type customMetricsOptions struct {
 	metricNames      []string
 	weightedNames    []string
 	costFile         string
+	useFilter        bool
 	flags            *pflag.FlagSet
 	maxBodyBytes     int64
 	cmn              commonFlags
@@ -79,6 +80,7 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.caSelector, "ca-secret-selector", "name in (ca,ca-bundle)", "Label selector of the secrets holding the trusted CA certificates in each namespace.")
 	fs.StringSliceVar(&o.caKeys, "ca-secret-keys", []string{"ca.crt", "bundle.crt"}, "Data keys holding PEM CA certificates in those secrets.")
 	fs.IntVar(&c.Scrape.Port, "scrape-port", 443, "kube-apiserver port on the pod IP.")
+	fs.BoolVar(&o.useFilter, "use-metrics-filter", true, "Scrape a pod through its metrics-filter sidecar (the container port named metrics-filter) with ?name=apiserver_request_total; the kube-apiserver directly when it has none, refuses the connection or answers 404, 405 or 501.")
 	fs.Int64Var(&o.maxBodyBytes, "scrape-max-body-bytes", 20<<20, "Largest decompressed /metrics body; a larger one fails the scrape.")
 	fs.DurationVar(&c.Schedule.Period, "scrape-period", time.Minute, "How often each pod is scraped.")
 	fs.DurationVar(&c.Schedule.Timeout, "scrape-timeout", 0, "Timeout of one scrape; 0 means half the scrape period.")
@@ -136,6 +138,7 @@ func (o *customMetricsOptions) complete() error {
 		return fmt.Errorf("--ca-secret-selector: %w", err)
 	}
 	o.cfg.Credentials.CAKeys, o.cfg.MetricNames, o.cfg.Scrape.MaxBodyBytes = o.caKeys, o.metricNames, o.maxBodyBytes
+	o.cfg.Scrape.NoFilter = !o.useFilter
 	if err := o.completeCosts(); err != nil {
 		return err
 	}
