@@ -39,7 +39,7 @@ type sink struct {
 
 // Observe implements scrape.Sink.
 func (s *sink) Observe(t discovery.Target, res scrape.Result, err error, took time.Duration) int {
-	s.metrics.ObserveScrape(t.Key.Namespace, took, reason(err))
+	s.metrics.ObserveScrape(t.Key.Namespace, took, reason(err), err == nil && res.Filtered)
 	s.health.scraped()
 	s.mu.Lock()
 	if err != nil {
