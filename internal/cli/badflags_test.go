@@ -113,6 +113,7 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"metrics-filter", "--tls-cert-file=" + keyFile, "--tls-private-key-file=" + keyFile}, "--tls-cert-file"},
 		{[]string{"metrics-filter", "--secure-address=:70000"}, "--secure-address"},
 		{append(slices.Clone(serving), "--target-url=ftp://x/metrics"), "--target-url"},
+		{append(slices.Clone(serving), "--target-url=http://127.0.0.1:8080/metrics"), "--target-url"},
 		{append(slices.Clone(serving), "--target-timeout=0s"), "--target-timeout"},
 		{serving, "--target-ca-file: required"},
 		{append(slices.Clone(serving), "--target-ca-file="+keyFile), "--target-ca-file: no PEM certificate"},

@@ -47,8 +47,8 @@ func (o *metricsFilterOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.address, "secure-address", ":9443", "Address serving /metrics?name=... over TLS.")
 	fs.StringVar(&o.certFile, "tls-cert-file", "", "Serving certificate (PEM), reloaded when it changes; scrapers verify it as they verify the kube-apiserver (for kscale custom-metrics: the name kube-apiserver, signed by the cluster CA). Required.")
 	fs.StringVar(&o.keyFile, "tls-private-key-file", "", "Key of --tls-cert-file (PEM). Required.")
-	fs.StringVar(&o.target, "target-url", "https://127.0.0.1:443/metrics", "The kube-apiserver's metrics URL.")
-	fs.StringVar(&o.targetCAFile, "target-ca-file", "", "CA bundle (PEM) verifying the target's certificate; required for an https target.")
+	fs.StringVar(&o.target, "target-url", "https://127.0.0.1:443/metrics", "The kube-apiserver's metrics URL (https only: the caller's token is passed to it).")
+	fs.StringVar(&o.targetCAFile, "target-ca-file", "", "CA bundle (PEM) verifying the target's certificate. Required.")
 	fs.StringVar(&o.targetServerName, "target-server-name", "kube-apiserver", "Name the target's certificate is verified for; empty means the host of --target-url.")
 	fs.DurationVar(&o.timeout, "target-timeout", 30*time.Second, "Timeout of one request to the target, body included.")
 	fs.StringVar(&o.metricsAddress, "metrics-bind-address", ":8082", "Address serving the filter's own /metrics and health over HTTP; empty disables it.")
@@ -68,18 +68,15 @@ func (o *metricsFilterOptions) complete() error {
 		return fmt.Errorf("--tls-cert-file: %w", err)
 	}
 	u, err := url.Parse(o.target)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return fmt.Errorf("--target-url: %q is not an http or https URL", o.target)
+	if err != nil || u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("--target-url: %q is not an https URL", o.target)
 	}
 	if o.timeout <= 0 {
 		return fmt.Errorf("--target-timeout: must be positive, got %s", o.timeout)
 	}
 	o.cfg.Target, o.cfg.Timeout = u, o.timeout
-	if u.Scheme == "http" {
-		return nil
-	}
 	if o.targetCAFile == "" {
-		return errors.New("--target-ca-file: required for an https --target-url")
+		return errors.New("--target-ca-file: required")
 	}
 	pem, err := os.ReadFile(o.targetCAFile)
 	if err != nil {

@@ -32,7 +32,7 @@ const textFormat = "text/plain;version=0.0.4"
 type Config struct {
 	// Target is the kube-apiserver's metrics URL, e.g. https://127.0.0.1:443/metrics.
 	Target *url.URL
-	// TLS verifies the target; required for an https target.
+	// TLS verifies the target; required, with RootCAs.
 	TLS *tls.Config
 	// Timeout bounds one request to the target; default 30s.
 	Timeout time.Duration
@@ -50,10 +50,10 @@ func (c *Config) Default() {
 // Validate reports the first invalid field.
 func (c *Config) Validate() error {
 	switch {
-	case c.Target == nil || (c.Target.Scheme != "https" && c.Target.Scheme != "http") || c.Target.Host == "":
-		return errors.New("target: want an http or https URL")
-	case c.Target.Scheme == "https" && (c.TLS == nil || c.TLS.RootCAs == nil):
-		return errors.New("tls: an https target needs CAs to verify it")
+	case c.Target == nil || c.Target.Scheme != "https" || c.Target.Host == "":
+		return errors.New("target: want an https URL (the caller's token is passed to it)")
+	case c.TLS == nil || c.TLS.RootCAs == nil:
+		return errors.New("tls: CAs to verify the target are required")
 	case c.Timeout < 0:
 		return errors.New("timeout: must not be negative")
 	case c.Registerer == nil:

@@ -201,6 +201,7 @@ func TestProxyAbortsBrokenStream(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	plain, _ := url.Parse("http://127.0.0.1:8080/metrics")
+	pool := testpki.NewCA(t, "ca").Pool()
 	secure, _ := url.Parse("https://127.0.0.1/metrics")
 	ftp, _ := url.Parse("ftp://x/metrics")
 	for _, tc := range []struct {
@@ -208,10 +209,12 @@ func TestConfigValidate(t *testing.T) {
 		want string
 	}{
 		{Config{Target: ftp}, "target"},
+		{Config{Target: plain}, "target"},
 		{Config{}, "target"},
 		{Config{Target: secure}, "tls"},
 		{Config{Target: secure, TLS: &tls.Config{MinVersion: tls.VersionTLS12}}, "tls"},
-		{Config{Target: plain, Timeout: -1}, "timeout"},
+		{Config{Target: secure, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, Timeout: -1}, "timeout"},
+		{Config{Target: secure, TLS: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}}, "registerer"},
 	} {
 		if _, err := NewProxy(tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("NewProxy(%+v) = %v, want an error on %s", tc.cfg, err, tc.want)
