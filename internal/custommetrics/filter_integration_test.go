@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,6 +64,16 @@ func TestScrapeThroughMetricsFilter(t *testing.T) {
 	}
 	t.Logf("kube-apiserver body %.0f bytes, filtered %.0f bytes (%.1f%%)", in, out, 100*out/in)
 
+	t.Run("kube-apiserver itself ignores name queries", func(t *testing.T) {
+		// Why the sidecar has its own port: asking kube-apiserver with
+		// ?name= or ?name[]= still returns every family.
+		for _, param := range []string{"name", "name[]"} {
+			raw, err := env.Client.Discovery().RESTClient().Get().AbsPath("/metrics").Param(param, "apiserver_request_total").DoRaw(ctx)
+			if err != nil || !strings.Contains(string(raw), "\napiserver_request_duration_seconds_bucket{") {
+				t.Fatalf("GET /metrics?%s=apiserver_request_total: %d bytes, %v; want the whole body", param, len(raw), err)
+			}
+		}
+	})
 	t.Run("wrong token is kube-apiserver's 401 through the sidecar", func(t *testing.T) {
 		testkube.Secret(t, ctx, env.Client, ns, tokenSecret, nil, map[string][]byte{"token": []byte("revoked-token")})
 		testkube.Poll(t, ctx, 10*time.Second, "401 through the sidecar", func(ctx context.Context) (bool, error) {
