@@ -153,6 +153,21 @@ kscale_metrics_filter_requests_total{code="401"} 2
 			t.Fatal(err)
 		}
 	})
+	t.Run("HEAD has the header only", func(t *testing.T) {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodHead, srv.URL+"/metrics?name="+testbody.RequestTotal, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", bearer)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+			t.Fatalf("HEAD: HTTP %d, Content-Type %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	})
 	t.Run("POST is 405", func(t *testing.T) {
 		resp, err := http.Post(srv.URL+"/metrics", "text/plain", nil)
 		if err != nil {
