@@ -3,10 +3,15 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/custommetrics/testpki"
 )
 
 // TestBadFlagsExit2NamingTheFlag runs every command with one bad flag,
@@ -15,6 +20,19 @@ import (
 // field or a library's wording.
 func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 	missing := "/nonexistent/kscale-test-file"
+	ca := testpki.NewCA(t, "flags-ca")
+	certPEM, keyPEM := ca.ServingPEM(t, []string{"kube-apiserver"}, nil)
+	certFile, keyFile := filepath.Join(t.TempDir(), "tls.crt"), filepath.Join(t.TempDir(), "tls.key")
+	for path, data := range map[string][]byte{certFile: certPEM, keyFile: keyPEM} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	serving := []string{"metrics-filter", "--tls-cert-file=" + certFile, "--tls-private-key-file=" + keyFile}
+	badCosts := filepath.Join(t.TempDir(), "costs.yaml")
+	if err := os.WriteFile(badCosts, []byte("defaultCost: 1\nrules:\n  - verb: GET\n    cost: -1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -86,6 +104,19 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"custom-metrics", "--metrics-bind-address=:70000"}, "--metrics-bind-address"},
 		{[]string{"custom-metrics", "--namespace=kube-system", "--access-ip=10.0.0.1", "--leader-election-renew-deadline=0s"}, "--leader-election-renew-deadline"},
 		{[]string{"custom-metrics", "--kubeconfig=" + missing}, "--kubeconfig"},
+		{[]string{"custom-metrics", "--request-cost-file=" + missing}, "--request-cost-file"},
+		{[]string{"custom-metrics", "--request-cost-file=" + badCosts}, "line 4: rules[0].cost"},
+		{[]string{"custom-metrics", "--weighted-metric-names=x"}, "--weighted-metric-names: needs --request-cost-file"},
+		{[]string{"custom-metrics", "--weighted-metric-names=shoot:apiserver_request_total:sum"}, "--weighted-metric-names"},
+		// metrics-filter
+		{[]string{"metrics-filter"}, "--tls-cert-file and --tls-private-key-file: required"},
+		{[]string{"metrics-filter", "--tls-cert-file=" + keyFile, "--tls-private-key-file=" + keyFile}, "--tls-cert-file"},
+		{[]string{"metrics-filter", "--secure-address=:70000"}, "--secure-address"},
+		{append(slices.Clone(serving), "--target-url=ftp://x/metrics"), "--target-url"},
+		{append(slices.Clone(serving), "--target-url=http://127.0.0.1:8080/metrics"), "--target-url"},
+		{append(slices.Clone(serving), "--target-timeout=0s"), "--target-timeout"},
+		{serving, "--target-ca-file: required"},
+		{append(slices.Clone(serving), "--target-ca-file="+keyFile), "--target-ca-file: no PEM certificate"},
 		// snapshot
 		{[]string{"snapshot", "--kubeconfig=" + missing}, "--kubeconfig"},
 		// simulate

@@ -24,6 +24,7 @@ func componentCommands() map[string]*cobra.Command {
 		"vpa-updater":     newVPAUpdaterCommand(),
 		"vpa-admission":   newVPAAdmissionCommand(),
 		"custom-metrics":  newCustomMetricsCommand(),
+		"metrics-filter":  newMetricsFilterCommand(),
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/custommetrics"
+	"github.com/kscale/kscale/internal/custommetrics/cost"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/kscale/kscale/internal/opsserver"
 )
@@ -37,6 +38,10 @@ type customMetricsOptions struct {
 	caSelector       string
 	caKeys           []string
 	metricNames      []string
+	weightedNames    []string
+	costFile         string
+	useFilter        bool
+	flags            *pflag.FlagSet
 	maxBodyBytes     int64
 	cmn              commonFlags
 	compat           gcmxFlags
@@ -62,6 +67,7 @@ func (o *customMetricsOptions) addFlags(fs *pflag.FlagSet) {
 // addOwnFlags registers the provider's own flags.
 func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	c := &o.cfg
+	o.flags = fs
 	o.client.add(fs, clientFlagSpec{qpsFlag: "qps", qps: 20, burstFlag: "burst", burst: 40,
 		kubeconfigUsage: "Path to a kubeconfig of the cluster running the kube-apiserver pods; empty uses the in-cluster configuration."})
 	fs.DurationVar(&c.CacheSyncTimeout, "cache-sync-timeout", custommetrics.DefaultCacheSyncTimeout, "How long to wait at start-up for the kube-apiserver pod and secret caches; then exit with an error.")
@@ -74,6 +80,7 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.caSelector, "ca-secret-selector", "name in (ca,ca-bundle)", "Label selector of the secrets holding the trusted CA certificates in each namespace.")
 	fs.StringSliceVar(&o.caKeys, "ca-secret-keys", []string{"ca.crt", "bundle.crt"}, "Data keys holding PEM CA certificates in those secrets.")
 	fs.IntVar(&c.Scrape.Port, "scrape-port", 443, "kube-apiserver port on the pod IP.")
+	fs.BoolVar(&o.useFilter, "use-metrics-filter", true, "Scrape a pod through its metrics-filter sidecar (the container port named metrics-filter) with ?name=apiserver_request_total; the kube-apiserver directly when it has none, refuses the connection or answers 404, 405 or 501.")
 	fs.Int64Var(&o.maxBodyBytes, "scrape-max-body-bytes", 20<<20, "Largest decompressed /metrics body; a larger one fails the scrape.")
 	fs.DurationVar(&c.Schedule.Period, "scrape-period", time.Minute, "How often each pod is scraped.")
 	fs.DurationVar(&c.Schedule.Timeout, "scrape-timeout", 0, "Timeout of one scrape; 0 means half the scrape period.")
@@ -82,6 +89,8 @@ func (o *customMetricsOptions) addOwnFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.Rate.MaxAge, "max-sample-age", 90*time.Second, "A pod whose newest sample is older than this has no value.")
 	fs.DurationVar(&c.Rate.MaxPairGap, "max-sample-gap", 600*time.Second, "A pod whose two samples are further apart than this has no value.")
 	fs.StringSliceVar(&o.metricNames, "metric-names", provider.DefaultMetricNames, "Metric names served for the per-pod request rate.")
+	fs.StringVar(&o.costFile, "request-cost-file", "", "YAML or JSON file of request costs by verb, scope and resource (docs/custom-metrics.md); when set, the cost-weighted request rate is served too.")
+	fs.StringSliceVar(&o.weightedNames, "weighted-metric-names", provider.DefaultWeightedMetricNames, "Metric names served for the per-pod cost-weighted request rate; needs --request-cost-file.")
 	o.addHAFlags(fs)
 	o.compat.add(fs)
 	o.selfSigned.add(fs, "--tls-cert-file and --tls-private-key-file, for the Service --service-name")
@@ -129,6 +138,10 @@ func (o *customMetricsOptions) complete() error {
 		return fmt.Errorf("--ca-secret-selector: %w", err)
 	}
 	o.cfg.Credentials.CAKeys, o.cfg.MetricNames, o.cfg.Scrape.MaxBodyBytes = o.caKeys, o.metricNames, o.maxBodyBytes
+	o.cfg.Scrape.NoFilter = !o.useFilter
+	if err := o.completeCosts(); err != nil {
+		return err
+	}
 	for _, d := range []struct {
 		flag string
 		v    time.Duration
@@ -161,6 +174,30 @@ func (o *customMetricsOptions) complete() error {
 		return err
 	}
 	return o.completeSelfSigned()
+}
+
+// completeCosts loads --request-cost-file and checks the weighted names.
+func (o *customMetricsOptions) completeCosts() error {
+	if len(o.weightedNames) == 0 || slices.Contains(o.weightedNames, "") {
+		return fmt.Errorf("--weighted-metric-names: want one or more non-empty names, got %q", o.weightedNames)
+	}
+	for _, n := range o.weightedNames {
+		if slices.Contains(o.metricNames, n) {
+			return fmt.Errorf("--weighted-metric-names: %q is also in --metric-names", n)
+		}
+	}
+	if o.costFile == "" {
+		if o.flags.Changed("weighted-metric-names") {
+			return errors.New("--weighted-metric-names: needs --request-cost-file")
+		}
+		return nil
+	}
+	table, err := cost.Load(o.costFile)
+	if err != nil {
+		return fmt.Errorf("--request-cost-file: %w", err)
+	}
+	o.cfg.Costs, o.cfg.WeightedMetricNames = table, o.weightedNames
+	return nil
 }
 
 // completeSelfSigned checks the self-signed certificate flags: the Secret

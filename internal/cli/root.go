@@ -51,6 +51,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &UsageError{Err: err} })
 	root.AddCommand(newVersionCommand())
 	root.AddCommand(newCustomMetricsCommand())
+	root.AddCommand(newMetricsFilterCommand())
 	root.AddCommand(withCommonFlags(newSimulateCommand()))
 	root.AddCommand(newVPARecommenderCommand())
 	root.AddCommand(newVPAUpdaterCommand())

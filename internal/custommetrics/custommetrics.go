@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +15,7 @@ import (
 	cmprovider "sigs.k8s.io/custom-metrics-apiserver/pkg/provider"
 
 	"github.com/kscale/kscale/internal/cachesync"
+	"github.com/kscale/kscale/internal/custommetrics/cost"
 	"github.com/kscale/kscale/internal/custommetrics/credentials"
 	"github.com/kscale/kscale/internal/custommetrics/discovery"
 	"github.com/kscale/kscale/internal/custommetrics/ha"
@@ -48,8 +50,14 @@ type Config struct {
 	Schedule scrape.SchedulerConfig
 	// Rate configures the sample rules.
 	Rate rate.Config
-	// MetricNames are the served metric names.
+	// MetricNames are the served names of the request rate.
 	MetricNames []string
+	// Costs, when set, turns on the cost-weighted request rate: each
+	// series of the counter counts times the cost of its request category.
+	Costs *cost.Table
+	// WeightedMetricNames are the served names of the weighted rate;
+	// default provider.DefaultWeightedMetricNames. Requires Costs.
+	WeightedMetricNames []string
 	// LeaderElection turns on active/passive HA; HA configures it.
 	LeaderElection bool
 	// HA configures leader election and the Service's Endpoints.
@@ -163,6 +171,13 @@ func build(cfg Config) (*components, error) {
 		return nil, err
 	}
 	cfg.Scrape.Credentials = c.creds
+	weighted, err := weightedNames(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Costs != nil {
+		cfg.Scrape.Costs = cfg.Costs
+	}
 	client, err := scrape.NewClient(cfg.Scrape)
 	if err != nil {
 		return nil, err
@@ -185,8 +200,26 @@ func build(cfg Config) (*components, error) {
 	if c.scheduler, err = scrape.NewScheduler(cfg.Schedule); err != nil {
 		return nil, err
 	}
-	c.provider, err = provider.New(provider.Config{Pods: c.discovery, Rates: store, MetricNames: cfg.MetricNames})
+	c.provider, err = provider.New(provider.Config{Pods: c.discovery, Rates: store, MetricNames: cfg.MetricNames, WeightedMetricNames: weighted})
 	return c, err
+}
+
+// weightedNames returns the served names of the weighted rate: none without
+// costs, the defaults when costs come without names.
+func weightedNames(cfg Config) ([]string, error) {
+	if cfg.Costs == nil {
+		if len(cfg.WeightedMetricNames) > 0 {
+			return nil, errors.New("weighted metric names: need a cost table")
+		}
+		return nil, nil
+	}
+	if err := cfg.Costs.Validate(); err != nil {
+		return nil, fmt.Errorf("validating cost table: %w", err)
+	}
+	if len(cfg.WeightedMetricNames) == 0 {
+		return slices.Clone(provider.DefaultWeightedMetricNames), nil
+	}
+	return cfg.WeightedMetricNames, nil
 }
 
 // lead scrapes and serves until ctx ends or the server fails.

@@ -119,6 +119,7 @@ func TestHA(t *testing.T) {
 			Netns: n.Name, IP: n.IP, Kubeconfig: env.KubeconfigPath, CertFile: certFile, KeyFile: keyFile,
 			ScrapePort: apiServerPort(t), Period: time.Minute, MinGap: 10 * time.Second,
 			LeaderElection: true, Service: service, Lease: "cm-ha-leader-election", Identity: id,
+			Costs: costsYAML,
 		})
 	}
 	var leader string
@@ -178,14 +179,19 @@ func TestHA(t *testing.T) {
 	}
 }
 
+// expectValues waits for the plain and the cost-weighted rate of the pod.
 func expectValues(t *testing.T, ns string, timeout time.Duration, what string) {
 	t.Helper()
-	path := "/apis/custom.metrics.k8s.io/v1beta2/namespaces/" + ns + "/pods/*/" + metricSum
+	base := "/apis/custom.metrics.k8s.io/v1beta2/namespaces/" + ns + "/pods/*/"
 	testkube.Poll(t, t.Context(), timeout, what, func(ctx context.Context) (bool, error) {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
-		var list cmv1beta2.MetricValueList
-		err := getJSON(rctx, env.Client, path, "app=kubernetes,role=apiserver", &list)
-		return err == nil && len(list.Items) == 1, err
+		for _, metric := range []string{metricSum, metricWeighted} {
+			var list cmv1beta2.MetricValueList
+			if err := getJSON(rctx, env.Client, base+metric, "app=kubernetes,role=apiserver", &list); err != nil || len(list.Items) != 1 {
+				return false, err
+			}
+		}
+		return true, nil
 	})
 }

@@ -34,6 +34,8 @@ type standIn struct {
 	port  int
 	cert  tls.Certificate
 	token string
+	// labels is the counter's one label set; ipPrefix the pods' /24.
+	labels, ipPrefix string
 
 	mu      sync.Mutex
 	total   float64 // requests per second over all pods
@@ -81,7 +83,7 @@ func (s *standIn) serve(uid types.UID) http.Handler {
 			v = c.counter
 		}
 		s.mu.Unlock()
-		_, _ = fmt.Fprintf(w, "# TYPE apiserver_request_total counter\napiserver_request_total{code=\"200\",verb=\"GET\"} %d\nprocess_start_time_seconds 1\n", int64(v))
+		_, _ = fmt.Fprintf(w, "# TYPE apiserver_request_total counter\napiserver_request_total{%s} %d\nprocess_start_time_seconds 1\n", s.labels, int64(v))
 	})
 }
 
@@ -129,7 +131,7 @@ func (s *standIn) reconcile(ctx context.Context) {
 
 func (s *standIn) start(ctx context.Context, p *corev1.Pod) {
 	s.mu.Lock()
-	ip := "127.0.0." + strconv.Itoa(100+s.nextIP)
+	ip := s.ipPrefix + strconv.Itoa(100+s.nextIP)
 	s.nextIP++
 	s.mu.Unlock()
 	l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(s.port)))
@@ -151,12 +153,56 @@ func (s *standIn) start(ctx context.Context, p *corev1.Pod) {
 // 300, scale-down stabilization shortened to 30 s for the test.
 func testHPA(t *testing.T) {
 	const ns, window = "shoot--hpa--a", 30 * time.Second
+	s := startHPA(t, hpaSetup{ns: ns, metric: metricSum, labels: `code="200",verb="GET"`, ipPrefix: "127.0.0.", total: 800, window: window})
+
+	// 800 req/s on one pod: ceil(800/300) = 3 replicas; then 267 per pod keeps 3.
+	start := time.Now()
+	expectReplicas(t, ns, 3, 2*time.Minute)
+	t.Logf("scaled out to 3 replicas %s after the HPA was created", time.Since(start).Round(time.Second))
+	expectHPAAverage(t, ns, 240, 300)
+	// Drop to 50 req/s: no scale-in before the stabilization window, then 1.
+	s.setTotal(50)
+	dropped := time.Now()
+	expectReplicas(t, ns, 1, window+2*time.Minute)
+	t.Logf("scaled in to 1 replica %s after the load dropped (window %s)", time.Since(dropped).Round(time.Second), window)
+	if d := time.Since(dropped); d < window {
+		t.Fatalf("scaled in %s after the load dropped, before the %s stabilization window", d, window)
+	}
+}
+
+// testWeightedHPA points the HPA at the cost-weighted rate (GEP-23 stage
+// 2): 200 cluster-scoped LISTs per second cost 4 each in the provider's
+// cost file, so the weighted rate is 800 and the HPA scales 1 -> 3, where
+// the plain rate (200 < 300) would keep one replica.
+func testWeightedHPA(t *testing.T) {
+	const ns = "shoot--hpa--w"
+	startHPA(t, hpaSetup{ns: ns, metric: metricWeighted, labels: `code="200",verb="LIST",scope="cluster",resource="pods"`,
+		ipPrefix: "127.0.1.", total: 200, window: 30 * time.Second})
+	start := time.Now()
+	expectReplicas(t, ns, 3, 2*time.Minute)
+	t.Logf("scaled out to 3 replicas on the weighted rate %s after the HPA was created", time.Since(start).Round(time.Second))
+	expectHPAAverage(t, ns, 240, 300) // 800 weighted over 3 pods
+}
+
+// hpaSetup is one HPA scenario: a stand-in kube-apiserver Deployment in ns
+// and an HPA on metric, AverageValue 300, min 1, max 4.
+type hpaSetup struct {
+	ns, metric, labels, ipPrefix string
+	total                        float64
+	window                       time.Duration
+}
+
+// startHPA creates the shoot namespace, the stand-in servers, the
+// Deployment and the HPA; the servers stop in t.Cleanup.
+func startHPA(t *testing.T, h hpaSetup) *standIn {
+	t.Helper()
+	ns, window := h.ns, h.window
 	ctx := t.Context()
 	ca := testpki.NewCA(t, "shoot-ca")
 	shootNamespace(t, ns, ca.PEM)
 	s := &standIn{t: t, ns: ns, port: apiServerPort(t), cert: ca.Serving(t, []string{"kube-apiserver"}, nil),
-		token: scraper.Token, servers: map[types.UID]*counterServer{}}
-	s.setTotal(800)
+		token: scraper.Token, labels: h.labels, ipPrefix: h.ipPrefix, servers: map[types.UID]*counterServer{}}
+	s.setTotal(h.total)
 	sctx, cancel := context.WithCancel(ctx)
 	stopped := make(chan struct{})
 	go func() { s.run(sctx); close(stopped) }()
@@ -181,7 +227,7 @@ func testHPA(t *testing.T) {
 			ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "kube-apiserver"},
 			MinReplicas:    ptr.To[int32](1), MaxReplicas: 4,
 			Metrics: []autoscalingv2.MetricSpec{{Type: autoscalingv2.PodsMetricSourceType, Pods: &autoscalingv2.PodsMetricSource{
-				Metric: autoscalingv2.MetricIdentifier{Name: metricSum},
+				Metric: autoscalingv2.MetricIdentifier{Name: h.metric},
 				Target: autoscalingv2.MetricTarget{Type: autoscalingv2.AverageValueMetricType, AverageValue: ptr.To(resource.MustParse("300"))},
 			}}},
 			Behavior: &autoscalingv2.HorizontalPodAutoscalerBehavior{ScaleDown: &autoscalingv2.HPAScalingRules{StabilizationWindowSeconds: ptr.To(int32(window.Seconds()))}},
@@ -190,23 +236,16 @@ func testHPA(t *testing.T) {
 	if _, err := env.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, hpa, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
 
-	// 800 req/s on one pod: ceil(800/300) = 3 replicas; then 267 per pod keeps 3.
-	start := time.Now()
-	expectReplicas(t, ns, 3, 2*time.Minute)
-	t.Logf("scaled out to 3 replicas %s after the HPA was created", time.Since(start).Round(time.Second))
-	testkube.Poll(t, ctx, time.Minute, "HPA reading about 267 per pod", func(ctx context.Context) (bool, error) {
+// expectHPAAverage waits for the HPA's current average to lie in (lo, hi).
+func expectHPAAverage(t *testing.T, ns string, lo, hi float64) {
+	t.Helper()
+	testkube.Poll(t, t.Context(), time.Minute, fmt.Sprintf("HPA reading between %g and %g per pod", lo, hi), func(ctx context.Context) (bool, error) {
 		avg, err := hpaAverage(ctx, ns)
-		return err == nil && avg > 240 && avg < 300, err
+		return err == nil && avg > lo && avg < hi, err
 	})
-	// Drop to 50 req/s: no scale-in before the stabilization window, then 1.
-	s.setTotal(50)
-	dropped := time.Now()
-	expectReplicas(t, ns, 1, window+2*time.Minute)
-	t.Logf("scaled in to 1 replica %s after the load dropped (window %s)", time.Since(dropped).Round(time.Second), window)
-	if d := time.Since(dropped); d < window {
-		t.Fatalf("scaled in %s after the load dropped, before the %s stabilization window", d, window)
-	}
 }
 
 func expectReplicas(t *testing.T, ns string, want int32, timeout time.Duration) {

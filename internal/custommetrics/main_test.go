@@ -27,6 +27,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/custommetrics"
+	"github.com/kscale/kscale/internal/custommetrics/cost"
 	"github.com/kscale/kscale/internal/custommetrics/ha"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/kscale/kscale/internal/custommetrics/rate"
@@ -41,8 +42,11 @@ const (
 	childEnv    = "KSCALE_CUSTOM_METRICS_CHILD"
 	tokenSecret = "shoot-access-gardener-custom-metrics"
 	metricSum   = "shoot:apiserver_request_total:sum"
-	systemNS    = "kscale-system"
-	servingPort = 6443
+	// metricWeighted is the cost-weighted rate; costsYAML its cost table.
+	metricWeighted = "shoot:apiserver_request_total:weighted_rate"
+	costsYAML      = "defaultCost: 1\nrules:\n  - verb: LIST\n    scope: cluster\n    cost: 4\n"
+	systemNS       = "kscale-system"
+	servingPort    = 6443
 )
 
 var (
@@ -153,6 +157,8 @@ type providerSetup struct {
 	// synced every SelfSignedSync.
 	SelfSignedSecret string
 	SelfSignedSync   time.Duration
+	// Costs, when set, is a cost table (YAML) turning on the weighted rate.
+	Costs string
 }
 
 // servingCert writes a serving certificate for the Service's DNS name and
@@ -207,6 +213,11 @@ func runProvider(ctx context.Context, s providerSetup) error {
 			Namespace: systemNS, ServiceName: s.Service, LeaseName: s.Lease, Identity: s.Identity,
 			Address: s.IP, Port: servingPort,
 		},
+	}
+	if s.Costs != "" {
+		if cfg.Costs, err = cost.Parse([]byte(s.Costs)); err != nil {
+			return err
+		}
 	}
 	if s.SelfSignedSecret != "" {
 		dns := s.Service + "." + systemNS + ".svc"

@@ -45,6 +45,7 @@ func TestProvider(t *testing.T) {
 			Netns: ns.Name, IP: ns.IP, Kubeconfig: env.KubeconfigPath, CertFile: certFile, KeyFile: keyFile,
 			ScrapePort: apiServerPort(t), Period: 10 * time.Second, MinGap: 4 * time.Second,
 			LeaderElection: true, Service: "cm-provider", Lease: "cm-provider", Identity: "provider-test",
+			Costs: costsYAML,
 		})
 	}()
 	t.Cleanup(func() {
@@ -131,7 +132,25 @@ func TestProvider(t *testing.T) {
 			t.Fatalf("direct as reader: HTTP %d, want 200", code)
 		}
 	})
+	t.Run("weighted rate beside the plain rate", func(t *testing.T) {
+		// The real kube-apiserver's own requests: every cost is at least 1
+		// and cluster-scoped LISTs cost 4, so per pod weighted >= plain.
+		var plain, weighted cmv1beta2.MetricValueList
+		testkube.Poll(t, ctx, time.Minute, "both rates for both pods", func(ctx context.Context) (bool, error) {
+			if err := getJSON(ctx, env.Client, base+"*/"+metricSum, "app=kubernetes", &plain); err != nil {
+				return false, err
+			}
+			err := getJSON(ctx, env.Client, base+"*/"+metricWeighted, "app=kubernetes", &weighted)
+			return err == nil && len(plain.Items) == 2 && len(weighted.Items) == 2 && plain.Items[0].Timestamp.Equal(&weighted.Items[0].Timestamp), err
+		})
+		for i := range plain.Items {
+			if p, w := plain.Items[i], weighted.Items[i]; w.Metric.Name != metricWeighted || w.Value.Cmp(p.Value) < 0 || w.Value.Sign() <= 0 {
+				t.Errorf("%s: weighted %s, plain %s; want weighted >= plain > 0", p.DescribedObject.Name, w.Value.String(), p.Value.String())
+			}
+		}
+	})
 	t.Run("HPA scales a stand-in kube-apiserver", testHPA)
+	t.Run("HPA on the weighted rate scales a stand-in kube-apiserver", testWeightedHPA)
 }
 
 func getJSON(ctx context.Context, c kubernetes.Interface, path, selector string, into any) error {

@@ -25,35 +25,7 @@ func TestScrapeRealAPIServer(t *testing.T) {
 	shootNamespace(t, ns, env.CAData)
 	testkube.Pod(t, ctx, env.Client, ns, "kapi-1", "127.0.0.1", testkube.APIServerLabels())
 
-	d, err := discovery.New(discovery.Config{Client: env.Client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	creds, err := credentials.New(credentials.Config{Client: env.Client})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go d.Run(rctx)
-	go creds.Run(rctx)
-	if !d.HasSynced(ctx) {
-		t.Fatal("cache did not sync")
-	}
-	if !creds.HasSynced(ctx) {
-		t.Fatal("cache did not sync")
-	}
-	client, err := scrape.NewClient(scrape.ClientConfig{Credentials: creds, Port: apiServerPort(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	key := types.NamespacedName{Namespace: ns, Name: "kapi-1"}
-	var target discovery.Target
-	testkube.Poll(t, ctx, 10*time.Second, "kapi-1 discovered", func(context.Context) (bool, error) {
-		var ok bool
-		target, ok = d.Get(key)
-		return ok, nil
-	})
+	client, target := scrapeClient(t, types.NamespacedName{Namespace: ns, Name: "kapi-1"})
 	scrapeOK := func(t *testing.T, what string) scrape.Result {
 		t.Helper()
 		var res scrape.Result
@@ -100,4 +72,35 @@ func TestScrapeRealAPIServer(t *testing.T) {
 			return credentials.IsMissing(err), nil
 		})
 	})
+}
+
+// scrapeClient starts discovery and the credential store (stopped in
+// t.Cleanup) and returns a scrape client and the discovered target key.
+func scrapeClient(t *testing.T, key types.NamespacedName) (*scrape.Client, discovery.Target) {
+	t.Helper()
+	ctx := t.Context()
+	d, err := discovery.New(discovery.Config{Client: env.Client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	creds, err := credentials.New(credentials.Config{Client: env.Client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go d.Run(ctx)
+	go creds.Run(ctx)
+	if !d.HasSynced(ctx) || !creds.HasSynced(ctx) {
+		t.Fatal("caches did not sync")
+	}
+	client, err := scrape.NewClient(scrape.ClientConfig{Credentials: creds, Port: apiServerPort(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var target discovery.Target
+	testkube.Poll(t, ctx, 10*time.Second, key.Name+" discovered", func(context.Context) (bool, error) {
+		var ok bool
+		target, ok = d.Get(key)
+		return ok, nil
+	})
+	return client, target
 }

@@ -39,7 +39,7 @@ type sink struct {
 
 // Observe implements scrape.Sink.
 func (s *sink) Observe(t discovery.Target, res scrape.Result, err error, took time.Duration) int {
-	s.metrics.ObserveScrape(t.Key.Namespace, took, reason(err))
+	s.metrics.ObserveScrape(t.Key.Namespace, took, reason(err), err == nil && res.Filtered)
 	s.health.scraped()
 	s.mu.Lock()
 	if err != nil {
@@ -53,7 +53,7 @@ func (s *sink) Observe(t discovery.Target, res scrape.Result, err error, took ti
 	}
 	delete(s.faults, t.Key)
 	s.mu.Unlock()
-	outcome, n := s.store.Add(t.Key, t.UID, rate.Sample{Value: res.Value, At: res.At})
+	outcome, n := s.store.Add(t.Key, t.UID, rate.Sample{Value: res.Value, Weighted: res.Weighted, At: res.At})
 	if outcome == rate.Started {
 		s.log.V(1).Info("Started series", "pod", klog.KRef(t.Key.Namespace, t.Key.Name), "uid", t.UID)
 	}

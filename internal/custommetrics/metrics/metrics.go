@@ -25,6 +25,7 @@ type Gauges struct {
 type Metrics struct {
 	scrapeDuration *prometheus.HistogramVec
 	scrapeErrors   *prometheus.CounterVec
+	filtered       *prometheus.CounterVec
 }
 
 // New registers the metrics on reg.
@@ -42,9 +43,13 @@ func New(reg prometheus.Registerer, g Gauges) (*Metrics, error) {
 			Namespace: namespace, Name: "scrape_errors_total",
 			Help: "Failed kube-apiserver metrics scrapes by namespace and reason.",
 		}, []string{"namespace", "reason"}),
+		filtered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: namespace, Name: "filtered_scrapes_total",
+			Help: "Successful scrapes answered by the pod's metrics-filter sidecar, by namespace.",
+		}, []string{"namespace"}),
 	}
 	collectors := []prometheus.Collector{
-		m.scrapeDuration, m.scrapeErrors,
+		m.scrapeDuration, m.scrapeErrors, m.filtered,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: namespace, Name: "targets", Help: "kube-apiserver pods being scraped.",
 		}, func() float64 { return float64(g.Targets()) }),
@@ -60,11 +65,14 @@ func New(reg prometheus.Registerer, g Gauges) (*Metrics, error) {
 }
 
 // ObserveScrape records one scrape of a target in namespace; reason is
-// empty on success.
-func (m *Metrics) ObserveScrape(namespace string, took time.Duration, reason string) {
+// empty on success, filtered says the metrics-filter sidecar answered.
+func (m *Metrics) ObserveScrape(namespace string, took time.Duration, reason string, filtered bool) {
 	m.scrapeDuration.WithLabelValues(namespace).Observe(took.Seconds())
 	if reason != "" {
 		m.scrapeErrors.WithLabelValues(namespace, reason).Inc()
+	}
+	if filtered {
+		m.filtered.WithLabelValues(namespace).Inc()
 	}
 }
 
@@ -72,4 +80,5 @@ func (m *Metrics) ObserveScrape(namespace string, took time.Duration, reason str
 func (m *Metrics) ForgetNamespace(namespace string) {
 	m.scrapeDuration.DeleteLabelValues(namespace)
 	m.scrapeErrors.DeletePartialMatch(prometheus.Labels{"namespace": namespace})
+	m.filtered.DeleteLabelValues(namespace)
 }

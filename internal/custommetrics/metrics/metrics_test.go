@@ -15,10 +15,14 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.ObserveScrape("shoot--p--a", 20*time.Millisecond, "")
-	m.ObserveScrape("shoot--p--a", time.Second, "status")
-	m.ObserveScrape("shoot--p--b", time.Second, "tls")
+	m.ObserveScrape("shoot--p--a", 20*time.Millisecond, "", false)
+	m.ObserveScrape("shoot--p--a", 20*time.Millisecond, "", true)
+	m.ObserveScrape("shoot--p--a", time.Second, "status", false)
+	m.ObserveScrape("shoot--p--b", time.Second, "tls", false)
 	want := `
+# HELP kscale_custom_metrics_filtered_scrapes_total Successful scrapes answered by the pod's metrics-filter sidecar, by namespace.
+# TYPE kscale_custom_metrics_filtered_scrapes_total counter
+kscale_custom_metrics_filtered_scrapes_total{namespace="shoot--p--a"} 1
 # HELP kscale_custom_metrics_scrape_errors_total Failed kube-apiserver metrics scrapes by namespace and reason.
 # TYPE kscale_custom_metrics_scrape_errors_total counter
 kscale_custom_metrics_scrape_errors_total{namespace="shoot--p--a",reason="status"} 1
@@ -30,7 +34,7 @@ kscale_custom_metrics_stale_targets 1
 # TYPE kscale_custom_metrics_targets gauge
 kscale_custom_metrics_targets 3
 `
-	names := []string{"kscale_custom_metrics_scrape_errors_total", "kscale_custom_metrics_stale_targets", "kscale_custom_metrics_targets"}
+	names := []string{"kscale_custom_metrics_filtered_scrapes_total", "kscale_custom_metrics_scrape_errors_total", "kscale_custom_metrics_stale_targets", "kscale_custom_metrics_targets"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +44,9 @@ kscale_custom_metrics_targets 3
 	m.ForgetNamespace("shoot--p--a")
 	if n := testutil.CollectAndCount(m.scrapeErrors); n != 1 {
 		t.Fatalf("error series after forgetting a namespace = %d, want 1", n)
+	}
+	if n := testutil.CollectAndCount(m.filtered); n != 0 {
+		t.Fatalf("filtered series after forgetting their namespace = %d, want 0", n)
 	}
 	if _, err := New(reg, Gauges{}); err == nil {
 		t.Fatal("New() without gauges succeeded")

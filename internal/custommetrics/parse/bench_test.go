@@ -13,7 +13,7 @@ import (
 
 // realBody is a /metrics body captured from the test control plane's
 // kube-apiserver v1.36.3 (2.1 MB, 16.8k lines, gzip 99 KB).
-func realBody(b *testing.B) (plain, gz []byte) {
+func realBody(b testing.TB) (plain, gz []byte) {
 	b.Helper()
 	gz, err := os.ReadFile("testdata/kube-apiserver-metrics.txt.gz")
 	if err != nil {
@@ -47,6 +47,7 @@ func BenchmarkParseRequestTotal(b *testing.B) {
 	}{
 		{"plain/kscale-full", plain, false, kscale(Options{})},
 		{"plain/kscale-grouped", plain, false, kscale(Options{StopAfterGroup: true})},
+		{"plain/kscale-grouped-weighted", plain, false, kscale(Options{StopAfterGroup: true, Costs: benchCosts})},
 		{"plain/expfmt", plain, false, expfmtSum},
 		{"plain-4x/kscale-full", big, false, kscale(Options{})},
 		{"gzip/kscale-full", gz, true, kscale(Options{})},
@@ -73,6 +74,9 @@ func BenchmarkParseRequestTotal(b *testing.B) {
 		})
 	}
 }
+
+// benchCosts weighs every series, as the weighted rate does.
+var benchCosts = costTable{{"LIST", "cluster", "pods"}: 10}
 
 func kscale(opts Options) func(b *testing.B, r io.Reader) float64 {
 	var p *Parser

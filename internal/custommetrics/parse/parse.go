@@ -46,6 +46,9 @@ func IsNoSeries(err error) bool { return errors.Is(err, ErrNoSeries) }
 type Result struct {
 	// Sum is the total of all series' values.
 	Sum float64
+	// Weighted is the total of all series' values, each times the cost of
+	// its verb, scope and resource labels; zero without Options.Costs.
+	Weighted float64
 	// Series is how many series were summed.
 	Series int
 }
@@ -58,6 +61,14 @@ type Options struct {
 	// sorted by name, so the rest of the body (about half for
 	// apiserver_request_total) need not be read or decompressed.
 	StopAfterGroup bool
+	// Costs, when set, makes Sum also compute Result.Weighted.
+	Costs Costs
+}
+
+// Costs gives the cost of one request by its labels (an absent label is
+// empty). The parser calls it for every series, so it should not allocate.
+type Costs interface {
+	Cost(verb, scope, resource []byte) float64
 }
 
 // Parser sums one counter. It keeps its read buffer between calls, so reuse
@@ -87,7 +98,7 @@ func (p *Parser) Sum(r io.Reader) (Result, error) {
 			return Result{}, err
 		}
 		if len(line) > 0 {
-			v, ok, perr := p.parseLine(line, lineNo)
+			v, w, ok, perr := p.parseLine(line, lineNo)
 			if perr != nil {
 				return Result{}, perr
 			}
@@ -96,8 +107,9 @@ func (p *Parser) Sum(r io.Reader) (Result, error) {
 			}
 			if ok {
 				res.Sum += v
+				res.Weighted += w
 				res.Series++
-				if math.IsInf(res.Sum, 0) {
+				if math.IsInf(res.Sum, 0) || math.IsInf(res.Weighted, 0) {
 					return Result{}, &SyntaxError{Line: lineNo, Reason: "sum of the counter overflows"}
 				}
 			}
@@ -149,35 +161,44 @@ func (p *Parser) matchesName(line []byte) bool {
 	return false
 }
 
-// parseLine returns the value of a counter line; ok is false for lines of
-// other metrics, comments and blank lines.
-func (p *Parser) parseLine(line []byte, lineNo int) (v float64, ok bool, err error) {
+// parseLine returns the value of a counter line and, with Costs, its value
+// times its cost; ok is false for lines of other metrics, comments and blank
+// lines.
+func (p *Parser) parseLine(line []byte, lineNo int) (v, weighted float64, ok bool, err error) {
 	line = trimLeft(line)
 	if len(line) == 0 || line[0] == '#' || !p.matchesName(line) {
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
 	rest := trimLeft(line[len(p.name):])
+	var set []byte
 	if len(rest) > 0 && rest[0] == '{' {
 		end := labelSetEnd(rest)
 		if end < 0 {
-			return 0, false, &SyntaxError{Line: lineNo, Reason: "unterminated label set"}
+			return 0, 0, false, &SyntaxError{Line: lineNo, Reason: "unterminated label set"}
 		}
-		rest = trimLeft(rest[end+1:])
+		set, rest = rest[1:end], trimLeft(rest[end+1:])
 	}
 	value, rest := nextToken(rest)
 	if len(value) == 0 {
-		return 0, false, &SyntaxError{Line: lineNo, Reason: "missing value"}
+		return 0, 0, false, &SyntaxError{Line: lineNo, Reason: "missing value"}
 	}
 	v, err = parseValue(value)
 	if err != nil {
-		return 0, false, &SyntaxError{Line: lineNo, Reason: err.Error()}
+		return 0, 0, false, &SyntaxError{Line: lineNo, Reason: err.Error()}
 	}
 	if ts, tail := nextToken(trimLeft(rest)); len(ts) > 0 {
 		if _, err := strconv.ParseInt(string(ts), 10, 64); err != nil || len(trimLeft(tail)) > 0 {
-			return 0, false, &SyntaxError{Line: lineNo, Reason: fmt.Sprintf("unexpected text %q after value", truncate(rest))}
+			return 0, 0, false, &SyntaxError{Line: lineNo, Reason: fmt.Sprintf("unexpected text %q after value", truncate(rest))}
 		}
 	}
-	return v, true, nil
+	if p.opts.Costs != nil {
+		l, err := requestLabels(set)
+		if err != nil {
+			return 0, 0, false, &SyntaxError{Line: lineNo, Reason: err.Error()}
+		}
+		weighted = v * p.opts.Costs.Cost(l.verb, l.scope, l.resource)
+	}
+	return v, weighted, true, nil
 }
 
 // labelSetEnd returns the index of the '}' closing the label set that starts

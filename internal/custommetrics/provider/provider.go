@@ -25,6 +25,10 @@ import (
 // DefaultMetricNames are the served names: the one the reference serves and the one GEP-23 names.
 var DefaultMetricNames = []string{"shoot:apiserver_request_total:sum", "shoot:apiserver_request_total:rate"}
 
+// DefaultWeightedMetricNames are the served names of the cost-weighted
+// request rate (GEP-23 stage 2), served when a cost table is configured.
+var DefaultWeightedMetricNames = []string{"shoot:apiserver_request_total:weighted_rate"}
+
 var podsResource = schema.GroupResource{Resource: "pods"}
 
 // Pods looks up scrape targets.
@@ -44,8 +48,11 @@ type Config struct {
 	Pods Pods
 	// Rates supplies rates.
 	Rates Rates
-	// MetricNames are the served metric names; default DefaultMetricNames.
+	// MetricNames are the served names of the request rate; default DefaultMetricNames.
 	MetricNames []string
+	// WeightedMetricNames are the served names of the cost-weighted
+	// request rate; none when empty.
+	WeightedMetricNames []string
 	// Clock tells the query time; default the real clock.
 	Clock clock.PassiveClock
 }
@@ -66,11 +73,23 @@ func (c *Config) Validate() error {
 		return errors.New("pods and rates: required")
 	}
 	for i, n := range c.MetricNames {
-		if strings.TrimSpace(n) == "" || strings.Contains(n, "/") {
+		if !validName(n) {
 			return fmt.Errorf("metricNames[%d]: %q is not a valid metric name", i, n)
 		}
 	}
+	for i, n := range c.WeightedMetricNames {
+		if !validName(n) {
+			return fmt.Errorf("weightedMetricNames[%d]: %q is not a valid metric name", i, n)
+		}
+		if slices.Contains(c.MetricNames, n) {
+			return fmt.Errorf("weightedMetricNames[%d]: %q is also a name of the plain rate", i, n)
+		}
+	}
 	return nil
+}
+
+func validName(n string) bool {
+	return strings.TrimSpace(n) != "" && !strings.Contains(n, "/")
 }
 
 // Provider implements the custom metrics provider interface.
@@ -91,22 +110,23 @@ func New(cfg Config) (*Provider, error) {
 
 // ListAllMetrics lists each metric name on namespaced pods.
 func (p *Provider) ListAllMetrics() []cmprovider.CustomMetricInfo {
-	out := make([]cmprovider.CustomMetricInfo, 0, len(p.cfg.MetricNames))
-	for _, n := range p.cfg.MetricNames {
+	out := make([]cmprovider.CustomMetricInfo, 0, len(p.cfg.MetricNames)+len(p.cfg.WeightedMetricNames))
+	for _, n := range slices.Concat(p.cfg.MetricNames, p.cfg.WeightedMetricNames) {
 		out = append(out, cmprovider.CustomMetricInfo{GroupResource: podsResource, Namespaced: true, Metric: n})
 	}
 	return out
 }
 
-// GetMetricByName returns one pod's rate, or a 404 error when the metric is
+// GetMetricByName returns one pod's rate (plain or weighted by the metric's name), or a 404 error when the metric is
 // unknown or the pod has no fresh rate.
 func (p *Provider) GetMetricByName(_ context.Context, name types.NamespacedName, info cmprovider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValue, error) {
-	if !p.serves(info) {
+	weighted, ok := p.serves(info)
+	if !ok {
 		return nil, cmprovider.NewMetricNotFoundError(info.GroupResource, info.Metric)
 	}
 	if t, ok := p.cfg.Pods.Get(name); ok && matchesNoLabels(metricSelector) {
 		if r, ok := p.cfg.Rates.Rate(name, p.cfg.Clock.Now()); ok && r.UID == t.UID {
-			v := value(t, r, info.Metric)
+			v := value(t, r, info.Metric, weighted)
 			return &v, nil
 		}
 	}
@@ -116,7 +136,8 @@ func (p *Provider) GetMetricByName(_ context.Context, name types.NamespacedName,
 // GetMetricBySelector returns the rates of the namespace's pods matching
 // selector that have a fresh rate; an unknown metric is a 404 error.
 func (p *Provider) GetMetricBySelector(_ context.Context, namespace string, selector labels.Selector, info cmprovider.CustomMetricInfo, metricSelector labels.Selector) (*custom_metrics.MetricValueList, error) {
-	if !p.serves(info) {
+	weighted, ok := p.serves(info)
+	if !ok {
 		return nil, cmprovider.NewMetricNotFoundError(info.GroupResource, info.Metric)
 	}
 	list := &custom_metrics.MetricValueList{Items: []custom_metrics.MetricValue{}}
@@ -129,7 +150,7 @@ func (p *Provider) GetMetricBySelector(_ context.Context, namespace string, sele
 			continue
 		}
 		if r, ok := p.cfg.Rates.Rate(t.Key, now); ok && r.UID == t.UID {
-			list.Items = append(list.Items, value(t, r, info.Metric))
+			list.Items = append(list.Items, value(t, r, info.Metric, weighted))
 		}
 	}
 	slices.SortFunc(list.Items, func(a, b custom_metrics.MetricValue) int {
@@ -138,8 +159,15 @@ func (p *Provider) GetMetricBySelector(_ context.Context, namespace string, sele
 	return list, nil
 }
 
-func (p *Provider) serves(info cmprovider.CustomMetricInfo) bool {
-	return info.Namespaced && info.GroupResource == podsResource && slices.Contains(p.cfg.MetricNames, info.Metric)
+// serves reports whether the metric is served and whether it is the weighted rate.
+func (p *Provider) serves(info cmprovider.CustomMetricInfo) (weighted, ok bool) {
+	if !info.Namespaced || info.GroupResource != podsResource {
+		return false, false
+	}
+	if slices.Contains(p.cfg.WeightedMetricNames, info.Metric) {
+		return true, true
+	}
+	return false, slices.Contains(p.cfg.MetricNames, info.Metric)
 }
 
 // matchesNoLabels reports whether a metric-label selector accepts a series
@@ -148,10 +176,14 @@ func matchesNoLabels(sel labels.Selector) bool {
 	return sel == nil || sel.Matches(labels.Set{})
 }
 
-// value encodes a rate: the value in milli-units truncated, the window in
-// whole seconds, the time of the newer sample.
-func value(t discovery.Target, r rate.Rate, metric string) custom_metrics.MetricValue {
+// value encodes a rate, plain or weighted: the value in milli-units
+// truncated, the window in whole seconds, the time of the newer sample.
+func value(t discovery.Target, r rate.Rate, metric string, weighted bool) custom_metrics.MetricValue {
 	window := int64(math.Round(r.Window.Seconds()))
+	per := r.PerSecond
+	if weighted {
+		per = r.WeightedPerSecond
+	}
 	return custom_metrics.MetricValue{
 		DescribedObject: custom_metrics.ObjectReference{
 			Kind: "Pod", APIVersion: "v1", Name: t.Key.Name, Namespace: t.Key.Namespace, UID: t.UID,
@@ -159,6 +191,6 @@ func value(t discovery.Target, r rate.Rate, metric string) custom_metrics.Metric
 		Metric:        custom_metrics.MetricIdentifier{Name: metric},
 		Timestamp:     metav1.NewTime(r.At),
 		WindowSeconds: &window,
-		Value:         *resource.NewMilliQuantity(int64(r.PerSecond*1000), resource.DecimalSI),
+		Value:         *resource.NewMilliQuantity(int64(per*1000), resource.DecimalSI),
 	}
 }

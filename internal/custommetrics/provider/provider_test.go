@@ -2,6 +2,7 @@ package provider
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -132,5 +133,59 @@ func TestListAllMetrics(t *testing.T) {
 	got := p.ListAllMetrics()
 	if len(got) != 2 || got[0] != info(DefaultMetricNames[0]) || got[1] != info(DefaultMetricNames[1]) {
 		t.Fatalf("ListAllMetrics() = %+v", got)
+	}
+}
+
+// TestWeightedMetric checks the weighted names serve the weighted rate of
+// the same pair, with the same staleness and UID rules, beside the plain one.
+func TestWeightedMetric(t *testing.T) {
+	cfg := rate.Config{}
+	cfg.Default()
+	store, err := rate.NewStore(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := podSet{key("kapi-1"): {Key: key("kapi-1"), UID: "u1", Labels: map[string]string{"role": "apiserver"}}}
+	store.Add(key("kapi-1"), "u1", rate.Sample{Value: 10, Weighted: 100, At: t0})
+	store.Add(key("kapi-1"), "u1", rate.Sample{Value: 70, Weighted: 400, At: t0.Add(time.Minute)})
+	const weighted = "shoot:apiserver_request_total:weighted_rate"
+	clk := clocktesting.NewFakePassiveClock(t0.Add(70 * time.Second))
+	p, err := New(Config{Pods: pods, Rates: store, Clock: clk, WeightedMetricNames: []string{weighted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.ListAllMetrics(); len(got) != 3 || got[2] != info(weighted) {
+		t.Fatalf("ListAllMetrics() = %+v, want the plain names and %s", got, weighted)
+	}
+	for metric, want := range map[string]string{weighted: "5", DefaultMetricNames[0]: "1"} {
+		v, err := p.GetMetricByName(t.Context(), key("kapi-1"), info(metric), labels.Everything())
+		if err != nil || v.Value.String() != want || v.Metric.Name != metric {
+			t.Fatalf("%s = %+v, %v; want %s", metric, v, err, want)
+		}
+		list, err := p.GetMetricBySelector(t.Context(), "shoot--p--a", labels.Everything(), info(metric), labels.Everything())
+		if err != nil || len(list.Items) != 1 || list.Items[0].Value.String() != want {
+			t.Fatalf("%s list = %+v, %v; want one item of %s", metric, list, err, want)
+		}
+	}
+	clk.SetTime(t0.Add(151 * time.Second))
+	if _, err := p.GetMetricByName(t.Context(), key("kapi-1"), info(weighted), labels.Everything()); !apierrors.IsNotFound(err) {
+		t.Fatalf("stale weighted rate: error = %v, want 404", err)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	pods, store := podSet{}, &rate.Store{}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Pods: pods, Rates: store, MetricNames: []string{"a/b"}}, "metricNames[0]"},
+		{Config{Pods: pods, Rates: store, WeightedMetricNames: []string{" "}}, "weightedMetricNames[0]"},
+		{Config{Pods: pods, Rates: store, MetricNames: []string{"x"}, WeightedMetricNames: []string{"y", "x"}}, "weightedMetricNames[1]"},
+		{Config{Pods: pods}, "pods and rates"},
+	} {
+		if _, err := New(tc.cfg); err == nil || !strings.HasPrefix(err.Error(), "validating provider config: "+tc.want) {
+			t.Errorf("New(%+v) = %v, want an error on %s", tc.cfg, err, tc.want)
+		}
 	}
 }

@@ -73,6 +73,8 @@ func (o Outcome) String() string {
 type Sample struct {
 	// Value is the counter value.
 	Value float64
+	// Weighted is the cost-weighted counter value (zero without costs).
+	Weighted float64
 	// At is when it was read.
 	At time.Time
 }
@@ -81,6 +83,8 @@ type Sample struct {
 type Rate struct {
 	// PerSecond is the increase per second between the two samples.
 	PerSecond float64
+	// WeightedPerSecond is the weighted counter's increase per second.
+	WeightedPerSecond float64
 	// Window is the distance between the two samples.
 	Window time.Duration
 	// At is the time of the newer sample.
@@ -116,7 +120,7 @@ func (s *Store) Add(key types.NamespacedName, uid types.UID, sample Sample) (Out
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur, ok := s.series[key]
-	if !ok || cur.uid != uid || sample.Value < cur.new.Value {
+	if !ok || cur.uid != uid || sample.Value < cur.new.Value || sample.Weighted < cur.new.Weighted {
 		s.series[key] = &series{uid: uid, new: sample, n: 1}
 		return Started, 1
 	}
@@ -142,7 +146,8 @@ func (s *Store) Rate(key types.NamespacedName, now time.Time) (Rate, bool) {
 		return Rate{}, false
 	}
 	per := (cur.new.Value - cur.old.Value) / gap.Seconds()
-	return Rate{PerSecond: per, Window: gap, At: cur.new.At, UID: cur.uid}, true
+	weighted := (cur.new.Weighted - cur.old.Weighted) / gap.Seconds()
+	return Rate{PerSecond: per, WeightedPerSecond: weighted, Window: gap, At: cur.new.At, UID: cur.uid}, true
 }
 
 // Fresh reports whether key's newest sample is at most MaxAge old at now.

@@ -147,3 +147,35 @@ func newStore(t *testing.T) *Store {
 	}
 	return s
 }
+
+// TestStoreWeightedRate checks the weighted counter travels with the plain
+// one: its own rate from the same pair, and a decrease of either counter
+// starts a new series.
+func TestStoreWeightedRate(t *testing.T) {
+	key := types.NamespacedName{Namespace: "shoot--p--a", Name: "kapi-1"}
+	tests := []struct {
+		name         string
+		samples      []Sample // one a minute from t0
+		wantOK       bool
+		plain, costs float64
+	}{
+		{name: "both rates from one pair", samples: []Sample{{Value: 10, Weighted: 100}, {Value: 70, Weighted: 400}},
+			wantOK: true, plain: 1, costs: 5},
+		{name: "weighted decrease alone is a reset", samples: []Sample{{Value: 10, Weighted: 100}, {Value: 70, Weighted: 50}}},
+		{name: "zero costs give a zero weighted rate", samples: []Sample{{Value: 10}, {Value: 70}},
+			wantOK: true, plain: 1, costs: 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newStore(t)
+			for i, smp := range tc.samples {
+				smp.At = t0.Add(time.Duration(i) * time.Minute)
+				s.Add(key, "u1", smp)
+			}
+			got, ok := s.Rate(key, t0.Add(time.Minute))
+			if ok != tc.wantOK || got.PerSecond != tc.plain || got.WeightedPerSecond != tc.costs {
+				t.Fatalf("Rate() = %+v, %v; want ok %v, plain %g, weighted %g", got, ok, tc.wantOK, tc.plain, tc.costs)
+			}
+		})
+	}
+}

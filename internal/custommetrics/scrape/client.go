@@ -9,8 +9,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -62,6 +64,11 @@ type ClientConfig struct {
 	IdleConnTimeout time.Duration
 	// Metric is the counter to sum; default apiserver_request_total.
 	Metric string
+	// Costs, when set, also sums the counter weighted by request cost.
+	Costs parse.Costs
+	// NoFilter scrapes the kube-apiserver even where a pod has a
+	// metrics-filter sidecar (a container port named discovery.FilterPortName).
+	NoFilter bool
 	// Clock stamps samples; default the real clock.
 	Clock clock.PassiveClock
 }
@@ -105,10 +112,14 @@ func (c *ClientConfig) Validate() error {
 type Result struct {
 	// Value is the counter's sum over all series.
 	Value float64
+	// Weighted is the sum weighted by request cost (zero without Costs).
+	Weighted float64
 	// At is when the response headers arrived, the moment the value describes.
 	At time.Time
 	// Series is how many series were summed.
 	Series int
+	// Filtered says the body came from the pod's metrics-filter sidecar.
+	Filtered bool
 }
 
 type transportEntry struct {
@@ -133,17 +144,42 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("validating scrape client config: %w", err)
 	}
 	c := &Client{cfg: cfg, transports: map[string]transportEntry{}}
-	c.parsers.New = func() any { return parse.NewParser(cfg.Metric, parse.Options{StopAfterGroup: true}) }
+	c.parsers.New = func() any { return parse.NewParser(cfg.Metric, parse.Options{StopAfterGroup: true, Costs: cfg.Costs}) }
 	return c, nil
 }
 
 // Scrape fetches and sums the target's counter. ctx bounds the whole scrape.
+// A pod with a metrics-filter sidecar is asked through it for the counter's
+// family only; when the sidecar refuses the connection or does not know the
+// path or query (404, 405, 501), the kube-apiserver is asked directly.
 func (c *Client) Scrape(ctx context.Context, t discovery.Target) (Result, error) {
 	creds, err := c.cfg.Credentials.Lookup(t.Key.Namespace)
 	if err != nil {
 		return Result{}, fmt.Errorf("looking up credentials: %w", err)
 	}
-	url := "https://" + net.JoinHostPort(t.IP, strconv.Itoa(c.cfg.Port)) + c.cfg.Path
+	if t.FilterPort != 0 && !c.cfg.NoFilter {
+		url := "https://" + net.JoinHostPort(t.IP, strconv.Itoa(int(t.FilterPort))) + c.cfg.Path + "?name=" + neturl.QueryEscape(c.cfg.Metric)
+		res, err := c.scrape(ctx, t, creds, url)
+		if err == nil || !filterMissing(err) {
+			res.Filtered = err == nil
+			return res, err
+		}
+	}
+	return c.scrape(ctx, t, creds, "https://"+net.JoinHostPort(t.IP, strconv.Itoa(c.cfg.Port))+c.cfg.Path)
+}
+
+// filterMissing reports a scrape error meaning the sidecar is not there
+// (yet) or does not filter, so the kube-apiserver is asked instead.
+func filterMissing(err error) bool {
+	var status *StatusError
+	if errors.As(err, &status) {
+		return status.Code == http.StatusNotFound || status.Code == http.StatusMethodNotAllowed || status.Code == http.StatusNotImplemented
+	}
+	return errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// scrape fetches url and sums the counter.
+func (c *Client) scrape(ctx context.Context, t discovery.Target, creds credentials.Credentials, url string) (Result, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return Result{}, fmt.Errorf("building request for %s: %w", url, err)
@@ -169,7 +205,7 @@ func (c *Client) Scrape(ctx context.Context, t discovery.Target) (Result, error)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading metrics from %s: %w", url, err)
 	}
-	return Result{Value: sum.Sum, Series: sum.Series, At: at}, nil
+	return Result{Value: sum.Sum, Weighted: sum.Weighted, Series: sum.Series, At: at}, nil
 }
 
 func (c *Client) parseBody(resp *http.Response) (parse.Result, error) {

@@ -55,7 +55,7 @@ func fakeAPIServer(t *testing.T, cert tls.Certificate, maxTLS uint16, token stri
 	return srv, &gzipped
 }
 
-func targetFor(t *testing.T, srv *httptest.Server) (discovery.Target, int) {
+func targetFor(t testing.TB, srv *httptest.Server) (discovery.Target, int) {
 	t.Helper()
 	host, port, err := net.SplitHostPort(srv.Listener.Addr().String())
 	if err != nil {
