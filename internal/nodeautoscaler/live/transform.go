@@ -1,6 +1,8 @@
 package live
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 )
@@ -16,8 +18,12 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // pod's containers (init, app and ephemeral) it keeps the name, resources,
 // ports, restart policy and rules and resize policy; commands, arguments,
 // environment, mounts, probes, lifecycle hooks, security context and
-// images go. Of a container status it keeps the name, readiness, restart
-// count and resources (in-place resize); the state and image go. Of a node
+// images go. Volumes that neither the scheduling filters nor the drain
+// rules read (projected, ConfigMap, Secret and downward API volumes: every
+// pod's service account token among them) go; emptyDir, hostPath, claims
+// and every other source stay. Of a container status it keeps the name,
+// readiness, restart count and resources (in-place resize); the state and
+// image go. Of a node
 // it drops the list of images on it. Objects the transform does not know
 // pass through with only their metadata trimmed.
 func StripUnread(obj any) (any, error) {
@@ -35,6 +41,7 @@ func StripUnread(obj any) (any, error) {
 }
 
 func stripPod(p *corev1.Pod) {
+	p.Spec.Volumes = slices.DeleteFunc(p.Spec.Volumes, unreadVolume)
 	for i := range p.Spec.InitContainers {
 		stripContainer(&p.Spec.InitContainers[i])
 	}
@@ -52,6 +59,13 @@ func stripPod(p *corev1.Pod) {
 				Resources: s.Resources, AllocatedResources: s.AllocatedResources}
 		}
 	}
+}
+
+// unreadVolume reports the volume sources no decision reads: they are
+// neither local storage, nor claims, nor attachable or zonal disks.
+func unreadVolume(v corev1.Volume) bool {
+	s := &v.VolumeSource
+	return s.Projected != nil || s.ConfigMap != nil || s.Secret != nil || s.DownwardAPI != nil
 }
 
 func stripContainer(c *corev1.Container) {
