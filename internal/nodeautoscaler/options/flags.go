@@ -78,6 +78,8 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&s.MaxGracefulTerminationSec, "max-graceful-termination-sec", s.MaxGracefulTerminationSec, "Longest graceful termination granted to a pod during scale-down")
 	fs.BoolVar(&s.SkipNodesWithSystemPods, "skip-nodes-with-system-pods", s.SkipNodesWithSystemPods, "Never remove nodes running kube-system pods other than DaemonSet or mirror pods")
 	fs.BoolVar(&s.SkipNodesWithLocalStorage, "skip-nodes-with-local-storage", s.SkipNodesWithLocalStorage, "Never remove nodes running pods with local storage")
+	fs.BoolVar(&s.SkipNodesWithJobPods, "skip-nodes-with-job-pods", s.SkipNodesWithJobPods,
+		"Never remove nodes running pods of batch Jobs (Zalando fork rule); false moves them as upstream does")
 	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
 	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
 	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")

@@ -177,6 +177,10 @@ type ScaleDownOptions struct {
 	SkipNodesWithSystemPods bool
 	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
 	SkipNodesWithLocalStorage bool
+	// SkipNodesWithJobPods is --skip-nodes-with-job-pods: a running pod of
+	// a batch Job keeps its node (the Zalando fork's rule, the default);
+	// false moves Job pods as upstream does.
+	SkipNodesWithJobPods bool
 	// UnreadyEnabled is --scale-down-unready-enabled.
 	UnreadyEnabled bool
 	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization.
@@ -287,6 +291,7 @@ func Default() Options {
 			MaxGracefulTerminationSec: defaultMaxGracefulTerminationSec,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
+			SkipNodesWithJobPods:      true,
 
 			DaemonSetEvictionForOccupiedNodes:  true,
 			CordonNodeBeforeTerminating:        true,

@@ -1,8 +1,6 @@
 package scaledown
 
 import (
-	"maps"
-	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -56,17 +54,5 @@ func TestPlanThresholdInclusive(t *testing.T) {
 			blocked:  map[string]Reason{"b": ReasonHighUtilization},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := testConfig()
-			tc.cfg(&cfg)
-			plan := runPlan(t, tc.world, cfg)
-			if got := names(plan.Unneeded); !slices.Equal(got, tc.unneeded) {
-				t.Errorf("unneeded = %v, want %v", got, tc.unneeded)
-			}
-			if got := reasons(plan.Blocked); !maps.Equal(got, tc.blocked) {
-				t.Errorf("blocked = %v, want %v", got, tc.blocked)
-			}
-		})
-	}
+	runPlanCases(t, tests)
 }
