@@ -54,8 +54,8 @@ func TestRecommendPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := estimator.Config{IntegerCPU: tt.integer, MaxAllowedCPUMillicores: tt.globCPU}
-			cfg.Default()
+			cfg := estimator.DefaultConfig()
+			cfg.IntegerCPU, cfg.MaxAllowedCPUMillicores = tt.integer, tt.globCPU
 			vpa := &vpav1.VerticalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: tt.annot},
 				Spec: vpav1.VerticalPodAutoscalerSpec{ResourcePolicy: &vpav1.PodResourcePolicy{ContainerPolicies: tt.policy}}}
 			if err := estimator.ValidatePolicy(vpa.Spec.ResourcePolicy); err != nil {
@@ -133,8 +133,7 @@ func TestValidatePolicy(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	cfg := estimator.Config{}
-	cfg.Default()
+	cfg := estimator.DefaultConfig()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +151,8 @@ func TestConfigValidate(t *testing.T) {
 
 func TestRoundingFlags(t *testing.T) {
 	c, id := feed(t, []usage{{pod: "p", container: "app", minutes: 8 * 1440, cpuMilli: 500, memBytes: 300 * mib}})
-	cfg := estimator.Config{RoundCPUMillicores: 100, RoundMemoryBytes: mib}
-	cfg.Default()
+	cfg := estimator.DefaultConfig()
+	cfg.RoundCPUMillicores, cfg.RoundMemoryBytes = 100, mib
 	b := estimator.New(cfg).Container(c.ContainerStates(id)["app"], 1)
 	if b.Target.CPU != 600 || b.Target.Memory != 363*mib {
 		t.Fatalf("rounded target = %dm %dB, want 600m %dB", b.Target.CPU, b.Target.Memory, 363*mib)
