@@ -58,8 +58,10 @@ type values map[corev1.ResourceName]int64
 
 // state is one container while it is processed.
 type state struct {
-	index       int
-	spec        *corev1.Container
+	index int
+	spec  *corev1.Container
+	// res is what the container runs with (ActualResources).
+	res         corev1.ResourceRequirements
 	policy      *vpav1.ContainerResourcePolicy
 	recommended bool
 	fields      [fieldCount]values
@@ -98,7 +100,7 @@ func newStates(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav
 	states := make([]state, len(pod.Spec.Containers))
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		s := state{index: i, spec: c, policy: ContainerPolicy(policy, c.Name)}
+		s := state{index: i, spec: c, res: ActualResources(pod, i), policy: ContainerPolicy(policy, c.Name)}
 		if r := findRecommendation(rec, c.Name); r != nil && !IsOff(s.policy) {
 			controlled := ControlledResources(s.policy)
 			s.fields[upperBound] = filter(r.UpperBound, controlled)
@@ -159,7 +161,7 @@ func (s *state) result(lr Bounds) Container {
 	if ControlledValues(s.policy) == vpav1.ContainerControlledValuesRequestsAndLimits {
 		for _, name := range sortedNames(s.fields[target]) {
 			newRequest := s.fields[target][name]
-			request, hasRequest := lookup(s.spec.Resources.Requests, name)
+			request, hasRequest := lookup(s.res.Requests, name)
 			limit, hasLimit := s.limitOrDefault(name, lr)
 			v, ok, clamped := proportionalLimit(limit, hasLimit, request, hasRequest, newRequest)
 			if !ok {
@@ -186,7 +188,7 @@ func (s *state) list(f field) corev1.ResourceList {
 // limitOrDefault returns the container's limit for name, or the container
 // LimitRange's default limit when the container has none.
 func (s *state) limitOrDefault(name corev1.ResourceName, lr Bounds) (int64, bool) {
-	if v, ok := lookup(s.spec.Resources.Limits, name); ok {
+	if v, ok := lookup(s.res.Limits, name); ok {
 		return v, true
 	}
 	return lookup(lr.Default, name)

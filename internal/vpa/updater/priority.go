@@ -100,8 +100,9 @@ func Assess(pod *corev1.Pod, processed recommendation.Result, now time.Time, th 
 		if !ok || (observed != nil && !slices.Contains(observed, c.Name)) {
 			continue
 		}
+		actual := recommendation.ActualResources(pod, i)
 		for name, t := range rec.Target {
-			req, has := c.Resources.Requests[name]
+			req, has := actual.Requests[name]
 			targets[name] += milli(t)
 			if !has {
 				p.ScaleUp, p.OutsideRange = true, true
