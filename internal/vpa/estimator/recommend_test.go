@@ -48,6 +48,11 @@ func TestRecommendPolicy(t *testing.T) {
 		{name: "global max allowed, VPA max wins per resource", globCPU: 100,
 			policy: []vpav1.ContainerResourcePolicy{{ContainerName: "app", MaxAllowed: corev1.ResourceList{"cpu": resource.MustParse("300m")}}},
 			want:   map[string]map[corev1.ResourceName]string{"app": {"cpu": "300m"}, "sidecar": {"cpu": "12m"}}},
+		// A maxAllowed near 1Ei caps nothing (its millicores do not fit in
+		// an int64; upstream compares quantities, pkg/utils/vpa/capping.go).
+		{name: "maxAllowed 1Ei caps nothing",
+			policy: []vpav1.ContainerResourcePolicy{{ContainerName: "*", MaxAllowed: corev1.ResourceList{"cpu": resource.MustParse("1Ei")}}},
+			want:   map[string]map[corev1.ResourceName]string{"app": {"cpu": "587m"}, "sidecar": {"cpu": "12m"}}},
 		{name: "integer CPU for the annotated container", integer: true,
 			annot: map[string]string{estimator.IntegerCPUAnnotationPrefix + "app_integerCPU": "true"},
 			want:  map[string]map[corev1.ResourceName]string{"app": {"cpu": "1"}, "sidecar": {"cpu": "12m"}}},

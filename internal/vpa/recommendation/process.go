@@ -1,6 +1,7 @@
 package recommendation
 
 import (
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -61,7 +62,11 @@ type state struct {
 	index int
 	spec  *corev1.Container
 	// res is what the container runs with (ActualResources).
-	res         corev1.ResourceRequirements
+	res corev1.ResourceRequirements
+	// rec holds the recommended quantities per field: a CPU value units
+	// saturated is written back as recommended (upstream keeps the
+	// quantity, so a 1Ei target stays 1Ei).
+	rec         [fieldCount]corev1.ResourceList
 	policy      *vpav1.ContainerResourcePolicy
 	recommended bool
 	fields      [fieldCount]values
@@ -103,6 +108,7 @@ func newStates(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav
 		s := state{index: i, spec: c, res: ActualResources(pod, i), policy: ContainerPolicy(policy, c.Name)}
 		if r := findRecommendation(rec, c.Name); r != nil && !IsOff(s.policy) {
 			controlled := ControlledResources(s.policy)
+			s.rec = [fieldCount]corev1.ResourceList{upperBound: r.UpperBound, target: r.Target, lowerBound: r.LowerBound}
 			s.fields[upperBound] = filter(r.UpperBound, controlled)
 			s.fields[target] = filter(r.Target, controlled)
 			s.fields[lowerBound] = filter(r.LowerBound, controlled)
@@ -168,6 +174,9 @@ func (s *state) result(lr Bounds) Container {
 				continue
 			}
 			c.Limits[name] = quantity(name, v)
+			if v == newRequest && !clamped {
+				c.Limits[name] = c.Requests[name].DeepCopy() // 1Ei stays 1Ei
+			}
 			if clamped {
 				s.notes = append(s.notes, string(name)+" limit capped to the largest int64")
 			}
@@ -181,6 +190,9 @@ func (s *state) list(f field) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for name, v := range s.fields[f] {
 		out[name] = quantity(name, v)
+		if q, ok := s.rec[f][name]; ok && v == math.MaxInt64 && saturates(name, q) {
+			out[name] = q.DeepCopy()
+		}
 	}
 	return out
 }
