@@ -31,6 +31,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	o.addBackoffFlags(fs)
 	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")
 	fs.StringArrayVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint key that marks a node as still starting (not ready); repeatable")
+	fs.BoolVar(&o.ZalandoNotReady, "zalando-not-ready-taint", o.ZalandoNotReady,
+		"Treat the taint zalando.org/node-not-ready as a startup taint (Zalando fork rule); false leaves it an ordinary taint as upstream")
 	fs.StringArrayVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint key ignored in templates that does not affect readiness; repeatable")
 	fs.StringArrayVar(&o.StartupTaintPrefixes, "startup-taint-prefix", o.StartupTaintPrefixes, "Taint key prefix that marks a node as still starting; repeatable")
 	fs.BoolVar(&o.ScaleUpFromZero, "scale-up-from-zero", o.ScaleUpFromZero, "Scale up while the cluster has no ready node")

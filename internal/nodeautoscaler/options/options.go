@@ -79,8 +79,13 @@ type Options struct {
 	// NodeGroupBackoffResetTimeout is --node-group-backoff-reset-timeout
 	// (fork: --node-pool-backoff-reset).
 	NodeGroupBackoffResetTimeout time.Duration
-	// StartupTaints is --startup-taint; ZalandoNotReadyTaint is always added.
+	// StartupTaints is --startup-taint; ZalandoNotReadyTaint is added
+	// unless ZalandoNotReady is off.
 	StartupTaints []string
+	// ZalandoNotReady is --zalando-not-ready-taint: ZalandoNotReadyTaint is
+	// a startup taint (the fork's rule, the default); false leaves the key
+	// an ordinary taint, as upstream.
+	ZalandoNotReady bool
 	// StatusTaints is --status-taint: ignored in templates, node stays ready.
 	StatusTaints []string
 	// IgnoreTaints is --ignore-taint (Gardener ignoreTaints), the deprecated
@@ -257,6 +262,7 @@ func Default() Options {
 		MemoryTotal:                      MinMax{Min: 0, Max: 6400000},
 		MaxNodeProvisionTime:             15 * time.Minute,
 		MaxNodeStartupTime:               15 * time.Minute,
+		ZalandoNotReady:                  true,
 		MaxNodesPerScaleUp:               1000,
 		MaxBinpackingDuration:            10 * time.Second,
 		MaxBinpackingTime:                5 * time.Minute,
@@ -311,10 +317,15 @@ func Default() Options {
 }
 
 // AllStartupTaints returns the taint keys that make a node not ready:
-// --startup-taint, --ignore-taint and the Zalando key. Keys with the prefix
-// StartupTaintPrefix or IgnoreTaintPrefix count too (see IsStartupTaint).
+// --startup-taint, --ignore-taint and, with --zalando-not-ready-taint, the
+// Zalando key. Keys with the prefix StartupTaintPrefix or IgnoreTaintPrefix
+// count too (see IsStartupTaint).
 func (o *Options) AllStartupTaints() []string {
-	out := append([]string{ZalandoNotReadyTaint}, o.StartupTaints...)
+	var out []string
+	if o.ZalandoNotReady {
+		out = append(out, ZalandoNotReadyTaint)
+	}
+	out = append(out, o.StartupTaints...)
 	out = append(out, o.IgnoreTaints...)
 	for _, p := range o.StartupTaintPrefixes {
 		out = append(out, p+TaintPrefixWildcard)
