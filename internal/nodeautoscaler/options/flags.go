@@ -27,6 +27,10 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. priority,least-waste; of random, most-pods, least-waste, priority, highest-priority")
 	fs.BoolVar(&o.BalanceSimilarNodeGroups, "balance-similar-node-groups", o.BalanceSimilarNodeGroups, "Spread scale-ups over node groups with the same template")
 	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
+	fs.BoolVar(&o.LearnAllocatable, "learn-allocatable-from-nodes", o.LearnAllocatable,
+		"Provider templates take allocatable per instance type from live nodes (Zalando fork rule); false uses the provider's capacity as upstream")
+	fs.BoolVar(&o.DaemonSetRequestsFromLimits, "daemonset-requests-from-limits", o.DaemonSetRequestsFromLimits,
+		"Template DaemonSet pods count requests = limits for containers with limits only (Zalando fork rule); false counts no request as upstream")
 	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
 	o.addBackoffFlags(fs)
 	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")

@@ -64,6 +64,17 @@ type Options struct {
 	// ScaleUpTemplateFromCloudProvider is the fork's
 	// --scale-up-cloud-provider-template; kscale defaults it to true.
 	ScaleUpTemplateFromCloudProvider bool
+	// LearnAllocatable is --learn-allocatable-from-nodes: provider
+	// templates take each instance type's allocatable from live nodes of
+	// the type, and unseen types capacity minus the largest reservation
+	// seen (the fork's rules F2/F6, the default); false uses the provider's
+	// capacity as allocatable, as upstream.
+	LearnAllocatable bool
+	// DaemonSetRequestsFromLimits is --daemonset-requests-from-limits:
+	// template DaemonSet pods count requests = limits for containers that
+	// only set limits (the fork's rule F7, the default); false counts no
+	// request for them, as upstream.
+	DaemonSetRequestsFromLimits bool
 	// BackoffNoFullScaleDown is the fork's --backoff-no-full-scale-down.
 	BackoffNoFullScaleDown bool
 	// TemplateMismatchTimeout is kscale's --template-mismatch-timeout: how
@@ -269,6 +280,8 @@ func Default() Options {
 		ExpendablePodsPriorityCutoff:     -10,
 		Expanders:                        []string{ExpanderLeastWaste},
 		ScaleUpTemplateFromCloudProvider: true,
+		LearnAllocatable:                 true,
+		DaemonSetRequestsFromLimits:      true,
 		InitialNodeGroupBackoffDuration:  5 * time.Minute,
 		MaxNodeGroupBackoffDuration:      30 * time.Minute,
 		NodeGroupBackoffResetTimeout:     3 * time.Hour,

@@ -75,8 +75,12 @@ func (e *Estimator) Observe(nodes []*corev1.Node) {
 	}
 }
 
-// Resources returns capacity and allocatable of an instance type.
+// Resources returns capacity and allocatable of an instance type. A nil
+// estimator learns nothing: allocatable is the type's capacity.
 func (e *Estimator) Resources(it cloudprovider.InstanceType) (capacity, allocatable corev1.ResourceList) {
+	if e == nil {
+		return it.Capacity.DeepCopy(), it.Capacity.DeepCopy()
+	}
 	if o, ok := e.types[it.Name]; ok {
 		capacity, allocatable = o.capacity.DeepCopy(), o.allocatable.DeepCopy()
 		if gpu, ok := it.Capacity[gpuResource]; ok {
