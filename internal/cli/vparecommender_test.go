@@ -75,6 +75,7 @@ func TestVPARecommenderBadFlags(t *testing.T) {
 		{[]string{"--storage=prometheus", "--prometheus-address=http://p", "--history-length=eight"}, "--history-length"},
 		{[]string{"--recommender-interval=0s"}, "--recommender-interval"},
 		{[]string{"--memory-aggregation-interval-count=-1"}, "memoryAggregationIntervalCount"},
+		{[]string{"--memory-aggregation-interval-count=0"}, "memoryAggregationIntervalCount"},
 		{[]string{"--leader-elect", "--leader-elect-lease-duration=1s"}, "leader-elect-lease-duration"},
 	}
 	for _, tt := range tests {

@@ -50,7 +50,7 @@ func TestVPAUpdaterBadFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--eviction-tolerance=2"}, "--eviction-tolerance"},
-		{[]string{"--min-replicas=0"}, "--min-replicas"},
+		{[]string{"--min-replicas=-1"}, "--min-replicas"},
 		{[]string{"--updater-interval=0s"}, "--updater-interval"},
 		{[]string{"--eviction-rate-burst=0"}, "--eviction-rate-burst"},
 		{[]string{"--vpa-object-namespace=a", "--ignored-vpa-object-namespaces=b"}, "set at most one"},

@@ -132,11 +132,20 @@ func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now t
 	}
 	if node == nil {
 		var err error
-		if node, err = template.FromProvider(g, a.estimator, a.ignore); err != nil {
+		if node, err = template.FromProvider(g, a.allocatable(), a.ignore); err != nil {
 			return nil, err
 		}
 	}
-	return &template.Template{Node: node, DaemonSetPods: template.DaemonSetPods(node, obs.daemonSets)}, nil
+	return &template.Template{Node: node, DaemonSetPods: template.DaemonSetPods(node, obs.daemonSets, a.cfg.Options.DaemonSetRequestsFromLimits)}, nil
+}
+
+// allocatable returns the estimator provider templates learn allocatable
+// from: none (the provider's capacity) without --learn-allocatable-from-nodes.
+func (a *Autoscaler) allocatable() *template.Estimator {
+	if !a.cfg.Options.LearnAllocatable {
+		return nil
+	}
+	return a.estimator
 }
 
 func (a *Autoscaler) liveTemplate(group string, obs *observation, now time.Time) *corev1.Node {

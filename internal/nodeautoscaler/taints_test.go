@@ -43,3 +43,25 @@ func TestTemplatesDropTransientTaints(t *testing.T) {
 		})
 	}
 }
+
+// TestZalandoNotReadyTaintFlag checks --zalando-not-ready-taint: by
+// default (the fork's rule) a node carrying zalando.org/node-not-ready is
+// still starting and the key is dropped from templates; with the flag off
+// the key is an ordinary taint, as upstream, where only --startup-taint
+// keys and the startup-taint prefix mark a starting node
+// (cluster-autoscaler/utils/taints/taints.go, release 1.36).
+func TestZalandoNotReadyTaintFlag(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		o := options.Default()
+		o.ZalandoNotReady = on
+		rules := clusterstate.ReadinessRules{StartupTaints: o.AllStartupTaints()}
+		live := fixture.Node("n", fixture.WithTaints(corev1.Taint{Key: options.ZalandoNotReadyTaint, Effect: corev1.TaintEffectNoSchedule}))
+		if ready := rules.IsReady(live); ready == on {
+			t.Errorf("flag %v: node with the taint ready = %v, want %v", on, ready, !on)
+		}
+		kept := len(template.FromLiveNode("g", live, ignoreTaint(rules, o.StatusTaints)).Spec.Taints) == 1
+		if kept == on {
+			t.Errorf("flag %v: template keeps the taint = %v, want %v", on, kept, !on)
+		}
+	}
+}

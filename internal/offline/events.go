@@ -2,9 +2,12 @@ package offline
 
 import (
 	"fmt"
+	"hash/fnv"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
@@ -194,9 +197,32 @@ func (w *World) annotate(node, key, value string, set bool) error {
 	return nil
 }
 
-// inlineTypeName names an inline instance type by its CPU and memory, so a
+// inlineTypeName names an inline instance type by its resources, so a
 // changed size is a different type whose allocatable is not taken from live
-// nodes of the old size.
+// nodes of the old size, and two groups that differ only in GPUs or other
+// extended resources (or a pod count other than the default) do not share
+// a name. The name is a valid label value: resource names have "/" turned
+// into "_", and a name longer than a label value allows ends in a hash of
+// the full name instead of the extra resources.
 func inlineTypeName(capacity corev1.ResourceList) string {
-	return fmt.Sprintf("custom-%dm-%dMi", capacity.Cpu().MilliValue(), capacity.Memory().Value()>>20)
+	base := fmt.Sprintf("custom-%dm-%dMi", capacity.Cpu().MilliValue(), capacity.Memory().Value()>>20)
+	extras := make([]string, 0, len(capacity))
+	for r, q := range capacity {
+		if r == corev1.ResourceCPU || r == corev1.ResourceMemory ||
+			(r == corev1.ResourcePods && q.Cmp(*resourceQuantity(inmemory.DefaultMaxPods)) == 0) {
+			continue
+		}
+		extras = append(extras, strings.ReplaceAll(string(r), "/", "_")+"-"+q.String())
+	}
+	if len(extras) == 0 {
+		return base
+	}
+	slices.Sort(extras)
+	name := base + "-" + strings.Join(extras, "-")
+	if len(name) <= validation.LabelValueMaxLength {
+		return name
+	}
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return fmt.Sprintf("%s-x%08x", base, h.Sum32())
 }

@@ -27,10 +27,16 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. priority,least-waste; of random, most-pods, least-waste, priority, highest-priority")
 	fs.BoolVar(&o.BalanceSimilarNodeGroups, "balance-similar-node-groups", o.BalanceSimilarNodeGroups, "Spread scale-ups over node groups with the same template")
 	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
+	fs.BoolVar(&o.LearnAllocatable, "learn-allocatable-from-nodes", o.LearnAllocatable,
+		"Provider templates take allocatable per instance type from live nodes (Zalando fork rule); false uses the provider's capacity as upstream")
+	fs.BoolVar(&o.DaemonSetRequestsFromLimits, "daemonset-requests-from-limits", o.DaemonSetRequestsFromLimits,
+		"Template DaemonSet pods count requests = limits for containers with limits only (Zalando fork rule); false counts no request as upstream")
 	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
 	o.addBackoffFlags(fs)
 	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")
 	fs.StringArrayVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint key that marks a node as still starting (not ready); repeatable")
+	fs.BoolVar(&o.ZalandoNotReady, "zalando-not-ready-taint", o.ZalandoNotReady,
+		"Treat the taint zalando.org/node-not-ready as a startup taint (Zalando fork rule); false leaves it an ordinary taint as upstream")
 	fs.StringArrayVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint key ignored in templates that does not affect readiness; repeatable")
 	fs.StringArrayVar(&o.StartupTaintPrefixes, "startup-taint-prefix", o.StartupTaintPrefixes, "Taint key prefix that marks a node as still starting; repeatable")
 	fs.BoolVar(&o.ScaleUpFromZero, "scale-up-from-zero", o.ScaleUpFromZero, "Scale up while the cluster has no ready node")
@@ -68,8 +74,8 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.DelayTypeLocal, "scale-down-delay-type-local", s.DelayTypeLocal, "Apply the --scale-down-delay-after-* pauses to the node group that scaled up, deleted a node or failed to, not to the whole cluster")
 	fs.DurationVar(&s.UnneededTime, "scale-down-unneeded-time", s.UnneededTime, "How long a node must be unneeded before removal (Gardener scaleDownUnneededTime)")
 	fs.DurationVar(&s.UnreadyTime, "scale-down-unready-time", s.UnreadyTime, "How long an unready node must be unneeded before removal")
-	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")
-	fs.Float64Var(&s.GPUUtilizationThreshold, "scale-down-gpu-utilization-threshold", s.GPUUtilizationThreshold, "Nodes with GPUs below this GPU utilization are removal candidates")
+	fs.Float64Var(&s.UtilizationThreshold, "scale-down-utilization-threshold", s.UtilizationThreshold, "Nodes at or below this utilization are removal candidates (Gardener scaleDownUtilizationThreshold)")
+	fs.Float64Var(&s.GPUUtilizationThreshold, "scale-down-gpu-utilization-threshold", s.GPUUtilizationThreshold, "Nodes with GPUs at or below this GPU utilization are removal candidates")
 	fs.BoolVar(&s.IgnoreSchedulablePods, "scale-down-ignore-schedulable-pods", s.IgnoreSchedulablePods, "Allow scale-down while pending pods fit on existing nodes")
 	fs.IntVar(&s.MaxEmptyBulkDelete, "max-empty-bulk-delete", s.MaxEmptyBulkDelete, "Maximum number of empty nodes deleted at once (Gardener maxEmptyBulkDelete)")
 	fs.IntVar(&s.MaxScaleDownParallelism, "max-scale-down-parallelism", s.MaxScaleDownParallelism, "Maximum number of nodes (empty or drained) deleted at the same time")
@@ -78,6 +84,8 @@ func (s *ScaleDownOptions) addFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&s.MaxGracefulTerminationSec, "max-graceful-termination-sec", s.MaxGracefulTerminationSec, "Longest graceful termination granted to a pod during scale-down")
 	fs.BoolVar(&s.SkipNodesWithSystemPods, "skip-nodes-with-system-pods", s.SkipNodesWithSystemPods, "Never remove nodes running kube-system pods other than DaemonSet or mirror pods")
 	fs.BoolVar(&s.SkipNodesWithLocalStorage, "skip-nodes-with-local-storage", s.SkipNodesWithLocalStorage, "Never remove nodes running pods with local storage")
+	fs.BoolVar(&s.SkipNodesWithJobPods, "skip-nodes-with-job-pods", s.SkipNodesWithJobPods,
+		"Never remove nodes running pods of batch Jobs (Zalando fork rule); false moves them as upstream does")
 	fs.BoolVar(&s.UnreadyEnabled, "scale-down-unready-enabled", s.UnreadyEnabled, "Whether unready nodes are scaled down")
 	fs.BoolVar(&s.IgnoreDaemonSetsUtilization, "ignore-daemonsets-utilization", s.IgnoreDaemonSetsUtilization, "Leave DaemonSet pods out of a node's utilization")
 	fs.BoolVar(&s.IgnoreMirrorPodsUtilization, "ignore-mirror-pods-utilization", s.IgnoreMirrorPodsUtilization, "Leave mirror (static) pods out of a node's utilization")

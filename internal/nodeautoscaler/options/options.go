@@ -64,6 +64,17 @@ type Options struct {
 	// ScaleUpTemplateFromCloudProvider is the fork's
 	// --scale-up-cloud-provider-template; kscale defaults it to true.
 	ScaleUpTemplateFromCloudProvider bool
+	// LearnAllocatable is --learn-allocatable-from-nodes: provider
+	// templates take each instance type's allocatable from live nodes of
+	// the type, and unseen types capacity minus the largest reservation
+	// seen (the fork's rules F2/F6, the default); false uses the provider's
+	// capacity as allocatable, as upstream.
+	LearnAllocatable bool
+	// DaemonSetRequestsFromLimits is --daemonset-requests-from-limits:
+	// template DaemonSet pods count requests = limits for containers that
+	// only set limits (the fork's rule F7, the default); false counts no
+	// request for them, as upstream.
+	DaemonSetRequestsFromLimits bool
 	// BackoffNoFullScaleDown is the fork's --backoff-no-full-scale-down.
 	BackoffNoFullScaleDown bool
 	// TemplateMismatchTimeout is kscale's --template-mismatch-timeout: how
@@ -79,8 +90,13 @@ type Options struct {
 	// NodeGroupBackoffResetTimeout is --node-group-backoff-reset-timeout
 	// (fork: --node-pool-backoff-reset).
 	NodeGroupBackoffResetTimeout time.Duration
-	// StartupTaints is --startup-taint; ZalandoNotReadyTaint is always added.
+	// StartupTaints is --startup-taint; ZalandoNotReadyTaint is added
+	// unless ZalandoNotReady is off.
 	StartupTaints []string
+	// ZalandoNotReady is --zalando-not-ready-taint: ZalandoNotReadyTaint is
+	// a startup taint (the fork's rule, the default); false leaves the key
+	// an ordinary taint, as upstream.
+	ZalandoNotReady bool
 	// StatusTaints is --status-taint: ignored in templates, node stays ready.
 	StatusTaints []string
 	// IgnoreTaints is --ignore-taint (Gardener ignoreTaints), the deprecated
@@ -177,6 +193,10 @@ type ScaleDownOptions struct {
 	SkipNodesWithSystemPods bool
 	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
 	SkipNodesWithLocalStorage bool
+	// SkipNodesWithJobPods is --skip-nodes-with-job-pods: a running pod of
+	// a batch Job keeps its node (the Zalando fork's rule, the default);
+	// false moves Job pods as upstream does.
+	SkipNodesWithJobPods bool
 	// UnreadyEnabled is --scale-down-unready-enabled.
 	UnreadyEnabled bool
 	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization.
@@ -253,12 +273,15 @@ func Default() Options {
 		MemoryTotal:                      MinMax{Min: 0, Max: 6400000},
 		MaxNodeProvisionTime:             15 * time.Minute,
 		MaxNodeStartupTime:               15 * time.Minute,
+		ZalandoNotReady:                  true,
 		MaxNodesPerScaleUp:               1000,
 		MaxBinpackingDuration:            10 * time.Second,
 		MaxBinpackingTime:                5 * time.Minute,
 		ExpendablePodsPriorityCutoff:     -10,
 		Expanders:                        []string{ExpanderLeastWaste},
 		ScaleUpTemplateFromCloudProvider: true,
+		LearnAllocatable:                 true,
+		DaemonSetRequestsFromLimits:      true,
 		InitialNodeGroupBackoffDuration:  5 * time.Minute,
 		MaxNodeGroupBackoffDuration:      30 * time.Minute,
 		NodeGroupBackoffResetTimeout:     3 * time.Hour,
@@ -287,6 +310,7 @@ func Default() Options {
 			MaxGracefulTerminationSec: defaultMaxGracefulTerminationSec,
 			SkipNodesWithSystemPods:   true,
 			SkipNodesWithLocalStorage: true,
+			SkipNodesWithJobPods:      true,
 
 			DaemonSetEvictionForOccupiedNodes:  true,
 			CordonNodeBeforeTerminating:        true,
@@ -306,10 +330,15 @@ func Default() Options {
 }
 
 // AllStartupTaints returns the taint keys that make a node not ready:
-// --startup-taint, --ignore-taint and the Zalando key. Keys with the prefix
-// StartupTaintPrefix or IgnoreTaintPrefix count too (see IsStartupTaint).
+// --startup-taint, --ignore-taint and, with --zalando-not-ready-taint, the
+// Zalando key. Keys with the prefix StartupTaintPrefix or IgnoreTaintPrefix
+// count too (see IsStartupTaint).
 func (o *Options) AllStartupTaints() []string {
-	out := append([]string{ZalandoNotReadyTaint}, o.StartupTaints...)
+	var out []string
+	if o.ZalandoNotReady {
+		out = append(out, ZalandoNotReadyTaint)
+	}
+	out = append(out, o.StartupTaints...)
 	out = append(out, o.IgnoreTaints...)
 	for _, p := range o.StartupTaintPrefixes {
 		out = append(out, p+TaintPrefixWildcard)

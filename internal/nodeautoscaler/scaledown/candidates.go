@@ -232,7 +232,7 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		s.block(ReasonBeingDeleted, nil, "")
 		return
 	}
-	if th := s.groupConfig(c).threshold(&s.alloc); s.util >= th {
+	if th := s.groupConfig(c).threshold(&s.alloc); s.util > th {
 		s.block(ReasonHighUtilization, nil, details.of(s.util, th))
 		return
 	}
@@ -272,7 +272,7 @@ func (d utilDetails) of(util, th float64) string {
 	if t, ok := d[k]; ok {
 		return t
 	}
-	t := "utilization " + strconv.FormatFloat(util, 'f', 2, 64) + " is not under " + strconv.FormatFloat(th, 'f', 2, 64)
+	t := "utilization " + strconv.FormatFloat(util, 'f', 2, 64) + " is above " + strconv.FormatFloat(th, 'f', 2, 64)
 	if d != nil {
 		if len(d) >= maxUtilDetails {
 			clear(d)

@@ -41,6 +41,10 @@ type Config struct {
 	SkipNodesWithSystemPods bool
 	// SkipNodesWithLocalStorage is --skip-nodes-with-local-storage.
 	SkipNodesWithLocalStorage bool
+	// SkipNodesWithJobPods is --skip-nodes-with-job-pods: a batch Job's
+	// pod keeps its node even when safe to evict (the fork's rule); false
+	// treats it as any replicated pod, as upstream does.
+	SkipNodesWithJobPods bool
 	// SkipNodesWithCustomControllerPods is
 	// --skip-nodes-with-custom-controller-pods.
 	SkipNodesWithCustomControllerPods bool
@@ -113,6 +117,7 @@ func FromOptions(o options.Options) Config {
 		IgnoreSchedulablePods:             sd.IgnoreSchedulablePods,
 		SkipNodesWithSystemPods:           sd.SkipNodesWithSystemPods,
 		SkipNodesWithLocalStorage:         sd.SkipNodesWithLocalStorage,
+		SkipNodesWithJobPods:              sd.SkipNodesWithJobPods,
 		SkipNodesWithCustomControllerPods: sd.SkipNodesWithCustomControllerPods,
 		MinReplicaCount:                   sd.MinReplicaCount,
 		BlockingSystemPodTimeout:          sd.BlockingSystemPodDisruptionTimeout,

@@ -4,7 +4,7 @@
 // cloud. internal/nodeautoscaler/actuation carries the plan out.
 //
 // A node is unneeded when its utilization (requests / allocatable, the larger
-// of CPU and memory; GPU nodes by GPU) is under the threshold and every pod
+// of CPU and memory; GPU nodes by GPU) is at or below the threshold and every pod
 // on it can move to the other existing nodes, as the simulator
 // (internal/simulator) schedules them: the planner forks its snapshot,
 // removes the node, places the node's pods on the rest and keeps the result

@@ -262,6 +262,12 @@ func TestPlanBlockingReasons(t *testing.T) {
 			blocked:  map[string]Reason{"i-1": ReasonNoPlaceToMove, "i-3": ReasonBarePod},
 		},
 	}
+	runPlanCases(t, tests)
+}
+
+// runPlanCases plans every case and checks its unneeded and blocked nodes.
+func runPlanCases(t *testing.T, tests []planCase) {
+	t.Helper()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig()

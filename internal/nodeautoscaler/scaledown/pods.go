@@ -51,7 +51,7 @@ func (c *Config) classify(pod *corev1.Pod, covered bool, controllers ControllerL
 	if isIgnored(pod) {
 		return podIgnored, ""
 	}
-	if isJobPod(pod) {
+	if c.SkipNodesWithJobPods && isJobPod(pod) {
 		return podMovable, ReasonJobPod
 	}
 	switch pod.Annotations[SafeToEvictAnnotation] {
@@ -161,7 +161,8 @@ func controllerOf(pod *corev1.Pod) *metav1.OwnerReference {
 	return nil
 }
 
-// isJobPod reports pods owned by a batch Job (fork rule: unmovable).
+// isJobPod reports pods owned by a batch Job (fork rule: unmovable with
+// --skip-nodes-with-job-pods).
 func isJobPod(pod *corev1.Pod) bool {
 	for _, o := range pod.OwnerReferences {
 		if o.Kind == "Job" && strings.HasPrefix(o.APIVersion, "batch/") {

@@ -28,7 +28,8 @@ const (
 	// ReasonControllerNotFound: a pod's ReplicaSet, StatefulSet, Job or
 	// ReplicationController no longer exists, so nothing would recreate it.
 	ReasonControllerNotFound Reason = "ControllerNotFound"
-	// ReasonJobPod: a pod belongs to a batch Job; Job pods are unmovable.
+	// ReasonJobPod: a pod belongs to a batch Job; Job pods are unmovable
+	// with --skip-nodes-with-job-pods (the default).
 	ReasonJobPod Reason = "JobPod"
 	// ReasonLocalStorage: a pod uses local storage (emptyDir or hostPath)
 	// and --skip-nodes-with-local-storage is on.

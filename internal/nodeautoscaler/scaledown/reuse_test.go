@@ -65,7 +65,7 @@ func TestHoldsPods(t *testing.T) {
 
 func TestUtilDetails(t *testing.T) {
 	d := utilDetails{}
-	want := "utilization 0.73 is not under 0.50"
+	want := "utilization 0.73 is above 0.50"
 	for range 2 {
 		if got := d.of(0.7312, 0.5); got != want {
 			t.Errorf("of = %q, want %q", got, want)

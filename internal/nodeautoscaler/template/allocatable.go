@@ -36,7 +36,8 @@ func NewEstimator() *Estimator {
 }
 
 // Observe learns from the current nodes: per instance type the minimum
-// capacity and allocatable of each resource, and cluster-wide the largest
+// capacity and allocatable of each resource (a resource missing on some
+// node of the type counts as zero, so it is left out), and cluster-wide the largest
 // CPU and memory reservation (capacity - allocatable) of any node. Types
 // seen before keep their last observation when their nodes are gone.
 func (e *Estimator) Observe(nodes []*corev1.Node) {
@@ -74,8 +75,12 @@ func (e *Estimator) Observe(nodes []*corev1.Node) {
 	}
 }
 
-// Resources returns capacity and allocatable of an instance type.
+// Resources returns capacity and allocatable of an instance type. A nil
+// estimator learns nothing: allocatable is the type's capacity.
 func (e *Estimator) Resources(it cloudprovider.InstanceType) (capacity, allocatable corev1.ResourceList) {
+	if e == nil {
+		return it.Capacity.DeepCopy(), it.Capacity.DeepCopy()
+	}
 	if o, ok := e.types[it.Name]; ok {
 		capacity, allocatable = o.capacity.DeepCopy(), o.allocatable.DeepCopy()
 		if gpu, ok := it.Capacity[gpuResource]; ok {
@@ -103,10 +108,22 @@ func instanceType(n *corev1.Node) string {
 	return n.Labels[LabelInstanceTypeBeta]
 }
 
-// minInto lowers dst to src per resource; with first it copies src.
+// minInto lowers dst to src per resource; with first it copies src. A
+// resource src lacks counts as zero there, so dst drops it: the minimum
+// over nodes of a type holds only resources every node has.
 func minInto(dst, src corev1.ResourceList, first bool) {
-	for r, q := range src {
-		if cur, ok := dst[r]; first || !ok || q.Cmp(cur) < 0 {
+	if first {
+		for r, q := range src {
+			dst[r] = q.DeepCopy()
+		}
+		return
+	}
+	for r, cur := range dst {
+		q, ok := src[r]
+		switch {
+		case !ok:
+			delete(dst, r)
+		case q.Cmp(cur) < 0:
 			dst[r] = q.DeepCopy()
 		}
 	}

@@ -58,3 +58,48 @@ func TestSpecNumbers(t *testing.T) {
 	_, a = e.Resources(p216)
 	assertList(t, "refreshed allocatable", a, rl("cpu", "63", "memory", "731Gi"))
 }
+
+// TestObserveMinimumCountsMissingAsZero checks that a resource only some
+// live nodes of a type report is not learnt for the type: the per-resource
+// minimum over the type's nodes takes a missing resource as zero (spec
+// node-autoscaler.md §2.3, step 2; the fork's Refresh in
+// cloudprovider/aws/aws_manager.go took the minimum over the nodes that
+// reported the resource only).
+func TestObserveMinimumCountsMissingAsZero(t *testing.T) {
+	m5 := cloudprovider.InstanceType{Name: "m5.large", Capacity: rl("cpu", "2", "memory", "8Gi", "pods", "110")}
+	plain := func(name string) *corev1.Node {
+		return liveNode(name, "m5.large", rl("cpu", "2", "memory", "8Gi", "pods", "110"), rl("cpu", "1900m", "memory", "7Gi", "pods", "110"))
+	}
+	extra := func(name string) *corev1.Node {
+		return liveNode(name, "m5.large", rl("cpu", "2", "memory", "8Gi", "pods", "110", "amd.com/gpu", "1", "example.com/fpga", "2"),
+			rl("cpu", "1900m", "memory", "7Gi", "pods", "110", "amd.com/gpu", "1", "example.com/fpga", "2"))
+	}
+	tests := []struct {
+		name  string
+		nodes []*corev1.Node
+	}{
+		{"extended resources on the first node only", []*corev1.Node{extra("a"), plain("b")}},
+		{"extended resources on a later node only", []*corev1.Node{plain("a"), extra("b")}},
+		{"extended resources between plain nodes", []*corev1.Node{plain("a"), extra("b"), plain("c")}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := NewEstimator()
+			e.Observe(tc.nodes)
+			c, a := e.Resources(m5)
+			for _, r := range []corev1.ResourceName{"amd.com/gpu", "example.com/fpga"} {
+				if q, ok := c[r]; ok && !q.IsZero() {
+					t.Errorf("capacity %s = %s, want none", r, q.String())
+				}
+				if q, ok := a[r]; ok && !q.IsZero() {
+					t.Errorf("allocatable %s = %s, want none", r, q.String())
+				}
+			}
+			assertList(t, "allocatable", a, rl("cpu", "1900m", "memory", "7Gi", "pods", "110"))
+		})
+	}
+	e := NewEstimator()
+	e.Observe([]*corev1.Node{extra("a"), extra("b")})
+	_, a := e.Resources(m5)
+	assertList(t, "every node has them", a, rl("amd.com/gpu", "1", "example.com/fpga", "2"))
+}

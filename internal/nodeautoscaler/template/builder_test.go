@@ -51,7 +51,7 @@ func TestDaemonSetPods(t *testing.T) {
 	limitsOnly := fixture.DaemonSet("logs", fixture.WithLimits("cpu", "200m", "memory", "100Mi"))
 	limitsOnly.Spec.Template.Spec.Containers[0].Resources.Requests = nil
 	elsewhere := fixture.DaemonSet("gpu", fixture.WithNodeSelector(map[string]string{"pool": "gpu"}))
-	pods := DaemonSetPods(node, []*appsv1.DaemonSet{limitsOnly, elsewhere})
+	pods := DaemonSetPods(node, []*appsv1.DaemonSet{limitsOnly, elsewhere}, true)
 	if len(pods) != 1 {
 		t.Fatalf("got %d pods, want 1", len(pods))
 	}

@@ -11,16 +11,17 @@ import (
 
 // DaemonSetPods returns the pods the DaemonSets would run on node: each
 // DaemonSet's pod is kept when it passes every scheduling filter on the
-// node with the pods kept before it. Containers with limits but no
-// requests get requests = limits, as API defaulting does for real pods.
-func DaemonSetPods(node *corev1.Node, daemonSets []*appsv1.DaemonSet) []*corev1.Pod {
+// node with the pods kept before it. With requestsFromLimits, containers
+// with limits but no requests get requests = limits, as API defaulting does
+// for real pods (the fork's rule); upstream leaves them without requests.
+func DaemonSetPods(node *corev1.Node, daemonSets []*appsv1.DaemonSet, requestsFromLimits bool) []*corev1.Pod {
 	snap := simulator.NewSnapshot()
 	if err := snap.AddNode(node); err != nil {
 		return nil
 	}
 	var out []*corev1.Pod
 	for _, ds := range daemonSets {
-		pod := newDaemonPod(ds, node.Name)
+		pod := newDaemonPod(ds, node.Name, requestsFromLimits)
 		if snap.CheckFit(pod, node.Name) != nil {
 			continue
 		}
@@ -34,10 +35,12 @@ func DaemonSetPods(node *corev1.Node, daemonSets []*appsv1.DaemonSet) []*corev1.
 	return out
 }
 
-func newDaemonPod(ds *appsv1.DaemonSet, nodeName string) *corev1.Pod {
+func newDaemonPod(ds *appsv1.DaemonSet, nodeName string, requestsFromLimits bool) *corev1.Pod {
 	spec := ds.Spec.Template.Spec.DeepCopy()
 	for i := range spec.Containers {
-		RequestsFromLimits(&spec.Containers[i])
+		if requestsFromLimits {
+			RequestsFromLimits(&spec.Containers[i])
+		}
 	}
 	// The DaemonSet controller pins its pods with node affinity to the
 	// node name; the name filter keeps the same meaning.

@@ -127,7 +127,7 @@ func (m *Manager) order(vpas []model.VPAID) []model.VPAID {
 
 // writeVPA stores every container of one VPA.
 func (m *Manager) writeVPA(ctx context.Context, cluster *model.Cluster, id model.VPAID, now time.Time) error {
-	for container, state := range cluster.CheckpointStates(id) {
+	for container, state := range cluster.CheckpointStates(id, now) {
 		if err := m.store(ctx, id, container, state.SaveToCheckpoint(now)); err != nil {
 			return err
 		}

@@ -45,31 +45,37 @@ type Config struct {
 	IntegerCPU bool
 }
 
-// Default fills unset fields with the upstream defaults.
-func (c *Config) Default() {
-	def := func(p *float64, v float64) {
-		if *p == 0 {
-			*p = v
-		}
+// DefaultConfig returns a Config with every upstream default.
+func DefaultConfig() Config {
+	c := Config{
+		TargetCPUPercentile: 0.9, LowerBoundCPUPercentile: 0.5, UpperBoundCPUPercentile: 0.95,
+		TargetMemoryPercentile: 0.9, LowerBoundMemoryPercentile: 0.5, UpperBoundMemoryPercentile: 0.95,
+		MarginFraction:      DefaultMarginFraction,
+		PodMinCPUMillicores: DefaultPodMinCPUMillicores,
+		PodMinMemoryBytes:   DefaultPodMinMemoryBytes,
 	}
-	def(&c.TargetCPUPercentile, 0.9)
-	def(&c.LowerBoundCPUPercentile, 0.5)
-	def(&c.UpperBoundCPUPercentile, 0.95)
-	def(&c.TargetMemoryPercentile, 0.9)
-	def(&c.LowerBoundMemoryPercentile, 0.5)
-	def(&c.UpperBoundMemoryPercentile, 0.95)
-	def(&c.MarginFraction, 0.15)
+	c.Default()
+	return c
+}
+
+// Upstream defaults of the settings where zero is a meaningful value, which
+// Default leaves alone (upstream takes an explicit 0 as 0).
+const (
+	DefaultMarginFraction      = 0.15
+	DefaultPodMinCPUMillicores = 25
+	DefaultPodMinMemoryBytes   = 250 * 1024 * 1024
+)
+
+// Default fills unset fields with the upstream defaults, except those where
+// zero is meaningful (the percentiles, MarginFraction, PodMinCPUMillicores,
+// PodMinMemoryBytes): start from DefaultConfig to get theirs. A rounding
+// factor of 0 becomes 1, which rounds nothing, as upstream does with 0.
+func (c *Config) Default() {
 	if c.ConfidenceIntervalCPU == 0 {
 		c.ConfidenceIntervalCPU = 24 * time.Hour
 	}
 	if c.ConfidenceIntervalMemory == 0 {
 		c.ConfidenceIntervalMemory = 24 * time.Hour
-	}
-	if c.PodMinCPUMillicores == 0 {
-		c.PodMinCPUMillicores = 25
-	}
-	if c.PodMinMemoryBytes == 0 {
-		c.PodMinMemoryBytes = 250 * 1024 * 1024
 	}
 	if c.RoundCPUMillicores == 0 {
 		c.RoundCPUMillicores = 1
@@ -90,8 +96,8 @@ func (c *Config) Validate() error {
 		{"--recommendation-lower-bound-memory-percentile", c.LowerBoundMemoryPercentile},
 		{"--recommendation-upper-bound-memory-percentile", c.UpperBoundMemoryPercentile},
 	} {
-		if !(p.v > 0 && p.v <= 1) {
-			return fmt.Errorf("%s: %v must be in (0, 1]", p.name, p.v)
+		if !(p.v >= 0 && p.v <= 1) {
+			return fmt.Errorf("%s: %v must be in [0, 1]", p.name, p.v)
 		}
 	}
 	switch {

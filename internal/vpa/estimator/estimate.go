@@ -72,11 +72,13 @@ func (e *Estimator) margin(v int64) int64 {
 	return clamp(float64(v) + float64(clamp(float64(v)*e.cfg.MarginFraction)))
 }
 
-// confidence is min(history in days, samples / interval in minutes).
+// confidence is min(history span / interval, samples / interval in
+// minutes): with the default 24h interval, the history in days and the
+// sample count at one a minute in days.
 func confidence(s *model.AggregateContainerState, interval time.Duration) float64 {
-	days := float64(s.LastSampleStart.Sub(s.FirstSampleStart)) / float64(24*time.Hour)
+	span := float64(s.LastSampleStart.Sub(s.FirstSampleStart)) / float64(interval)
 	samples := float64(s.TotalSamplesCount) / interval.Minutes()
-	return math.Min(days, samples)
+	return math.Min(span, samples)
 }
 
 // upperScale multiplies by (1 + 1/confidence); 0 stays 0.

@@ -48,14 +48,19 @@ func TestRecommendPolicy(t *testing.T) {
 		{name: "global max allowed, VPA max wins per resource", globCPU: 100,
 			policy: []vpav1.ContainerResourcePolicy{{ContainerName: "app", MaxAllowed: corev1.ResourceList{"cpu": resource.MustParse("300m")}}},
 			want:   map[string]map[corev1.ResourceName]string{"app": {"cpu": "300m"}, "sidecar": {"cpu": "12m"}}},
+		// A maxAllowed near 1Ei caps nothing (its millicores do not fit in
+		// an int64; upstream compares quantities, pkg/utils/vpa/capping.go).
+		{name: "maxAllowed 1Ei caps nothing",
+			policy: []vpav1.ContainerResourcePolicy{{ContainerName: "*", MaxAllowed: corev1.ResourceList{"cpu": resource.MustParse("1Ei")}}},
+			want:   map[string]map[corev1.ResourceName]string{"app": {"cpu": "587m"}, "sidecar": {"cpu": "12m"}}},
 		{name: "integer CPU for the annotated container", integer: true,
 			annot: map[string]string{estimator.IntegerCPUAnnotationPrefix + "app_integerCPU": "true"},
 			want:  map[string]map[corev1.ResourceName]string{"app": {"cpu": "1"}, "sidecar": {"cpu": "12m"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := estimator.Config{IntegerCPU: tt.integer, MaxAllowedCPUMillicores: tt.globCPU}
-			cfg.Default()
+			cfg := estimator.DefaultConfig()
+			cfg.IntegerCPU, cfg.MaxAllowedCPUMillicores = tt.integer, tt.globCPU
 			vpa := &vpav1.VerticalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: "web", Annotations: tt.annot},
 				Spec: vpav1.VerticalPodAutoscalerSpec{ResourcePolicy: &vpav1.PodResourcePolicy{ContainerPolicies: tt.policy}}}
 			if err := estimator.ValidatePolicy(vpa.Spec.ResourcePolicy); err != nil {
@@ -133,8 +138,7 @@ func TestValidatePolicy(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	cfg := estimator.Config{}
-	cfg.Default()
+	cfg := estimator.DefaultConfig()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -152,8 +156,8 @@ func TestConfigValidate(t *testing.T) {
 
 func TestRoundingFlags(t *testing.T) {
 	c, id := feed(t, []usage{{pod: "p", container: "app", minutes: 8 * 1440, cpuMilli: 500, memBytes: 300 * mib}})
-	cfg := estimator.Config{RoundCPUMillicores: 100, RoundMemoryBytes: mib}
-	cfg.Default()
+	cfg := estimator.DefaultConfig()
+	cfg.RoundCPUMillicores, cfg.RoundMemoryBytes = 100, mib
 	b := estimator.New(cfg).Container(c.ContainerStates(id)["app"], 1)
 	if b.Target.CPU != 600 || b.Target.Memory != 363*mib {
 		t.Fatalf("rounded target = %dm %dB, want 600m %dB", b.Target.CPU, b.Target.Memory, 363*mib)

@@ -56,8 +56,7 @@ func feed(t *testing.T, us []usage) (*model.Cluster, model.VPAID) {
 }
 
 func newEstimator() *estimator.Estimator {
-	cfg := estimator.Config{}
-	cfg.Default()
+	cfg := estimator.DefaultConfig()
 	return estimator.New(cfg)
 }
 

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kscale/kscale/internal/vpa/model"
+	"github.com/kscale/kscale/internal/vpa/recommendation"
 )
 
 // reasonOOMKilled is the termination reason of a container killed for memory.
@@ -72,11 +73,12 @@ func containerStatus(p *corev1.Pod, name string) *corev1.ContainerStatus {
 	return nil
 }
 
-// memoryRequest returns the named container's memory request in bytes.
+// memoryRequest returns the named container's memory request in bytes, as
+// it runs (status.containerStatuses[].resources before the spec).
 func memoryRequest(p *corev1.Pod, name string) float64 {
-	for _, c := range p.Spec.Containers {
-		if c.Name == name {
-			if q, ok := c.Resources.Requests[corev1.ResourceMemory]; ok {
+	for i := range p.Spec.Containers {
+		if p.Spec.Containers[i].Name == name {
+			if q, ok := recommendation.ActualResources(p, i).Requests[corev1.ResourceMemory]; ok {
 				return float64(q.Value())
 			}
 		}

@@ -111,9 +111,11 @@ func LoadAggregateFromCheckpoint(cfg *Config, st *vpav1.VerticalPodAutoscalerChe
 }
 
 // CheckpointStates returns, per container name, a copy of the VPA's merged
-// history to store, with the peak of every live container's still-open
-// memory window subtracted so a restore does not count that window twice.
-func (c *Cluster) CheckpointStates(id VPAID) map[string]*AggregateContainerState {
+// history to store at now, with the peak of every live container's memory
+// window that is still open at now subtracted so a restore does not count
+// that window twice. A finished window's peak stays, as upstream's
+// checkpoint writer keeps it.
+func (c *Cluster) CheckpointStates(id VPAID, now time.Time) map[string]*AggregateContainerState {
 	v, ok := c.vpas[id]
 	if !ok {
 		return nil
@@ -125,7 +127,7 @@ func (c *Cluster) CheckpointStates(id VPAID) map[string]*AggregateContainerState
 	for _, e := range v.aggs {
 		s := out[e.key.Container]
 		for _, cs := range e.containers {
-			if peak := cs.WindowPeak(); peak > 0 {
+			if peak := cs.WindowPeak(); peak > 0 && now.UnixNano() < cs.windowEnd {
 				s.Memory.SubtractSampleAt(peak, memoryPeakWeight, fromNanos(cs.windowEnd))
 			}
 		}

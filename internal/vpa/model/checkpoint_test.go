@@ -22,7 +22,8 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		cs.AddCPU(ts, 0.1+float64(m%7)*0.1)
 		cs.AddMemory(ts, float64(100+m%300)*mib)
 	}
-	states := c.CheckpointStates(id)
+	// The last window (day 3) is still open a minute after its last sample.
+	states := c.CheckpointStates(id, t0.Add(3*24*time.Hour-time.Second))
 	st := states["app"].SaveToCheckpoint(t0.Add(3 * 24 * time.Hour))
 	if st.Version != CheckpointVersion || len(st.CPUHistogram.BucketWeights) == 0 {
 		t.Fatalf("checkpoint = %+v", st)
@@ -79,6 +80,46 @@ func TestLoadCheckpointRejects(t *testing.T) {
 			var ce *CheckpointError
 			if !errors.As(err, &ce) || ce.Field != tt.wantField {
 				t.Fatalf("error = %v, want field %s", err, tt.wantField)
+			}
+		})
+	}
+}
+
+// TestCheckpointKeepsFinishedWindowPeak checks that a container's memory
+// peak is left out of the checkpoint only while its aggregation window is
+// still open at the time of writing, as upstream's
+// subtractCurrentContainerMemoryPeak (pkg/recommender/checkpoint/checkpoint_writer.go,
+// vertical-pod-autoscaler v1.7.3) does: once the window has ended, its peak
+// is history and is stored.
+func TestCheckpointKeepsFinishedWindowPeak(t *testing.T) {
+	cfg := DefaultConfig()
+	c := NewCluster(cfg)
+	id := VPAID{"a", "v"}
+	c.SetVPA(id, sel(t, "app=x"), true)
+	pod := PodID{"a", "p"}
+	c.SetPod(pod, map[string]string{"app": "x"}, []string{"app"}, false, t0)
+	cs := c.Container(pod, "app")
+	for m := range 1440 {
+		ts := t0.Add(time.Duration(m) * time.Minute)
+		cs.AddCPU(ts, 0.1)
+		cs.AddMemory(ts, float64(100+m%300)*mib)
+	}
+	end := cs.WindowEnd()
+	live := c.ContainerStates(id)["app"].Memory.TotalWeight()
+	tests := []struct {
+		name string
+		now  time.Time
+		open bool
+	}{
+		{"window open", end.Add(-time.Minute), true},
+		{"window just ended", end, false},
+		{"window ended an hour ago", end.Add(time.Hour), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := c.CheckpointStates(id, tc.now)["app"].Memory.TotalWeight()
+			if left := live - got; tc.open != (left > 1e-9) {
+				t.Errorf("checkpoint memory weight %v of live %v: peak left out = %v, want %v", got, live, left > 1e-9, tc.open)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -41,7 +42,18 @@ type Config struct {
 	cpuOpts, memOpts *HistogramOptions
 }
 
-// Default fills unset fields with the upstream defaults.
+// Upstream defaults of the settings Default leaves alone: the OOM
+// settings, where zero is a meaningful value (upstream takes an explicit 0
+// as 0), and the window count, where an explicit 0 is refused by Validate
+// rather than silently replaced.
+const (
+	DefaultMemoryAggregationIntervalCount = 8
+	DefaultOOMBumpUpRatio                 = 1.2
+	DefaultOOMMinBumpUpBytes              = 100 * 1024 * 1024
+)
+
+// Default fills unset fields with the upstream defaults, except the OOM
+// settings and the window count: DefaultConfig sets those.
 func (c *Config) Default() {
 	if c.CPUHalfLife == 0 {
 		c.CPUHalfLife = 24 * time.Hour
@@ -51,15 +63,6 @@ func (c *Config) Default() {
 	}
 	if c.MemoryAggregationInterval == 0 {
 		c.MemoryAggregationInterval = 24 * time.Hour
-	}
-	if c.MemoryAggregationIntervalCount == 0 {
-		c.MemoryAggregationIntervalCount = 8
-	}
-	if c.OOMBumpUpRatio == 0 {
-		c.OOMBumpUpRatio = 1.2
-	}
-	if c.OOMMinBumpUpBytes == 0 {
-		c.OOMMinBumpUpBytes = 100 * 1024 * 1024
 	}
 }
 
@@ -74,8 +77,8 @@ func (c *Config) Validate() error {
 		return errors.New("memoryAggregationInterval: must be positive")
 	case c.MemoryAggregationIntervalCount <= 0:
 		return errors.New("memoryAggregationIntervalCount: must be positive")
-	case c.OOMBumpUpRatio < 1:
-		return fmt.Errorf("oomBumpUpRatio: %v must be at least 1", c.OOMBumpUpRatio)
+	case !(c.OOMBumpUpRatio >= 0) || math.IsInf(c.OOMBumpUpRatio, 0):
+		return fmt.Errorf("oomBumpUpRatio: %v must not be negative", c.OOMBumpUpRatio)
 	case c.OOMMinBumpUpBytes < 0:
 		return errors.New("oomMinBumpUpBytes: must not be negative")
 	}
@@ -101,7 +104,8 @@ func (c *Config) MemoryOptions() *HistogramOptions { return c.memOpts }
 
 // DefaultConfig returns a defaulted, validated Config.
 func DefaultConfig() *Config {
-	c := &Config{}
+	c := &Config{OOMBumpUpRatio: DefaultOOMBumpUpRatio, OOMMinBumpUpBytes: DefaultOOMMinBumpUpBytes,
+		MemoryAggregationIntervalCount: DefaultMemoryAggregationIntervalCount}
 	c.Default()
 	if err := c.Validate(); err != nil {
 		panic(fmt.Sprintf("default model config is invalid: %v", err))

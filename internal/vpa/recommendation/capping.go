@@ -15,7 +15,7 @@ func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Li
 	for i := range states {
 		v := states[i].current(f, name)
 		sum += v
-		request, hasRequest := lookup(states[i].spec.Resources.Requests, name)
+		request, hasRequest := lookup(states[i].res.Requests, name)
 		limit, hasLimit := states[i].limitOrDefault(name, limits.Container)
 		if l, ok, _ := proportionalLimit(limit, hasLimit, request, hasRequest, v); ok {
 			sumLimits += l
@@ -42,7 +42,7 @@ func (s *state) current(f field, name corev1.ResourceName) int64 {
 			return v
 		}
 	}
-	v, _ := lookup(s.spec.Resources.Requests, name)
+	v, _ := lookup(s.res.Requests, name)
 	return v
 }
 
@@ -87,7 +87,7 @@ func (s *state) capContainer(f field, name corev1.ResourceName, lr Bounds) {
 		}
 	}
 	if ControlledValues(s.policy) == vpav1.ContainerControlledValuesRequestsOnly {
-		if l, ok := lookup(s.spec.Resources.Limits, name); ok && v > l {
+		if l, ok := lookup(s.res.Limits, name); ok && v > l {
 			v = l
 			note("container limit")
 		}
@@ -103,7 +103,7 @@ func (s *state) capContainer(f field, name corev1.ResourceName, lr Bounds) {
 // because a valid request is at most its limit. With RequestsOnly the limit
 // does not move, so Max bounds the request directly.
 func (s *state) limitRangeRequestBounds(name corev1.ResourceName, lr Bounds) (lo, hi int64, hasLo, hasHi bool) {
-	request, hasRequest := lookup(s.spec.Resources.Requests, name)
+	request, hasRequest := lookup(s.res.Requests, name)
 	limit, hasLimit := s.limitOrDefault(name, lr)
 	scales := ControlledValues(s.policy) == vpav1.ContainerControlledValuesRequestsAndLimits
 	if hi, hasHi = lookup(lr.Max, name); hasHi && scales && hasRequest && hasLimit && request <= limit {

@@ -1,6 +1,7 @@
 package recommendation
 
 import (
+	"math"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -58,8 +59,14 @@ type values map[corev1.ResourceName]int64
 
 // state is one container while it is processed.
 type state struct {
-	index       int
-	spec        *corev1.Container
+	index int
+	spec  *corev1.Container
+	// res is what the container runs with (ActualResources).
+	res corev1.ResourceRequirements
+	// rec holds the recommended quantities per field: a CPU value units
+	// saturated is written back as recommended (upstream keeps the
+	// quantity, so a 1Ei target stays 1Ei).
+	rec         [fieldCount]corev1.ResourceList
 	policy      *vpav1.ContainerResourcePolicy
 	recommended bool
 	fields      [fieldCount]values
@@ -98,9 +105,10 @@ func newStates(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav
 	states := make([]state, len(pod.Spec.Containers))
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		s := state{index: i, spec: c, policy: ContainerPolicy(policy, c.Name)}
+		s := state{index: i, spec: c, res: ActualResources(pod, i), policy: ContainerPolicy(policy, c.Name)}
 		if r := findRecommendation(rec, c.Name); r != nil && !IsOff(s.policy) {
 			controlled := ControlledResources(s.policy)
+			s.rec = [fieldCount]corev1.ResourceList{upperBound: r.UpperBound, target: r.Target, lowerBound: r.LowerBound}
 			s.fields[upperBound] = filter(r.UpperBound, controlled)
 			s.fields[target] = filter(r.Target, controlled)
 			s.fields[lowerBound] = filter(r.LowerBound, controlled)
@@ -159,13 +167,16 @@ func (s *state) result(lr Bounds) Container {
 	if ControlledValues(s.policy) == vpav1.ContainerControlledValuesRequestsAndLimits {
 		for _, name := range sortedNames(s.fields[target]) {
 			newRequest := s.fields[target][name]
-			request, hasRequest := lookup(s.spec.Resources.Requests, name)
+			request, hasRequest := lookup(s.res.Requests, name)
 			limit, hasLimit := s.limitOrDefault(name, lr)
 			v, ok, clamped := proportionalLimit(limit, hasLimit, request, hasRequest, newRequest)
 			if !ok {
 				continue
 			}
 			c.Limits[name] = quantity(name, v)
+			if v == newRequest && !clamped {
+				c.Limits[name] = c.Requests[name].DeepCopy() // 1Ei stays 1Ei
+			}
 			if clamped {
 				s.notes = append(s.notes, string(name)+" limit capped to the largest int64")
 			}
@@ -179,6 +190,9 @@ func (s *state) list(f field) corev1.ResourceList {
 	out := corev1.ResourceList{}
 	for name, v := range s.fields[f] {
 		out[name] = quantity(name, v)
+		if q, ok := s.rec[f][name]; ok && v == math.MaxInt64 && saturates(name, q) {
+			out[name] = q.DeepCopy()
+		}
 	}
 	return out
 }
@@ -186,7 +200,7 @@ func (s *state) list(f field) corev1.ResourceList {
 // limitOrDefault returns the container's limit for name, or the container
 // LimitRange's default limit when the container has none.
 func (s *state) limitOrDefault(name corev1.ResourceName, lr Bounds) (int64, bool) {
-	if v, ok := lookup(s.spec.Resources.Limits, name); ok {
+	if v, ok := lookup(s.res.Limits, name); ok {
 		return v, true
 	}
 	return lookup(lr.Default, name)

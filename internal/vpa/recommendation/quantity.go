@@ -9,13 +9,26 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
+// maxMilli is the largest CPU quantity whose millicores fit in an int64.
+var maxMilli = resource.NewMilliQuantity(math.MaxInt64, resource.DecimalSI)
+
 // units returns q in the unit processing uses for resource name: millicores
-// for CPU, whole units (bytes) for everything else.
+// for CPU, whole units (bytes) for everything else. A CPU quantity whose
+// millicores do not fit (near 1Ei) saturates at MaxInt64 instead of
+// wrapping around.
 func units(name corev1.ResourceName, q resource.Quantity) int64 {
 	if name == corev1.ResourceCPU {
+		if saturates(name, q) {
+			return math.MaxInt64
+		}
 		return q.MilliValue()
 	}
 	return q.Value()
+}
+
+// saturates reports a CPU quantity too large for units.
+func saturates(name corev1.ResourceName, q resource.Quantity) bool {
+	return name == corev1.ResourceCPU && q.Cmp(*maxMilli) >= 0
 }
 
 // quantity is the inverse of units: CPU as a milli-quantity, memory as a

@@ -72,8 +72,7 @@ func newBenchInput(tb testing.TB) *benchInput {
 
 func newBenchState(tb testing.TB) *benchState {
 	tb.Helper()
-	cfg := Config{}
-	cfg.Default()
+	cfg := DefaultConfig()
 	if err := cfg.Validate(); err != nil {
 		tb.Fatal(err)
 	}

@@ -39,7 +39,17 @@ type Config struct {
 	Features features.Gates
 }
 
-// Default fills unset fields with the upstream defaults.
+// DefaultConfig returns a Config with every upstream default, including
+// those where zero is meaningful and Default leaves alone (the safety
+// margin, the per-pod minimums and the OOM bump-up).
+func DefaultConfig() Config {
+	c := Config{Model: *model.DefaultConfig(), Estimator: estimator.DefaultConfig()}
+	c.Default()
+	return c
+}
+
+// Default fills unset fields with the upstream defaults where zero is not
+// a meaningful value; an explicit 0 elsewhere stays 0, as upstream.
 func (c *Config) Default() {
 	if c.Interval == 0 {
 		c.Interval = time.Minute

@@ -86,7 +86,7 @@ func (h *harness) newRecommender(t *testing.T, reg *prometheus.Registry) *recomm
 	t.Helper()
 	deps := h.deps
 	deps.Registerer = reg
-	r, err := recommender.New(recommender.Config{}, deps)
+	r, err := recommender.New(recommender.DefaultConfig(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}

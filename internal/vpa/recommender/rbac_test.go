@@ -94,7 +94,7 @@ func testDeployedRBAC(t *testing.T, h *harness) {
 		Usage:   input.NewMetricsSource(metricsclientset.NewForConfigOrDie(cfg).MetricsV1beta1()),
 		Targets: target.NewResolver(target.NewCachedReader(informers, cr)), Clock: h.clock, Registerer: prometheus.NewRegistry(),
 	}
-	r, err := recommender.New(recommender.Config{}, deps)
+	r, err := recommender.New(recommender.DefaultConfig(), deps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 		h.createVPA(t, "oombump", "Deployment", "oombump", &vpav1.PodResourcePolicy{ContainerPolicies: []vpav1.ContainerResourcePolicy{{
 			ContainerName: "app", OOMBumpUpRatio: &ratio,
 		}}})
-		rp, err := recommender.New(recommender.Config{Features: features.Gates{PerVPAConfig: true}}, withRegistry(h.deps, prometheus.NewRegistry()))
+		rp, err := recommender.New(perVPAConfig(), withRegistry(h.deps, prometheus.NewRegistry()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -251,4 +251,11 @@ func TestRecommenderAgainstControlPlane(t *testing.T) {
 	t.Run("the recommender runs with the least-privilege RBAC of deploy/vpa/recommender", func(t *testing.T) {
 		testDeployedRBAC(t, h)
 	})
+}
+
+// perVPAConfig is the default Config with the PerVPAConfig gate on.
+func perVPAConfig() recommender.Config {
+	c := recommender.DefaultConfig()
+	c.Features = features.Gates{PerVPAConfig: true}
+	return c
 }

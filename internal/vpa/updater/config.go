@@ -65,23 +65,16 @@ type Config struct {
 }
 
 // Default fills unset fields with the upstream defaults. Zero is a
-// meaningful value for EvictionTolerance and EvictionRateLimit, so callers
-// that build a Config by hand should start from DefaultConfig.
+// meaningful value for MinReplicas, EvictionTolerance, EvictionRateLimit
+// and both time thresholds (upstream takes an explicit 0 as 0), so Default
+// leaves them alone and callers that build a Config by hand should start
+// from DefaultConfig.
 func (c *Config) Default() {
 	if c.Interval == 0 {
 		c.Interval = DefaultInterval
 	}
-	if c.MinReplicas == 0 {
-		c.MinReplicas = DefaultMinReplicas
-	}
 	if c.EvictionRateBurst == 0 {
 		c.EvictionRateBurst = DefaultEvictionRateBurst
-	}
-	if c.Thresholds.EvictAfterOOM == 0 {
-		c.Thresholds.EvictAfterOOM = DefaultEvictAfterOOMThreshold
-	}
-	if c.Thresholds.Lifetime == 0 {
-		c.Thresholds.Lifetime = DefaultLifetimeThreshold
 	}
 	if c.AdmissionStatusTimeout == 0 {
 		c.AdmissionStatusTimeout = DefaultAdmissionStatusTimeout
@@ -97,10 +90,12 @@ func (c *Config) Default() {
 // DefaultConfig returns a Config with every upstream default.
 func DefaultConfig() Config {
 	c := Config{
+		MinReplicas:        DefaultMinReplicas,
 		EvictionTolerance:  DefaultEvictionTolerance,
 		EvictionRateLimit:  DefaultEvictionRateLimit,
 		UseAdmissionStatus: true,
-		Thresholds:         Thresholds{PodUpdate: DefaultPodUpdateThreshold},
+		Thresholds: Thresholds{PodUpdate: DefaultPodUpdateThreshold, EvictAfterOOM: DefaultEvictAfterOOMThreshold,
+			Lifetime: DefaultLifetimeThreshold},
 	}
 	c.Default()
 	return c
@@ -112,8 +107,8 @@ func (c *Config) Validate() error {
 	if c.Interval < time.Second {
 		errs = append(errs, fmt.Errorf("--updater-interval: must be at least 1s, got %s", c.Interval))
 	}
-	if c.MinReplicas < 1 {
-		errs = append(errs, fmt.Errorf("--min-replicas: must be at least 1, got %d", c.MinReplicas))
+	if c.MinReplicas < 0 {
+		errs = append(errs, fmt.Errorf("--min-replicas: must not be negative, got %d", c.MinReplicas))
 	}
 	if !(c.EvictionTolerance >= 0 && c.EvictionTolerance <= 1) {
 		errs = append(errs, fmt.Errorf("--eviction-tolerance: must be within [0, 1], got %g", c.EvictionTolerance))
@@ -121,8 +116,8 @@ func (c *Config) Validate() error {
 	if c.EvictionRateBurst < 1 {
 		errs = append(errs, fmt.Errorf("--eviction-rate-burst: must be at least 1, got %d", c.EvictionRateBurst))
 	}
-	if c.Thresholds.EvictAfterOOM <= 0 {
-		errs = append(errs, fmt.Errorf("--evict-after-oom-threshold: must be positive, got %s", c.Thresholds.EvictAfterOOM))
+	if c.Thresholds.EvictAfterOOM < 0 {
+		errs = append(errs, fmt.Errorf("--evict-after-oom-threshold: must not be negative, got %s", c.Thresholds.EvictAfterOOM))
 	}
 	if !(c.Thresholds.PodUpdate >= 0) || math.IsInf(c.Thresholds.PodUpdate, 0) {
 		errs = append(errs, fmt.Errorf("--pod-update-threshold: must not be negative, got %g", c.Thresholds.PodUpdate))

@@ -21,7 +21,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.MinReplicas = -1 }, "--min-replicas"},
 		{func(c *Config) { c.EvictionTolerance = 1.5 }, "--eviction-tolerance"},
 		{func(c *Config) { c.EvictionRateBurst = -1 }, "--eviction-rate-burst"},
-		{func(c *Config) { c.Thresholds.EvictAfterOOM = 0 }, "--evict-after-oom-threshold"},
+		{func(c *Config) { c.Thresholds.EvictAfterOOM = -time.Second }, "--evict-after-oom-threshold"},
 		{func(c *Config) { c.Thresholds.PodUpdate = -0.1 }, "--pod-update-threshold"},
 	}
 	for _, tc := range tests {

@@ -54,22 +54,23 @@ func PassesEvictionRequirements(pod *corev1.Pod, processed recommendation.Result
 		if !ok {
 			continue
 		}
-		if !hasRequest(c, corev1.ResourceCPU) || !hasRequest(c, corev1.ResourceMemory) {
+		actual := recommendation.ActualResources(pod, i)
+		if !hasRequest(actual, corev1.ResourceCPU) || !hasRequest(actual, corev1.ResourceMemory) {
 			return true
 		}
-		if meetsAll(c, rec, reqs) {
+		if meetsAll(actual, rec, reqs) {
 			return true
 		}
 	}
 	return false
 }
 
-func hasRequest(c *corev1.Container, name corev1.ResourceName) bool {
-	q, ok := c.Resources.Requests[name]
+func hasRequest(actual corev1.ResourceRequirements, name corev1.ResourceName) bool {
+	q, ok := actual.Requests[name]
 	return ok && !q.IsZero()
 }
 
-func meetsAll(c *corev1.Container, rec recommendation.Container, reqs []*vpav1.EvictionRequirement) bool {
+func meetsAll(actual corev1.ResourceRequirements, rec recommendation.Container, reqs []*vpav1.EvictionRequirement) bool {
 	for _, r := range reqs {
 		if r == nil {
 			continue
@@ -77,7 +78,7 @@ func meetsAll(c *corev1.Container, rec recommendation.Container, reqs []*vpav1.E
 		met := false
 		for _, name := range r.Resources {
 			t, okT := rec.Target[name]
-			q, okQ := c.Resources.Requests[name]
+			q, okQ := actual.Requests[name]
 			if !okT || !okQ {
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
 	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
 
 	"github.com/kscale/kscale/internal/vpa/features"
@@ -100,8 +101,9 @@ func Assess(pod *corev1.Pod, processed recommendation.Result, now time.Time, th 
 		if !ok || (observed != nil && !slices.Contains(observed, c.Name)) {
 			continue
 		}
+		actual := recommendation.ActualResources(pod, i)
 		for name, t := range rec.Target {
-			req, has := c.Resources.Requests[name]
+			req, has := actual.Requests[name]
 			targets[name] += milli(t)
 			if !has {
 				p.ScaleUp, p.OutsideRange = true, true
@@ -136,16 +138,20 @@ func outside(req resource.Quantity, name corev1.ResourceName, rec recommendation
 }
 
 // observedContainers returns the names in the observed-containers
-// annotation, or nil when the pod has none.
+// annotation, or nil when the pod has none or it does not parse (a name
+// that is not a DNS-1123 label between the ", " separators), as upstream.
 func observedContainers(pod *corev1.Pod) []string {
 	v, ok := pod.Annotations[ObservedContainersAnnotation]
 	if !ok {
 		return nil
 	}
-	names := []string{}
-	for _, n := range strings.Split(v, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			names = append(names, n)
+	if v == "" {
+		return []string{}
+	}
+	names := strings.Split(v, ", ")
+	for _, n := range names {
+		if len(validation.IsDNS1123Label(n)) > 0 {
+			return nil // unparsable: ignored, as upstream
 		}
 	}
 	return names
