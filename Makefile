@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot hpa-oracle
 
 ## build: compile the kscale binary into bin/
 build:
@@ -36,6 +36,10 @@ testbin:
 ## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
 fidelity-oracle:
 	hack/fidelity/build.sh
+
+## hpa-oracle: compare the what-if's HPA replica calculation with kube-controller-manager's on 10^5 random inputs
+hpa-oracle:
+	go test -count=1 -run '^TestOracle$$' -v ./internal/whatif/hpa -args -hpa.cases=100000
 
 ## fidelity: compare the simulator with kube-scheduler's filters on FIDELITY_PAIRS random pod-node pairs
 FIDELITY_PAIRS ?= 1000000

@@ -58,15 +58,21 @@ type timed struct {
 // State is one HPA's memory between reconciles: recent recommendations
 // and scale events.
 type State struct {
-	recs       []timed
-	up, down   []timed
-	legacyInit bool
+	recs     []timed
+	up, down []timed
+	init     bool
 }
 
 // Normalize turns a proposal into the replica count to set at now, for an
 // HPA with the given min, max and behavior (nil: legacy rules with the
 // downscale window legacyWindow), and records the change.
 func (s *State) Normalize(now time.Time, current, proposal, minR, maxR int32, b *Behavior, legacyWindow time.Duration) int32 {
+	if !s.init {
+		// upstream's maybeInitScaleDownStabilizationWindow: the first
+		// reconcile records the current count as a recommendation
+		s.recs = append(s.recs, timed{now, current})
+		s.init = true
+	}
 	var out int32
 	if b == nil {
 		out = s.legacy(now, current, proposal, minR, maxR, legacyWindow)
@@ -78,10 +84,6 @@ func (s *State) Normalize(now time.Time, current, proposal, minR, maxR int32, b 
 }
 
 func (s *State) legacy(now time.Time, current, proposal, minR, maxR int32, window time.Duration) int32 {
-	if !s.legacyInit {
-		s.recs = append(s.recs, timed{now, current})
-		s.legacyInit = true
-	}
 	s.recs = keepSince(s.recs, now.Add(-window))
 	s.recs = append(s.recs, timed{now, proposal})
 	stab := proposal

@@ -1,0 +1,29 @@
+package whatif
+
+import (
+	"testing"
+	"time"
+)
+
+// BenchmarkSevenDays runs the example's three kinds of configuration on a
+// 7-day trace at 30 s resolution (the target: < 5 s, < 200 MB).
+func BenchmarkSevenDays(b *testing.B) {
+	f := readExample(b)
+	f.Duration.Duration = 7 * 24 * time.Hour
+	hpaCPU := f.Configurations[1]
+	hpaCPU.Name, hpaCPU.VPA = "hpa-cpu", nil
+	h := *hpaCPU.HPA
+	h.Metric, h.Target = MetricCPU, 80
+	hpaCPU.HPA = &h
+	f.Configurations = append(f.Configurations, hpaCPU)
+	b.ReportAllocs()
+	for b.Loop() {
+		loads, err := Loads(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res := Run(f, loads); len(res) != 3 {
+			b.Fatal("want 3 results")
+		}
+	}
+}
