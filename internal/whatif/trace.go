@@ -17,6 +17,9 @@ import (
 // Table is a time series table: sample times (seconds from the first
 // sample) and named columns of the same length.
 type Table struct {
+	// Start is the first sample's time (Unix seconds, or the file's
+	// seconds when it writes plain numbers), for aligning tables.
+	Start float64
 	// Times are the sample times in seconds from the first, increasing.
 	Times []float64
 	// Columns are the values by column name.
@@ -66,7 +69,7 @@ func ReadCSV(r io.Reader) (*Table, error) {
 			return nil, fmt.Errorf("line %d: column time: %w", line, err)
 		}
 		if line == 2 {
-			first = ts
+			first, t.Start = ts, ts
 		}
 		if err := t.addTime(ts - first); err != nil {
 			return nil, fmt.Errorf("line %d: column time: %w", line, err)
@@ -155,7 +158,7 @@ func ReadPrometheus(r io.Reader, labels []string) (*Table, error) {
 	if len(times) == 0 {
 		return nil, errors.New("data.result: no samples")
 	}
-	t := &Table{Columns: map[string][]float64{}}
+	t := &Table{Start: times[0], Columns: map[string][]float64{}}
 	for _, ts := range times {
 		t.Times = append(t.Times, ts-times[0])
 	}
@@ -193,6 +196,20 @@ func (t *Table) At(col []float64, s float64) float64 {
 	}
 	return col[max(i, 0)]
 }
+
+// Sum returns, per sample, the sum of all columns.
+func (t *Table) Sum() []float64 {
+	out := make([]float64, len(t.Times))
+	for _, col := range t.Columns {
+		for i, v := range col {
+			out[i] += v
+		}
+	}
+	return out
+}
+
+// AtAbsolute returns the column's value at absolute time s (see Start).
+func (t *Table) AtAbsolute(col []float64, s float64) float64 { return t.At(col, s-t.Start) }
 
 // generate builds the rates of every category at every step.
 func generate(g *Generator, cats []Category, steps int, step time.Duration, seed uint64) [][]float64 {
