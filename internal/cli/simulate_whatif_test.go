@@ -34,15 +34,15 @@ func TestWhatIfOutputs(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Results) != 2 || doc.Results[0].Configuration != "hvpa" || len(doc.Results[1].Series) == 0 || len(doc.Checks) != 5 {
-		t.Fatalf("results %+v, checks %d", doc.Results, len(doc.Checks))
+	if len(doc.Results) != 3 || doc.Results[0].Configuration != "hvpa" || len(doc.Results[1].Series) == 0 || len(doc.Checks) != 7 {
+		t.Fatalf("%d results (first %q), %d checks; want 3 (hvpa first) and 7", len(doc.Results), doc.Results[0].Configuration, len(doc.Checks))
 	}
 	for _, k := range []string{"cpuUtilization", "cpuAboveRequestMinutes", "evictions", "replicasMean", "nodesNeededMax"} {
 		if _, ok := doc.Results[0].Totals[k]; !ok {
 			t.Errorf("totals lack %s", k)
 		}
 	}
-	if len(doc.Sweep) != 1 || len(doc.Sweep[0].Rows) != 3 || doc.Sweep[0].Best < 100 || doc.Sweep[0].Best > 300 {
+	if len(doc.Sweep) != 2 || len(doc.Sweep[0].Rows) != 3 || doc.Sweep[0].Best < 100 || doc.Sweep[0].Best > 300 {
 		t.Errorf("sweep: %+v", doc.Sweep)
 	}
 	page, err := os.ReadFile(report)
