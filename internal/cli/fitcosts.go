@@ -66,15 +66,18 @@ func runFitCosts(cmd *cobra.Command, f *fitCostsFlags) error {
 		}
 		means[i] /= float64(len(in.Rates.Times))
 	}
-	errOut := cmd.ErrOrStderr()
-	fmt.Fprintf(errOut, "fit of %d samples: RMSE %.4g cores (%.1f%% of the mean measured CPU), R² %.4f\n", res.Samples, res.RMSE, 100*res.RelativeError, res.R2)
+	var sum strings.Builder
+	fmt.Fprintf(&sum, "fit of %d samples: RMSE %.4g cores (%.1f%% of the mean measured CPU), R² %.4f\n", res.Samples, res.RMSE, 100*res.RelativeError, res.R2)
 	for i, c := range res.Categories {
-		fmt.Fprintf(errOut, "  %-40s %.6g CPU-s/request (mean rate %.4g req/s)\n", c, res.Costs[i], means[i])
+		fmt.Fprintf(&sum, "  %-40s %.6g CPU-s/request (mean rate %.4g req/s)\n", c, res.Costs[i], means[i])
 	}
 	if in.Replicas != nil {
-		fmt.Fprintf(errOut, "  %-40s %.6g cores\n", "base CPU per replica", res.BaseCPU)
+		fmt.Fprintf(&sum, "  %-40s %.6g cores\n", "base CPU per replica", res.BaseCPU)
 	}
-	var w io.Writer = cmd.OutOrStdout()
+	if _, err := io.WriteString(cmd.ErrOrStderr(), sum.String()); err != nil {
+		return fmt.Errorf("writing the fit: %w", err)
+	}
+	w := cmd.OutOrStdout()
 	if f.output != "-" {
 		file, err := os.Create(f.output)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -113,27 +114,35 @@ func writeWhatIf(w io.Writer, format string, out *whatIfOutput, check bool) erro
 	case "none":
 		return writeWhatIfChecks(w, out.Checks, true)
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "%s\t", out.Name)
+	var cells strings.Builder
+	cells.WriteString(out.Name + "\t")
 	for _, r := range out.Results {
-		fmt.Fprintf(tw, "%s\t", r.Configuration)
+		cells.WriteString(r.Configuration + "\t")
 	}
-	fmt.Fprintln(tw)
+	cells.WriteString("\n")
 	for _, row := range whatIfRows {
-		fmt.Fprintf(tw, "%s\t", row.label)
+		cells.WriteString(row.label + "\t")
 		for _, r := range out.Results {
-			fmt.Fprintf(tw, row.format+"\t", row.get(r.Totals))
+			fmt.Fprintf(&cells, row.format+"\t", row.get(r.Totals))
 		}
-		fmt.Fprintln(tw)
+		cells.WriteString("\n")
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', tabwriter.AlignRight)
+	if _, err := io.WriteString(tw, cells.String()); err != nil {
+		return fmt.Errorf("writing output: %w", err)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing output: %w", err)
 	}
+	var sweep strings.Builder
 	for _, s := range out.Sweep {
-		fmt.Fprintf(w, "\nsweep %s: largest target within the bound: %g\n", s.Configuration, s.Best)
+		fmt.Fprintf(&sweep, "\nsweep %s: largest target within the bound: %g\n", s.Configuration, s.Best)
 		for _, row := range s.Rows {
-			fmt.Fprintf(w, "  target %-8g above-request %7.1f min  replicas mean %5.2f  CPU utilisation %.2f\n", row.Target, row.AboveRequestMinutes, row.ReplicasMean, row.CPUUtilization)
+			fmt.Fprintf(&sweep, "  target %-8g above-request %7.1f min  replicas mean %5.2f  CPU utilisation %.2f\n", row.Target, row.AboveRequestMinutes, row.ReplicasMean, row.CPUUtilization)
 		}
+	}
+	if _, err := io.WriteString(w, sweep.String()); err != nil {
+		return fmt.Errorf("writing output: %w", err)
 	}
 	if check || len(out.Checks) > 0 {
 		return writeWhatIfChecks(w, out.Checks, false)

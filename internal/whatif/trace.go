@@ -41,7 +41,7 @@ func ReadCSV(r io.Reader) (*Table, error) {
 		return nil, fmt.Errorf("line 1: reading the header: %w", err)
 	}
 	if len(head) < 2 || strings.TrimSpace(head[0]) != "time" {
-		return nil, errors.New("line 1: want a header time,<column>,...")
+		return nil, errors.New("line 1: want a header: time, then one column per series")
 	}
 	t := &Table{Columns: map[string][]float64{}}
 	for _, h := range head[1:] {
