@@ -145,51 +145,40 @@ func changedWithin(now time.Time, events []timed, period time.Duration) int32 {
 }
 
 func upLimit(now time.Time, current int32, up, down []timed, r Rules) int32 {
-	if r.Select == SelectOff {
-		return current
-	}
-	result := int32(math.MinInt32)
-	if r.Select == SelectMin {
-		result = math.MaxInt32
-	}
-	for _, p := range r.Policies {
-		start := current - changedWithin(now, up, p.Period) + changedWithin(now, down, p.Period)
-		var v int32
-		if p.Type == PodsPolicy {
-			v = start + p.Value
-		} else {
-			v = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		if r.Select == SelectMin {
-			result = min(result, v)
-		} else {
-			result = max(result, v)
-		}
-	}
-	return result
+	return rateLimit(now, current, up, down, r, 1)
 }
 
 func downLimit(now time.Time, current int32, up, down []timed, r Rules) int32 {
+	return rateLimit(now, current, up, down, r, -1)
+}
+
+// rateLimit is the furthest the policies let the count move from current
+// in the direction dir (1 up, -1 down): per policy from the count at the
+// period's start, then the largest change (Max) or the smallest (Min).
+func rateLimit(now time.Time, current int32, up, down []timed, r Rules, dir int32) int32 {
 	if r.Select == SelectOff {
 		return current
 	}
-	result := int32(math.MaxInt32)
-	if r.Select == SelectMin {
-		result = math.MinInt32
-	}
-	for _, p := range r.Policies {
+	var result int32
+	for i, p := range r.Policies {
 		start := current - changedWithin(now, up, p.Period) + changedWithin(now, down, p.Period)
 		var v int32
-		if p.Type == PodsPolicy {
-			v = start - p.Value
-		} else {
+		switch {
+		case p.Type == PodsPolicy:
+			v = start + dir*p.Value
+		case dir > 0:
+			v = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+		default:
 			v = int32(float64(start) * (1 - float64(p.Value)/100))
 		}
-		if r.Select == SelectMin {
-			result = max(result, v)
-		} else {
-			result = min(result, v)
+		// larger change: up the maximum, down the minimum; Min the reverse
+		further := (v-result)*dir > 0
+		if i == 0 || further == (r.Select != SelectMin) {
+			result = v
 		}
+	}
+	if len(r.Policies) == 0 {
+		return current
 	}
 	return result
 }

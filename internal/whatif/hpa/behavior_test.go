@@ -18,6 +18,7 @@ func TestNormalizeWithBehavior(t *testing.T) {
 		{"scale-up limited to +4 pods or 100% per 15s", def, []int32{20, 20, 20}, []int32{8, 16, 20}, 1, 30},
 		{"scale-down waits for the 5m window", def, []int32{1, 1}, []int32{4, 4}, 1, 30},
 		{"max clamps", def, []int32{50}, []int32{6}, 1, 6},
+		{"select Min takes the smaller step", Behavior{Up: Rules{Select: SelectMin, Policies: []Policy{{PodsPolicy, 1, 15 * time.Second}, {PercentPolicy, 100, 15 * time.Second}}}, Down: def.Down}, []int32{20, 20}, []int32{5, 6}, 1, 30},
 		{"disabled scale-up", Behavior{Up: Rules{Select: SelectOff}, Down: def.Down}, []int32{9}, []int32{4}, 1, 10},
 		{"scale-down by 1 pod per 15s, no window", Behavior{Up: def.Up, Down: Rules{Select: SelectMax, Policies: []Policy{{PodsPolicy, 1, 15 * time.Second}}}}, []int32{1, 1, 1}, []int32{3, 2, 1}, 1, 10},
 	}

@@ -90,13 +90,10 @@ func PodsMetricReplicas(current int32, targetMilli int64, tol Tolerances, pods [
 	}
 	usage := total / int64(len(g.ready))
 	ratio := float64(usage) / float64(targetMilli)
-	withUnready := len(g.unready) > 0 && ratio > 1
-	if !withUnready && len(g.missing) == 0 {
-		if tol.within(ratio) {
-			return current, usage, nil
-		}
-		return int32(math.Ceil(ratio * float64(len(g.ready)))), usage, nil
+	if n, ok := direct(current, ratio, g, tol); ok {
+		return n, usage, nil
 	}
+	withUnready := len(g.unready) > 0 && ratio > 1
 	n := len(g.ready)
 	switch {
 	case len(g.missing) > 0 && ratio < 1:
@@ -110,6 +107,20 @@ func PodsMetricReplicas(current int32, targetMilli int64, tol Tolerances, pods [
 	}
 	newRatio := float64(total/int64(n)) / float64(targetMilli)
 	return settle(current, ratio, newRatio, n, tol), usage, nil
+}
+
+// direct is the answer when no pod is missing a metric and no unready
+// pod matters (ratio ≤ 1): current within the tolerance, else the ratio
+// times the ready pods, rounded up. ok is false when values must be
+// assumed for some pods first.
+func direct(current int32, ratio float64, g groups, tol Tolerances) (int32, bool) {
+	if (len(g.unready) > 0 && ratio > 1) || len(g.missing) > 0 {
+		return 0, false
+	}
+	if tol.within(ratio) {
+		return current, true
+	}
+	return int32(math.Ceil(ratio * float64(len(g.ready)))), true
 }
 
 // settle is the end of upstream's recomputation with assumed values: keep
@@ -146,13 +157,10 @@ func CPUUtilizationReplicas(current int32, targetPercent int32, tol Tolerances, 
 	}
 	util := int32(use * 100 / req)
 	ratio := float64(util) / float64(targetPercent)
-	withUnready := len(g.unready) > 0 && ratio > 1
-	if !withUnready && len(g.missing) == 0 {
-		if tol.within(ratio) {
-			return current, util, nil
-		}
-		return int32(math.Ceil(ratio * float64(len(g.ready)))), util, nil
+	if n, ok := direct(current, ratio, g, tol); ok {
+		return n, util, nil
 	}
+	withUnready := len(g.unready) > 0 && ratio > 1
 	n := len(g.ready)
 	extra := func(idx []int, percent int64) {
 		for _, i := range idx {
