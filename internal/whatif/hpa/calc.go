@@ -48,14 +48,16 @@ type Tolerances struct {
 
 func (t Tolerances) within(r float64) bool { return 1-t.Down <= r && r <= 1+t.Up }
 
-// groups sorts pods as upstream's groupPods does: ignored, unready
-// (Pending, or Unready for CPU), missing (no metric) and ready.
+// groups are the indices of the ready, unready and missing pods.
 type groups struct {
 	ready            []int
 	unready, missing []int
 }
 
-func group(pods []Pod, cpu bool) groups {
+// group sorts pods as upstream's groupPods does: ignored, unready
+// (Pending, or Unready for CPU), missing (no metric) and ready; it fails
+// without pods or without a ready pod with a metric.
+func group(pods []Pod, cpu bool) (groups, error) {
 	var g groups
 	for i, p := range pods {
 		switch {
@@ -70,19 +72,22 @@ func group(pods []Pod, cpu bool) groups {
 			g.ready = append(g.ready, i)
 		}
 	}
-	return g
+	switch {
+	case len(pods) == 0:
+		return g, ErrNoPods
+	case len(g.ready) == 0:
+		return g, ErrNoMetrics
+	}
+	return g, nil
 }
 
 // PodsMetricReplicas proposes a replica count for a Pods metric with an
 // AverageValue target (milli-units) and returns it with the average
 // metric value. current is the scale's replica count.
 func PodsMetricReplicas(current int32, targetMilli int64, tol Tolerances, pods []Pod) (int32, int64, error) {
-	if len(pods) == 0 {
-		return 0, 0, ErrNoPods
-	}
-	g := group(pods, false)
-	if len(g.ready) == 0 {
-		return 0, 0, ErrNoMetrics
+	g, err := group(pods, false)
+	if err != nil {
+		return 0, 0, err
 	}
 	var total int64
 	for _, i := range g.ready {
@@ -140,12 +145,9 @@ func settle(current int32, ratio, newRatio float64, n int, tol Tolerances) int32
 // CPUUtilizationReplicas proposes a replica count for a CPU Utilization
 // target (percent of requests) and returns it with the utilization.
 func CPUUtilizationReplicas(current int32, targetPercent int32, tol Tolerances, pods []Pod) (int32, int32, error) {
-	if len(pods) == 0 {
-		return 0, 0, ErrNoPods
-	}
-	g := group(pods, true)
-	if len(g.ready) == 0 {
-		return 0, 0, ErrNoMetrics
+	g, err := group(pods, true)
+	if err != nil {
+		return 0, 0, err
 	}
 	var use, req int64
 	for _, i := range g.ready {
