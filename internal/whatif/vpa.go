@@ -108,7 +108,10 @@ type updaterDecision struct {
 
 // update runs the updater's decisions over the pods: which are worth
 // updating (updater.Assess, ShouldUpdate), in priority order
-// (SortByPriority), within the eviction budget (updater.Budget).
+// (SortByPriority), within the eviction budget (updater.Budget), and for
+// InPlaceOrRecreate whether to resize or evict (updater.DecideResize; the
+// simulated kubelet applies every resize at once, so no resize is ever
+// deferred, infeasible or in progress).
 func (r *recommender) update(pods []*pod, configured int, cfg *VPA, now time.Time) []updaterDecision {
 	mode := *r.obj.Spec.UpdatePolicy.UpdateMode
 	if r.rec == nil || mode == vpav1.UpdateModeInitial || mode == vpav1.UpdateModeOff {
@@ -142,8 +145,17 @@ func (r *recommender) update(pods []*pod, configured int, cfg *VPA, now time.Tim
 		if !budget.CanEvict(notReady) {
 			continue
 		}
+		d := updaterDecision{pod: p, result: c.Processed}
+		if mode == vpav1.UpdateModeInPlaceOrRecreate {
+			switch updater.DecideResize(updater.ResizeInput{Mode: mode, Pod: c.Pod, Recommendation: r.rec, Now: now}) {
+			case updater.ResizeDefer:
+				continue
+			case updater.ResizeApply, updater.ResizeRetryInfeasible:
+				d.inPlace = true
+			}
+		}
 		budget.Disrupted(notReady)
-		out = append(out, updaterDecision{pod: p, inPlace: mode == vpav1.UpdateModeInPlaceOrRecreate || mode == vpav1.UpdateModeInPlace, result: c.Processed})
+		out = append(out, d)
 	}
 	return out
 }

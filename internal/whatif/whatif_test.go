@@ -120,3 +120,73 @@ func FuzzReadCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestBaselinesAndInPlace runs the example's HPA+VPA with in-place
+// resizes, a VPA alone and an HPA on CPU alone.
+func TestBaselinesAndInPlace(t *testing.T) {
+	f := readExample(t)
+	base := f.Configurations[1]
+	inPlace := base
+	v := *base.VPA
+	v.UpdateMode = "InPlaceOrRecreate"
+	inPlace.Name, inPlace.VPA = "in-place", &v
+	vpaOnly := base
+	vpaOnly.Name, vpaOnly.HPA, vpaOnly.Replicas = "vpa-only", nil, 3
+	hpaCPU := base
+	h := *base.HPA
+	h.Metric, h.Target = MetricCPU, 70
+	hpaCPU.Name, hpaCPU.VPA, hpaCPU.HPA = "hpa-cpu", nil, &h
+	f.Configurations = []Configuration{inPlace, vpaOnly, hpaCPU}
+	loads, err := Loads(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Run(f, loads)
+	if r := res[0].Totals; r.Resizes == 0 || r.Evictions != 0 {
+		t.Errorf("in-place: %d resizes, %d evictions; want resizes and no evictions", r.Resizes, r.Evictions)
+	}
+	if r := res[1].Totals; r.ReplicasMax != 3 || r.ReplicaChanges != 0 || r.Evictions == 0 {
+		t.Errorf("vpa-only: replicas max %d, changes %d, evictions %d", r.ReplicasMax, r.ReplicaChanges, r.Evictions)
+	}
+	if r := res[2].Totals; r.ReplicaChanges == 0 || r.Evictions != 0 || r.Resizes != 0 {
+		t.Errorf("hpa-cpu: %d replica changes, %d evictions, %d resizes", r.ReplicaChanges, r.Evictions, r.Resizes)
+	}
+}
+
+// TestTraceFiles replays a CSV and a Prometheus export: the same rates give
+// the same result as the generator's constant trace.
+func TestTraceFiles(t *testing.T) {
+	dir := t.TempDir()
+	csv := "time,get,list,update\n0,400,10,100\n"
+	prom := `{"status":"success","data":{"resultType":"matrix","result":[` +
+		`{"metric":{"verb":"get"},"values":[[1767571200,"400"]]},` +
+		`{"metric":{"verb":"list"},"values":[[1767571200,"10"]]},` +
+		`{"metric":{"verb":"update"},"values":[[1767571200,"100"]]}]}}`
+	for name, body := range map[string]string{"t.csv": csv, "t.json": prom} {
+		if err := os.WriteFile(dir+"/"+name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []Totals
+	for _, tr := range []Trace{
+		{Generate: &Generator{Rates: map[string]float64{"get": 400, "list": 10, "update": 100}}},
+		{File: "t.csv"},
+		{File: "t.json", CategoryLabels: []string{"verb"}},
+	} {
+		f := readExample(t)
+		f.Dir, f.Trace, f.Duration.Duration = dir, tr, f.Duration.Duration/4
+		loads, err := Loads(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, Run(f, loads)[1].Totals)
+	}
+	if got[0] != got[1] || got[0] != got[2] {
+		t.Errorf("generated, CSV and Prometheus traces differ:\n%+v\n%+v\n%+v", got[0], got[1], got[2])
+	}
+	f := readExample(t)
+	f.Dir, f.Trace = dir, Trace{File: "t.json"}
+	if _, err := Loads(f); err == nil || !strings.Contains(err.Error(), `no column for category "get"`) {
+		t.Errorf("default labels: %v", err)
+	}
+}
