@@ -11,8 +11,13 @@ import (
 	"github.com/kscale/kscale/internal/scenario"
 )
 
-// maxSteps bounds duration/step, so a file cannot ask for unbounded work.
-const maxSteps = 1 << 21
+// Bounds on what a file may ask for: steps (duration/step), a generated
+// rate (req/s) and a spike's or step's factor, so the run stays finite.
+const (
+	maxSteps  = 1 << 21
+	maxRate   = 1e9
+	maxFactor = 1e3
+)
 
 // Parse reads and validates a what-if file. Errors are
 // *scenario.ParseError values naming the line and field.
@@ -93,7 +98,7 @@ func (c *checker) trace(f *File) {
 			c.failf(!ok, at("trace", "generate", "rates"), "trace.generate.rates: no rate for category %q", cat.Name)
 		}
 		for name, v := range g.Rates {
-			c.failf(v < 0, at("trace", "generate", "rates", name), "trace.generate.rates.%s: want a non-negative rate", name)
+			c.failf(v < 0 || v > maxRate, at("trace", "generate", "rates", name), "trace.generate.rates.%s: want a rate in [0, %g]", name, float64(maxRate))
 		}
 		c.failf(g.Noise < 0 || g.Noise > 1, at("trace", "generate", "noise"), "trace.generate.noise: want a value in [0, 1]")
 		c.failf(g.WeekendFactor < 0, at("trace", "generate", "weekendFactor"), "trace.generate.weekendFactor: want a non-negative factor")
@@ -101,10 +106,10 @@ func (c *checker) trace(f *File) {
 			c.failf(d.Amplitude < 0 || d.Amplitude > 1, at("trace", "generate", "diurnal", "amplitude"), "trace.generate.diurnal.amplitude: want a value in [0, 1]")
 		}
 		for i, s := range g.Spikes {
-			c.failf(s.Factor < 0 || s.For.Duration <= 0, at("trace", "generate", "spikes", i), "trace.generate.spikes[%d]: want a non-negative factor and a positive for", i)
+			c.failf(s.Factor < 0 || s.Factor > maxFactor || s.For.Duration <= 0, at("trace", "generate", "spikes", i), "trace.generate.spikes[%d]: want a factor in [0, %g] and a positive for", i, float64(maxFactor))
 		}
 		for i, s := range g.Steps {
-			c.failf(s.Factor < 0, at("trace", "generate", "steps", i), "trace.generate.steps[%d].factor: want a non-negative factor", i)
+			c.failf(s.Factor < 0 || s.Factor > maxFactor, at("trace", "generate", "steps", i), "trace.generate.steps[%d].factor: want a factor in [0, %g]", i, float64(maxFactor))
 		}
 	}
 }
