@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot hpa-oracle hpa-oracle-bin
 
 ## build: compile the kscale binary into bin/
 build:
@@ -37,6 +37,14 @@ testbin:
 fidelity-oracle:
 	hack/fidelity/build.sh
 
+## hpa-oracle-bin: build kube-controller-manager's HPA replica calculator as a program for TestOracle (cached per source hash)
+hpa-oracle-bin:
+	hack/hpaoracle/build.sh
+
+## hpa-oracle: compare the what-if's HPA replica calculation with kube-controller-manager's on 10^5 random inputs
+hpa-oracle: hpa-oracle-bin
+	go test -count=1 -run '^TestOracle$$' -v ./internal/whatif/hpa -args -hpa.cases=100000
+
 ## fidelity: compare the simulator with kube-scheduler's filters on FIDELITY_PAIRS random pod-node pairs
 FIDELITY_PAIRS ?= 1000000
 fidelity: fidelity-oracle
@@ -48,7 +56,7 @@ deps:
 
 ## test: lint, then every unit and integration test against the real control plane (and
 ## the Helm chart's, in the tool module hack/helm)
-test: testbin fidelity-oracle deps lint
+test: testbin fidelity-oracle hpa-oracle-bin deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	cd hack/helm && go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh

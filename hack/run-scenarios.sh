@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 shopt -s nullglob
-scenarios=(test/scenarios/*.yaml)
+scenarios=(test/scenarios/*.yaml examples/whatif/*.yaml)
 if [[ ${#scenarios[@]} -eq 0 ]]; then
   echo "scenarios: none yet"
   exit 0

@@ -8,11 +8,13 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kscale/kscale/internal/offline"
 	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/whatif"
 )
 
 // simulateFlags are the flags of `kscale simulate`.
@@ -22,6 +24,9 @@ type simulateFlags struct {
 	report string
 	seeds  int
 	timing bool
+	// sweep and sweepBound are the what-if's HPA target sweep.
+	sweep      string
+	sweepBound time.Duration
 }
 
 func newSimulateCommand() *cobra.Command {
@@ -53,6 +58,8 @@ func newSimulateCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.report, "report", "", "Also write a self-contained HTML report with charts to this file")
 	cmd.Flags().BoolVar(&f.timing, "timing", false, "Also print wall-clock figures (the longest loop's wall time); without it the output is the same on every run")
 	cmd.Flags().IntVar(&f.seeds, "seeds", 1, "Run the scenario under this many seeds (the file's seed, seed+1, ...) and report every seed under which an expectation fails")
+	cmd.Flags().StringVar(&f.sweep, "sweep", "", "WorkloadWhatIf files only: also run every configuration with a request-rate HPA at the targets hpa.target=FROM..TO[/STEP] and report the largest whose time with CPU above requests stays within --sweep-bound")
+	cmd.Flags().DurationVar(&f.sweepBound, "sweep-bound", 0, "The most time with CPU demand above requests a --sweep target may cause (e.g. 30m)")
 	return cmd
 }
 
@@ -72,6 +79,12 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	}
 	if path == "-" {
 		path = "standard input"
+	}
+	if scenario.PeekKind(data) == whatif.Kind {
+		return runWhatIf(cmd, path, data, f)
+	}
+	if f.sweep != "" {
+		return &UsageError{Err: fmt.Errorf("--sweep: only for %s files", whatif.Kind)}
 	}
 	scn, err := scenario.Parse(data)
 	if err != nil {

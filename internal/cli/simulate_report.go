@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -128,7 +129,13 @@ func (r *reportFile) write(scn *scenario.Scenario, res *offline.Result, checks [
 	if err != nil {
 		return err
 	}
-	if err := reportTemplate.Execute(r.tmp, page); err != nil {
+	return r.commit(func(w io.Writer) error { return reportTemplate.Execute(w, page) })
+}
+
+// commit renders the page into the temporary file and moves it onto the
+// path.
+func (r *reportFile) commit(render func(io.Writer) error) error {
+	if err := render(r.tmp); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	if err := r.tmp.Chmod(0o644); err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +43,24 @@ const MaxFileSize = 4 << 20
 
 // Parse reads and validates one scenario file. On any problem it returns
 // nil and an error made of *ParseError values.
-func Parse(data []byte) (_ *Scenario, err error) {
+func Parse(data []byte) (*Scenario, error) {
+	var s Scenario
+	root, err := DecodeStrict(data, &s)
+	if err != nil {
+		return nil, err
+	}
+	if err := validate(&s, tree{root}); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// DecodeStrict decodes one YAML document of at most MaxFileSize bytes into
+// v (a pointer to a struct with yaml tags) as strictly as scenario files
+// are read: unknown or repeated fields, wrong types and fractions written
+// into integer fields are *ParseError values with line numbers. It returns
+// the document's root map, for Line.
+func DecodeStrict(data []byte, v any) (_ *yaml.Node, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = &ParseError{Msg: fmt.Sprintf("malformed YAML: %v", r)}
@@ -58,30 +76,46 @@ func Parse(data []byte) (_ *Scenario, err error) {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		return nil, &ParseError{Line: 1, Msg: "want a YAML map with apiVersion, kind, duration, ..."}
 	}
-	if err := WholeNumbers(root.Content[0], Scenario{}); err != nil {
+	if err := WholeNumbers(root.Content[0], reflect.ValueOf(v).Elem().Interface()); err != nil {
 		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	var s Scenario
-	if err := dec.Decode(&s); err != nil {
+	if err := dec.Decode(v); err != nil {
 		return nil, yamlError(err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, &ParseError{Line: extra.Line, Msg: "only one YAML document per file"}
 	}
-	t := tree{root.Content[0]}
-	if err := validate(&s, t); err != nil {
-		return nil, err
+	return root.Content[0], nil
+}
+
+// Line returns the line of the deepest node of root along path (string
+// keys and int indices), for validation messages of DecodeStrict's callers.
+func Line(root *yaml.Node, path ...any) int { return tree{root}.line(path...) }
+
+// PeekKind returns the kind field of a YAML map document, or "" when it
+// has none or is no map; simulate uses it to pick the parser.
+func PeekKind(data []byte) (kind string) {
+	defer func() {
+		if recover() != nil {
+			kind = ""
+		}
+	}()
+	var head struct {
+		Kind string `yaml:"kind"`
 	}
-	return &s, nil
+	if len(data) > MaxFileSize || yaml.Unmarshal(data, &head) != nil {
+		return ""
+	}
+	return head.Kind
 }
 
 var (
 	lineRE      = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
-	notFoundRE  = regexp.MustCompile(`field (\S+) not found in type scenario\.(\w+)`)
-	alreadySetR = regexp.MustCompile(`field (\S+) already set in type scenario\.(\w+)`)
+	notFoundRE  = regexp.MustCompile(`field (\S+) not found in type \w+\.(\w+)`)
+	alreadySetR = regexp.MustCompile(`field (\S+) already set in type \w+\.(\w+)`)
 )
 
 // yamlError turns yaml.v3 errors into ParseErrors with line numbers.
