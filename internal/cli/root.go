@@ -58,6 +58,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newVPAAdmissionCommand())
 	root.AddCommand(newNodeAutoscalerCommand())
 	root.AddCommand(withCommonFlags(newSnapshotCommand()))
+	root.AddCommand(newShadowCommand())
 	return root
 }
 
