@@ -189,6 +189,8 @@ func TestBadValues(t *testing.T) {
 		{map[string]any{"clusterAutoscaler": map[string]any{"serviceAccount": map[string]any{"name": "ca"}}}, "serviceAccount"},
 		{map[string]any{"clusterAutoscaler": map[string]any{"cloudProvider": "clusterapi", "clusterAPIMode": "incluster-kubeconfig"}},
 			"clusterAutoscaler.clusterAPIKubeconfigSecret: required with clusterAPIMode incluster-kubeconfig"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"dryRun": true}}, "clusterAutoscaler.dryRun: not supported with cloudProvider kwok"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"dryRun": "yes"}}, "/clusterAutoscaler/dryRun"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {

@@ -44,6 +44,8 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"simulate"}, "exactly one scenario file"},
 		{[]string{"simulate", missing}, missing},
 		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"shadow", "report", "--no-such-flag"}, "--no-such-flag"},
+		{[]string{"shadow", "report", "extra"}, `"extra"`},
 		// node-autoscaler
 		{[]string{"node-autoscaler", "--scan-interval=1ns"}, "--scan-interval"},
 		{[]string{"node-autoscaler", "--scale-down-utilization-threshold=NaN"}, "--scale-down-utilization-threshold"},

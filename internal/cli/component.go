@@ -43,12 +43,7 @@ func newComponentCommand(use, short string, c component, spec commonSpec) *cobra
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return &UsageError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])}
-			}
-			return nil
-		},
+		Args:  usageNoArgs,
 		PreRunE: func(*cobra.Command, []string) error {
 			if err := c.common().complete(); err != nil {
 				return &UsageError{Err: err}
@@ -213,4 +208,12 @@ func newProcessRegistry() *prometheus.Registry {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildinfo.NewCollector(buildinfo.Get()))
 	return reg
+}
+
+// usageNoArgs refuses arguments with a usage error naming the first.
+func usageNoArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return &UsageError{Err: fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])}
+	}
+	return nil
 }

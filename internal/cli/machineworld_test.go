@@ -29,10 +29,18 @@ type machineWorld struct {
 // in the management cluster and creates namespace there.
 func startMachineWorld(t *testing.T, install func(context.Context, *testenv.Env) error, namespace string) *machineWorld {
 	t.Helper()
+	return startMachineWorldWith(t, install, namespace, nil, nil)
+}
+
+// startMachineWorldWith is startMachineWorld with extra kube-apiserver
+// flags for the workload and the management cluster.
+func startMachineWorldWith(t *testing.T, install func(context.Context, *testenv.Env) error, namespace string, workloadFlags, managementFlags []string) *machineWorld {
+	t.Helper()
 	w := &machineWorld{
 		// No node lifecycle controller: the stand-in's nodes renew no Leases.
-		workload:   testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"}}),
-		management: testenv.Start(t, testenv.Options{}),
+		workload: testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"},
+			APIServerFlags: workloadFlags}),
+		management: testenv.Start(t, testenv.Options{APIServerFlags: managementFlags}),
 	}
 	ctx := t.Context()
 	if err := install(ctx, w.management); err != nil {

@@ -22,9 +22,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
-	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/opsserver"
@@ -48,6 +46,8 @@ type nodeAutoscalerOptions struct {
 	recordDup     bool
 	frequentLoops bool
 	batch         live.Batch
+	dryRun        bool
+	shadow        shadowFlags
 	fs            *pflag.FlagSet
 	cloud         cloudFlags
 	builder       cloudBuilder
@@ -81,6 +81,8 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.frequentLoops, "frequent-loops-enabled", true, "Start the next loop at once after a loop that scaled up or began deleting nodes, and when a pod turns unschedulable; false: only every --scan-interval.")
 	fs.DurationVar(&o.batch.Idle, "scale-up-batch-idle-duration", live.DefaultBatchIdle, "With --frequent-loops-enabled, a loop started by a pod turning unschedulable waits until no further pod did for this long, so a burst gets one scale-up; 0: start at once.")
 	fs.DurationVar(&o.batch.Max, "scale-up-batch-max-duration", live.DefaultBatchMax, "The longest a loop started by a pod turning unschedulable waits for the burst to end (--scale-up-batch-idle-duration).")
+	fs.BoolVar(&o.dryRun, "dry-run", false, "Shadow mode: decide every loop as live but make no cloud call and write nothing but the own status ConfigMap (default "+shadowStatusName+") and Lease (default "+shadowLeaseName+"); see docs/shadow-mode.md.")
+	o.shadow.addFlags(fs)
 	o.cloud.addFlags(fs)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
@@ -119,6 +121,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	// when it is given.
 	if !o.fs.Changed("leader-elect-resource-namespace") {
 		o.leader.Namespace = o.opts.Namespace
+	}
+	if err := o.completeDryRun(o.shadow.check(o.dryRun)); err != nil {
+		return err
 	}
 	if st, ok := o.builder.(startupTainter); ok {
 		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
@@ -199,23 +204,33 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
-	// Events go through a client of their own, with its own
-	// --kube-client-qps budget, as upstream's separate events client does:
-	// a burst of per-pod events must not hold the loop's requests back.
-	eventsClient, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("creating the events client: %w", err)
+	var events live.EventRecorder
+	if !o.dryRun {
+		// Events go through a client of their own, with its own
+		// --kube-client-qps budget, as upstream's separate events client
+		// does: a burst of per-pod events must not hold the loop's
+		// requests back.
+		eventsClient, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return fmt.Errorf("creating the events client: %w", err)
+		}
+		broadcaster, recorder := live.NewEventBroadcasterWith(ctx, eventsClient,
+			live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
+		defer broadcaster.Shutdown()
+		events = recorder
 	}
-	broadcaster, events := live.NewEventBroadcasterWith(ctx, eventsClient,
-		live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
-	defer broadcaster.Shutdown()
+	watcher, closeRecord, err := o.shadowWatcher(ctx, factory, nsFactory, reg)
+	if err != nil {
+		return err
+	}
+	defer closeRecord()
 	var trigger <-chan struct{}
 	if o.frequentLoops {
 		if trigger, err = live.NewUnschedulablePodTrigger(factory, clk); err != nil {
 			return err
 		}
 	}
-	runner, err := o.runner(ctx, client, cl.provider, cluster, priorities, events, reg, health, trigger)
+	runner, err := o.runner(ctx, client, loopDeps{provider: cl.provider, cluster: cluster, events: events, watcher: watcher}, priorities, reg, health, trigger)
 	if err != nil {
 		return err
 	}
@@ -232,9 +247,10 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 }
 
 // runner wires the autoscaler loop onto the live cluster, with its backoff
-// restored from and saved to the cluster-autoscaler-backoff ConfigMap.
-func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, provider cloudprovider.Provider, cluster *live.Cluster,
-	priorities *live.Priorities, events live.EventRecorder, reg prometheus.Registerer, health *live.Health, trigger <-chan struct{}) (*live.Runner, error) {
+// restored from and saved to the cluster-autoscaler-backoff ConfigMap; with
+// --dry-run onto the dry-run boundaries instead (see loopWrites).
+func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, deps loopDeps,
+	priorities *live.Priorities, reg prometheus.Registerer, health *live.Health, trigger <-chan struct{}) (*live.Runner, error) {
 	clk := clock.RealClock{}
 	var status *live.StatusWriter
 	var statusUID func() types.UID
@@ -242,29 +258,30 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
 		statusUID = status.UID
 	}
-	rec, err := live.NewRecorder(live.RecorderConfig{Events: events, Cluster: cluster, Namespace: o.opts.Namespace,
-		StatusConfigMapName: o.statusName, StatusUID: statusUID, Clock: clk, DedupWindow: o.dedupWindow()})
+	w, err := o.loopWrites(client, deps, statusUID, reg)
 	if err != nil {
 		return nil, err
 	}
-	backoffs, err := live.NewBackoffStore(client, o.opts.Namespace)
-	if err != nil {
-		return nil, err
-	}
-	loop, err := nodeautoscaler.New(nodeautoscaler.Config{
-		Options: o.opts, Provider: provider, Cluster: cluster, Recorder: rec, Clock: clk,
+	cfg := nodeautoscaler.Config{
+		Options: o.opts, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: clk,
 		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
-		ScaleDown: actuation.NewKube(client), Backoff: backoffs,
-	})
+		ScaleDown: w.scaleDown,
+	}
+	if w.backoff != nil {
+		cfg.Backoff = w.backoff
+	}
+	loop, err := nodeautoscaler.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	if err := backoffs.Restore(ctx, loop); err != nil {
-		return nil, err
+	if w.backoff != nil {
+		if err := w.backoff.Restore(ctx, loop); err != nil {
+			return nil, err
+		}
 	}
 	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
 		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
-	return live.NewRunner(live.RunnerConfig{Loop: loop, EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
+	return live.NewRunner(live.RunnerConfig{Loop: w.loop(loop), EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: deps.cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
 		FrequentLoops: o.frequentLoops, Trigger: trigger, Batch: o.batch, Health: health, Status: status, Registerer: reg})
 }
 

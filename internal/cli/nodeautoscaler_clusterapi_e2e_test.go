@@ -34,22 +34,41 @@ type capiWorld struct {
 	*machineWorld
 }
 
+// capiRBAC names the manifests that grant the command its rights: the
+// files of overlay applied to the workload and to the management cluster,
+// and the ServiceAccount they bind.
+type capiRBAC struct {
+	overlay              string
+	workload, management []string
+	account              string
+}
+
+// capiLiveRBAC is the clusterapi overlay's RBAC.
+var capiLiveRBAC = capiRBAC{overlay: "../../deploy/node-autoscaler-clusterapi", account: "kscale-node-autoscaler",
+	workload: []string{"serviceaccount.yaml", "rbac.yaml"}, management: []string{"serviceaccount.yaml", "rbac-management.yaml"}}
+
 // capiSetup starts both clusters, applies the clusterapi overlay's RBAC
 // (workload rules in the workload cluster, management rules in the
 // management cluster) and returns the kubeconfigs of the two
 // ServiceAccounts the command runs as.
 func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
 	t.Helper()
-	const overlay = "../../deploy/node-autoscaler-clusterapi"
-	w = &capiWorld{machineWorld: startMachineWorld(t, clusterapitest.Install, capiNamespace)}
+	return capiSetupWith(t, capiLiveRBAC, nil, nil)
+}
+
+// capiSetupWith is capiSetup with other RBAC and extra kube-apiserver
+// flags for the workload and the management cluster.
+func capiSetupWith(t *testing.T, rbac capiRBAC, workloadFlags, managementFlags []string) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
+	t.Helper()
+	w = &capiWorld{machineWorld: startMachineWorldWith(t, clusterapitest.Install, capiNamespace, workloadFlags, managementFlags)}
 	ctx := t.Context()
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: ['.*preferred.*']\n10: ['.*']\n"}}
 	if _, err := w.workload.Client.CoreV1().ConfigMaps("kube-system").Create(ctx, prio, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	applyManifests(t, vpaTestClient(t, w.workload), overlay, "serviceaccount.yaml", "rbac.yaml")
-	applyManifests(t, vpaTestClient(t, w.management), overlay, "serviceaccount.yaml", "rbac-management.yaml")
+	applyManifests(t, vpaTestClient(t, w.workload), rbac.overlay, rbac.workload...)
+	applyManifests(t, vpaTestClient(t, w.management), rbac.overlay, rbac.management...)
 	shape := func(md, pool, cpu, mem string) machinesim.Shape {
 		return machinesim.Shape{Labels: map[string]string{capiMDLabel: md, "pool": pool, corev1.LabelInstanceTypeStable: "sim-" + cpu + "cpu"},
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
@@ -64,7 +83,7 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 			capiNamespace + "/md-fallback-v1beta2":  shape("md-fallback-v1beta2", "spill2", "4", "16Gi"),
 		}})
 	w.createMDs(t)
-	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfig(t, w.management, "kscale-node-autoscaler")
+	return w, serviceAccountKubeconfig(t, w.workload, rbac.account), serviceAccountKubeconfig(t, w.management, rbac.account)
 }
 
 // createMDs creates the node groups: md-small (one node, no capacity

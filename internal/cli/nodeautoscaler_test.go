@@ -77,6 +77,11 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 		{[]string{"--cloud-config=" + good, "--leader-elect-resource-lock=configmaps"}, "--leader-elect-resource-lock"},
 		{[]string{"--cloud-config=" + good, "--max-total-unready-percentage=101"}, "max-total-unready-percentage"},
 		{[]string{"--cloud-config=" + good, "--parallel-scale-up=true"}, "parallel-scale-up"},
+		{[]string{"--cloud-config=" + good, "--dry-run"}, "--dry-run: not supported with --cloud-provider=kwok"},
+		{[]string{"--cloud-provider=aws", "--nodes=1:3:asg", "--dry-run", "--status-config-map-name=cluster-autoscaler-status"}, "--status-config-map-name"},
+		{[]string{"--cloud-provider=aws", "--nodes=1:3:asg", "--dry-run", "--leader-elect-resource-name=cluster-autoscaler"}, "--leader-elect-resource-name"},
+		{[]string{"--cloud-config=" + good, "--shadow-record-file=x.jsonl"}, "--shadow-record-file: requires --dry-run"},
+		{[]string{"--cloud-config=" + good, "--shadow-compare-window=0s"}, "--shadow-compare-window"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -111,6 +116,32 @@ func TestNodeAutoscalerLeaseNamespace(t *testing.T) {
 		}
 		if o.leader.Namespace != tt.want {
 			t.Errorf("%v: Lease namespace %q, want %q", tt.args, o.leader.Namespace, tt.want)
+		}
+	}
+}
+
+// TestNodeAutoscalerDryRunNames checks that a dry run writes its own
+// status ConfigMap and elects on its own Lease unless told otherwise.
+func TestNodeAutoscalerDryRunNames(t *testing.T) {
+	tests := []struct {
+		args               []string
+		wantStatus, wantLe string
+	}{
+		{nil, "cluster-autoscaler-status", "cluster-autoscaler"},
+		{[]string{"--dry-run"}, shadowStatusName, shadowLeaseName},
+		{[]string{"--dry-run", "--status-config-map-name=mine", "--leader-elect-resource-name=me"}, "mine", "me"},
+	}
+	for _, tt := range tests {
+		o := &nodeAutoscalerOptions{opts: options.Default()}
+		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
+		if err := cmd.ParseFlags(append([]string{"--cloud-provider=aws", "--nodes=1:3:asg"}, tt.args...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.PreRunE(cmd, nil); err != nil {
+			t.Fatal(err)
+		}
+		if o.statusName != tt.wantStatus || o.leader.Name != tt.wantLe {
+			t.Errorf("%v: status %q, Lease %q; want %q, %q", tt.args, o.statusName, o.leader.Name, tt.wantStatus, tt.wantLe)
 		}
 	}
 }

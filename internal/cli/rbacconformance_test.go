@@ -116,36 +116,53 @@ type auditEvent struct {
 	ResponseStatus *struct {
 		Code int `json:"code"`
 	} `json:"responseStatus"`
+	// RequestObject is logged at level Request and above.
+	RequestObject *struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	} `json:"requestObject"`
+}
+
+// readAudit calls fn with every event of the audit log at path.
+func readAudit(t *testing.T, path string, fn func(ev auditEvent)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 1<<24)
+	for sc.Scan() {
+		var ev auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("audit log %s: %v", path, err)
+		}
+		fn(ev)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // expectNoForbidden fails the test for every request of user the API
 // server refused with 403, except the tolerated ones.
 func (a *auditedEnv) expectNoForbidden(t *testing.T, user string, ok ...forbiddenOK) {
 	t.Helper()
-	f, err := os.Open(a.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
 	seen, requests := map[string]bool{}, 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 1<<24)
-	for sc.Scan() {
-		var ev auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
-			t.Fatalf("audit log: %v", err)
-		}
+	readAudit(t, a.log, func(ev auditEvent) {
 		if ev.User.Username != user {
-			continue
+			return
 		}
 		requests++
 		if ev.ResponseStatus == nil || ev.ResponseStatus.Code != http.StatusForbidden {
-			continue
+			return
 		}
 		what := ev.Verb + " " + ev.RequestURI
 		if r := ev.ObjectRef; r != nil {
 			if slices.ContainsFunc(ok, func(o forbiddenOK) bool { return o.resource == r.Resource && o.name == r.Name }) {
-				continue
+				return
 			}
 			what = fmt.Sprintf("%s %s/%s %s (%s/%s)", ev.Verb, r.APIGroup, r.Resource, r.Subresource, r.Namespace, r.Name)
 		}
@@ -153,10 +170,7 @@ func (a *auditedEnv) expectNoForbidden(t *testing.T, user string, ok ...forbidde
 			seen[what] = true
 			t.Errorf("%s was refused: %s", user, what)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if requests == 0 {
 		t.Errorf("the audit log has no request of %s", user)
 	}

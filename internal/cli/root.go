@@ -59,6 +59,7 @@ func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.AddCommand(newNodeAutoscalerCommand())
 	root.AddCommand(withCommonFlags(newSnapshotCommand()))
 	root.AddCommand(newFitCostsCommand())
+	root.AddCommand(newShadowCommand())
 	return root
 }
 
