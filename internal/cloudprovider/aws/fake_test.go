@@ -28,8 +28,8 @@ type fakeAWS struct {
 	templates  map[string]map[string]string  // template name -> version -> type
 	activities map[string][]astypes.Activity // per group, newest first
 	calls      []string
-	fail       map[string]error // operation -> error
-	selected   []string         // what any instance requirements select
+	fail       map[string]error               // operation -> error
+	selected   []string                       // what any instance requirements select
 	nodegroups map[string]*ekstypes.Nodegroup // by cluster/name
 }
 

@@ -171,7 +171,7 @@ func TestStateOf(t *testing.T) {
 	for s, want := range map[astypes.LifecycleState]cloudprovider.InstanceState{
 		astypes.LifecycleStatePending: cloudprovider.InstanceCreating, astypes.LifecycleStatePendingWait: cloudprovider.InstanceCreating,
 		astypes.LifecycleStateInService: cloudprovider.InstanceRunning,
-		astypes.LifecycleStateStandby: cloudprovider.InstanceRunning, astypes.LifecycleStateQuarantined: cloudprovider.InstanceRunning,
+		astypes.LifecycleStateStandby:   cloudprovider.InstanceRunning, astypes.LifecycleStateQuarantined: cloudprovider.InstanceRunning,
 		astypes.LifecycleStateTerminating: cloudprovider.InstanceDeleting, astypes.LifecycleStateTerminated: cloudprovider.InstanceDeleting,
 		astypes.LifecycleStateDetaching: cloudprovider.InstanceDeleting,
 	} {

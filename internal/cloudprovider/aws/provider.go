@@ -112,13 +112,13 @@ type Provider struct {
 	refreshedAt  time.Time
 	stale        bool // a deletion forces the next refresh
 	catalogue    *catalogue
-	launches     map[string]launchEntry // instance types by launch source
+	launches     map[string]launchEntry       // instance types by launch source
 	overrideReqs map[string]requirementsEntry // InstanceRequirements overrides by group
 	selections   map[string]selectionEntry    // attribute-based selections by image and requirements
 	nodegroups   map[string]nodegroupEntry    // EKS managed node groups by cluster/name
 	spot         map[string]spotEntry         // spot prices by types and zones
-	scaleUps     map[string]*scaleUp    // activity tracking of short groups
-	templateErrs map[string]string      // last template error per group, for logging changes
+	scaleUps     map[string]*scaleUp          // activity tracking of short groups
+	templateErrs map[string]string            // last template error per group, for logging changes
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)

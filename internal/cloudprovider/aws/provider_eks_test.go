@@ -2,6 +2,7 @@ package aws
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -128,5 +129,39 @@ func TestGroupPrices(t *testing.T) {
 	}
 	if _, err := parsePrices([]byte("# x\nm5.large,abc\n")); err == nil || err.Error() != `price table line 2: want <type>,<positive price>, got "m5.large,abc"` {
 		t.Errorf("bad table: %v", err)
+	}
+}
+
+// FuzzParsePrices checks that the price table parser accepts only
+// positive prices and reports a line for everything else.
+func FuzzParsePrices(f *testing.F) {
+	f.Add([]byte("# c\nm5.large,0.096\n"))
+	f.Add([]byte("m5.large,-1\n"))
+	f.Add([]byte(",0.1\nx,NaN"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		prices, err := parsePrices(data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "price table line ") && !strings.Contains(err.Error(), "token too long") {
+				t.Fatalf("error %q names no line", err)
+			}
+			return
+		}
+		for name, v := range prices {
+			if name == "" || !(v > 0) {
+				t.Fatalf("accepted %q = %v", name, v)
+			}
+		}
+	})
+}
+
+func TestPriceTableParses(t *testing.T) {
+	prices, err := onDemandPrices()
+	if err != nil || prices["m5.large"] != 0.096 || len(prices) < 50 {
+		t.Fatalf("built-in price table: %d prices, m5.large %v, %v", len(prices), prices["m5.large"], err)
+	}
+	for name := range prices {
+		if _, ok := StaticInstanceType(name); !ok {
+			t.Errorf("priced type %s is not in the instance type table", name)
+		}
 	}
 }
