@@ -74,7 +74,7 @@ func (a *awsCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	if deps.DisableInstanceCache {
 		interval = 0
 	}
-	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, Region: clients.Region, Static: a.static,
+	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, EKS: clients.EKS, Region: clients.Region, Static: a.static,
 		Discovery: a.discovery, Clock: deps.Clock, RefreshInterval: interval, StaticInstanceList: a.flags.staticInstanceList})
 	if err != nil {
 		return nil, err

@@ -3,17 +3,22 @@ package cli
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
 	"github.com/kscale/kscale/internal/cloudprovider/aws/awstest"
+	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/testenv"
 )
@@ -42,7 +47,9 @@ func TestNodeAutoscalerAWSEndToEnd(t *testing.T) {
 	for k, v := range awstest.Env(proxy.URL) {
 		t.Setenv(k, v)
 	}
-	awstest.NewKubelet(t, env.Client, moto.URL, time.Second).Start(t)
+	kubelet := awstest.NewKubelet(t, env.Client, moto.URL, time.Second)
+	kubelet.LaunchedType("abs", "m5.xlarge") // one of the types the requirements select
+	kubelet.Start(t)
 	seed := awstest.NewSeeder(t, moto.URL)
 
 	addr := naFreeAddress(t)
@@ -108,6 +115,44 @@ func TestNodeAutoscalerAWSEndToEnd(t *testing.T) {
 			t.Errorf("the sentinel was removed: preferred desired %d", proxy.Desired("preferred"))
 		}
 	})
+	t.Run("an attribute-based group and an EKS managed node group scale from zero with labels and taints from their source", func(t *testing.T) {
+		naDeploy(t, env, "abs", 2, "abs", "3") // one per 4-CPU node: the minimum of m5.xlarge, m5.2xlarge, r5.xlarge, r5.2xlarge
+		d := fixture.Deployment("data", 2, fixture.WithRequests("cpu", "1500m", "memory", "1Gi"), fixture.WithNodeSelector(map[string]string{"team": "data"}),
+			fixture.WithTolerations(corev1.Toleration{Key: "dedicated", Value: "data", Operator: corev1.TolerationOpEqual, Effect: corev1.TaintEffectNoSchedule}))
+		if _, err := env.Client.AppsV1().Deployments(d.Namespace).Create(t.Context(), d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		// A pod that does not tolerate the node group's taint must not
+		// grow it: the template has the taint from DescribeNodegroup.
+		intolerant := fixture.Pod("intolerant", fixture.WithRequests("cpu", "100m"), fixture.WithNodeSelector(map[string]string{"team": "data"}))
+		if _, err := env.Client.CoreV1().Pods(intolerant.Namespace).Create(t.Context(), intolerant, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		naExpectRunning(t, env, "abs", 2)
+		naExpectRunning(t, env, "data", 2)
+		naPoll(t, "a NotTriggerScaleUp event on the intolerant pod", func(ctx context.Context) (bool, error) {
+			ev, err := env.Client.CoreV1().Events(intolerant.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=intolerant"})
+			if err != nil {
+				return false, err
+			}
+			return slices.ContainsFunc(ev.Items, func(e corev1.Event) bool { return e.Reason == "NotTriggerScaleUp" }), nil
+		})
+		// The ASGs carry no team label or taint tags: the templates' labels
+		// came from the requirements' types and from EKS.
+		for name, want := range map[string]int32{"abs": 2, "eks-data": 2} {
+			if got := *seed.Describe(name).DesiredCapacity; got != want {
+				t.Errorf("ASG %s desired capacity %d, want %d", name, got, want)
+			}
+		}
+		if err := env.Client.CoreV1().Pods(intolerant.Namespace).Delete(t.Context(), intolerant.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		naScale(t, env, "abs", 0)
+		naScale(t, env, "data", 0)
+		naPoll(t, "the abs and EKS nodes removed", func(context.Context) (bool, error) {
+			return len(awsNodesOf(t, env, "abs")) == 0 && *seed.Describe("eks-data").DesiredCapacity == 0, nil
+		})
+	})
 	t.Run("a restart keeps the backoff", func(t *testing.T) {
 		stop()
 		before := proxy.Calls("SetDesiredCapacity")
@@ -129,8 +174,11 @@ func TestNodeAutoscalerAWSEndToEnd(t *testing.T) {
 	})
 }
 
-// seedAWSGroups creates the ASGs: general (m5.large), and the spill pool's
-// preferred and fallback groups (m5.xlarge), all tagged for discovery.
+// seedAWSGroups creates the ASGs: general (m5.large), the spill pool's
+// preferred and fallback groups (m5.xlarge), abs (attribute-based: 4–8
+// vCPUs, 16 GiB or more, m5 or r5) and eks-data (the ASG of EKS managed
+// node group "data", label team=data, taint dedicated=data:NoSchedule),
+// all tagged for discovery.
 func seedAWSGroups(t *testing.T, motoURL string) {
 	seed := awstest.NewSeeder(t, motoURL)
 	seed.LaunchTemplate("general", "m5.large")
@@ -142,6 +190,15 @@ func seedAWSGroups(t *testing.T, motoURL string) {
 	seed.Group(awstest.Group{Name: "general", Max: 3, Template: "general", Tags: tags("general")})
 	seed.Group(awstest.Group{Name: "preferred", Max: 3, Template: "spill", Tags: tags("spill")})
 	seed.Group(awstest.Group{Name: "fallback", Max: 3, Template: "spill", Tags: tags("spill")})
+	seed.LaunchTemplate("abs", "")
+	seed.Group(awstest.Group{Name: "abs", Max: 3, Template: "abs", Tags: tags("abs"), Requirements: &astypes.InstanceRequirements{
+		VCpuCount: &astypes.VCpuCountRequest{Min: awssdk.Int32(4), Max: awssdk.Int32(8)}, MemoryMiB: &astypes.MemoryMiBRequest{Min: awssdk.Int32(16384)},
+		AllowedInstanceTypes: []string{"m5.*", "r5.*"}}})
+	seed.Nodegroup("e2e", "data", map[string]string{"team": "data"},
+		[]ekstypes.Taint{{Key: awssdk.String("dedicated"), Value: awssdk.String("data"), Effect: ekstypes.TaintEffectNoSchedule}})
+	eksTags := tags("eks")
+	maps.Copy(eksTags, awstest.NodegroupTags("e2e", "data"))
+	seed.Group(awstest.Group{Name: "eks-data", Max: 3, Template: "general", Tags: eksTags})
 }
 
 // startAWSNodeAutoscaler runs the command in-process and returns a func

@@ -49,6 +49,11 @@ type Template struct {
 	// hold only one taint per key. A taint tag replaces an entry with the
 	// same key and effect.
 	Taints []corev1.Taint
+	// PricePerHour is what one new node of the group costs per hour, in
+	// the provider's currency (AWS: US dollars); 0 means the provider
+	// does not know. The price expander and the simulate report's cost
+	// column read it.
+	PricePerHour float64
 	// UnavailableReason, when set, says why the provider cannot describe
 	// new instances (InstanceTypes is then empty): the group can grow only
 	// from a template copied off one of its live nodes.

@@ -93,7 +93,8 @@ func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now ti
 	var out []scaleup.Group
 	var provider []cloudprovider.NodeGroup
 	for _, st := range a.state.Groups() {
-		g := scaleup.Group{ID: st.Group.ID, Target: st.Group.TargetSize, Max: st.Group.MaxSize, Upcoming: st.Upcoming}
+		g := scaleup.Group{ID: st.Group.ID, Target: st.Group.TargetSize, Max: st.Group.MaxSize, Upcoming: st.Upcoming,
+			PricePerHour: st.Group.Template.PricePerHour}
 		if ok, why := a.state.IsSafeToScaleUp(g.ID, now); !ok {
 			g.SkipReason = why
 		}

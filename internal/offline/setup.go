@@ -21,6 +21,7 @@ func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
 		return cfg, err
 	}
 	cfg.Template = tmpl
+	cfg.Template.PricePerHour = g.PricePerHour
 	if cfg.Options, err = scenario.GroupOptions(g); err != nil {
 		return cfg, err
 	}

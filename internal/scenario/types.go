@@ -99,7 +99,8 @@ type NodeGroup struct {
 	// clusterapi annotations or AWS tags carry them.
 	AutoscalingOptions map[string]string `yaml:"autoscalingOptions"`
 	// PricePerHour is what one of the group's instances costs per hour,
-	// in any currency; only the report uses it (cost per group).
+	// in any currency: the group's template price (the price expander)
+	// and the report's cost per group.
 	PricePerHour float64 `yaml:"pricePerHour"`
 }
 

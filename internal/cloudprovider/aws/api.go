@@ -5,6 +5,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 )
 
 // AutoScalingAPI is the part of the Auto Scaling API the provider calls;
@@ -37,4 +38,25 @@ type EC2API interface {
 	// DescribeInstanceTypes lists the region's instance types.
 	DescribeInstanceTypes(ctx context.Context, in *ec2.DescribeInstanceTypesInput,
 		opts ...func(*ec2.Options)) (*ec2.DescribeInstanceTypesOutput, error)
+	// DescribeSpotPriceHistory reads the current spot prices of instance
+	// types.
+	DescribeSpotPriceHistory(ctx context.Context, in *ec2.DescribeSpotPriceHistoryInput,
+		opts ...func(*ec2.Options)) (*ec2.DescribeSpotPriceHistoryOutput, error)
+	// DescribeImages reads the architecture and virtualization type of a
+	// launch template's image (attribute-based selection).
+	DescribeImages(ctx context.Context, in *ec2.DescribeImagesInput,
+		opts ...func(*ec2.Options)) (*ec2.DescribeImagesOutput, error)
+	// GetInstanceTypesFromInstanceRequirements lists the instance types
+	// that attribute-based selection (InstanceRequirements) chooses from.
+	GetInstanceTypesFromInstanceRequirements(ctx context.Context, in *ec2.GetInstanceTypesFromInstanceRequirementsInput,
+		opts ...func(*ec2.Options)) (*ec2.GetInstanceTypesFromInstanceRequirementsOutput, error)
+}
+
+// EKSAPI is the part of the EKS API the provider calls; *eks.Client
+// satisfies it.
+type EKSAPI interface {
+	// DescribeNodegroup reads a managed node group's labels, taints and
+	// tags.
+	DescribeNodegroup(ctx context.Context, in *eks.DescribeNodegroupInput,
+		opts ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error)
 }

@@ -103,7 +103,7 @@ func newBenchProvider(tb testing.TB) (*aws.Provider, *fakeEndpoint) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, Region: clients.Region,
+	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, EKS: clients.EKS, Region: clients.Region,
 		Discovery: []aws.Discovery{disc}, StaticInstanceList: true})
 	if err != nil {
 		tb.Fatal(err)

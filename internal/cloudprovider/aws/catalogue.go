@@ -6,6 +6,8 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,4 +150,20 @@ func StaticInstanceType(name string) (cloudprovider.InstanceType, bool) {
 		return cloudprovider.InstanceType{}, false
 	}
 	return (&catalogue{types: static}).instanceType(name)
+}
+
+// StaticInstanceTypes returns every type of the built-in table as the
+// provider reports it, sorted by name.
+func StaticInstanceTypes() []cloudprovider.InstanceType {
+	static, err := staticCatalogue()
+	if err != nil {
+		return nil
+	}
+	c := &catalogue{types: static}
+	out := make([]cloudprovider.InstanceType, 0, len(static))
+	for _, n := range slices.Sorted(maps.Keys(static)) {
+		it, _ := c.instanceType(n)
+		out = append(out, it)
+	}
+	return out
 }

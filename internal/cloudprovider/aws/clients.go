@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -25,7 +26,8 @@ type ClientConfig struct {
 	// loader (tests set retry back-offs); nil uses the SDK's defaults:
 	// environment, shared files, web identity (IRSA), container and
 	// instance credentials, AWS_REGION, AWS_MAX_ATTEMPTS and
-	// AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_AUTO_SCALING / AWS_ENDPOINT_URL_EC2.
+	// AWS_ENDPOINT_URL / AWS_ENDPOINT_URL_AUTO_SCALING / AWS_ENDPOINT_URL_EC2 /
+	// AWS_ENDPOINT_URL_EKS.
 	LoadOptions []func(*config.LoadOptions) error
 }
 
@@ -35,11 +37,13 @@ type Clients struct {
 	AutoScaling *autoscaling.Client
 	// EC2 is the EC2 client.
 	EC2 *ec2.Client
+	// EKS is the EKS client (managed node groups).
+	EKS *eks.Client
 	// Region is the region the SDK resolved.
 	Region string
 }
 
-// NewClients loads the SDK's shared configuration and builds both clients
+// NewClients loads the SDK's shared configuration and builds the clients
 // with request metrics. It fails when no region is configured.
 func NewClients(ctx context.Context, cc ClientConfig) (*Clients, error) {
 	m, err := newRequestMetrics(cc.Registerer)
@@ -61,6 +65,7 @@ func NewClients(ctx context.Context, cc ClientConfig) (*Clients, error) {
 	return &Clients{
 		AutoScaling: autoscaling.NewFromConfig(cfg),
 		EC2:         ec2.NewFromConfig(cfg),
+		EKS:         eks.NewFromConfig(cfg),
 		Region:      cfg.Region,
 	}, nil
 }
@@ -105,4 +110,5 @@ func isBuildable(c awssdk.HTTPClient) bool {
 var (
 	_ AutoScalingAPI = (*autoscaling.Client)(nil)
 	_ EC2API         = (*ec2.Client)(nil)
+	_ EKSAPI         = (*eks.Client)(nil)
 )

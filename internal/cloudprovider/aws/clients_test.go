@@ -36,9 +36,12 @@ func TestConfigValidation(t *testing.T) {
 		want string
 	}{
 		{name: "no clients", cfg: aws.Config{Region: "r"}, want: "autoScaling"},
-		{name: "no groups", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, Region: "r"}, want: "no node groups"},
-		{name: "no region", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, Discovery: []aws.Discovery{{}}}, want: "region"},
-		{name: "negative interval", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, Region: "r", Discovery: []aws.Discovery{{}}, RefreshInterval: -1},
+		{name: "no groups", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, EKS: fakeAPI{}, Region: "r"}, want: "no node groups"},
+		{name: "no region", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, EKS: fakeAPI{}, Discovery: []aws.Discovery{{}}}, want: "region"},
+		{name: "no EKS client", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, Region: "r", Discovery: []aws.Discovery{{}}}, want: "eks"},
+		{name: "negative EKS cache", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, EKS: fakeAPI{}, Region: "r", Discovery: []aws.Discovery{{}},
+			EKSCacheTTL: -1}, want: "eksCacheTTL"},
+		{name: "negative interval", cfg: aws.Config{AutoScaling: fakeAPI{}, EC2: fakeAPI{}, EKS: fakeAPI{}, Region: "r", Discovery: []aws.Discovery{{}}, RefreshInterval: -1},
 			want: "refreshInterval"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,9 +52,10 @@ func TestConfigValidation(t *testing.T) {
 	}
 }
 
-// fakeAPI satisfies both API interfaces for validation tests; it is never
+// fakeAPI satisfies the API interfaces for validation tests; it is never
 // called.
 type fakeAPI struct {
 	aws.AutoScalingAPI
 	aws.EC2API
+	aws.EKSAPI
 }

@@ -139,6 +139,8 @@ func (p *groupsParser) start(path [][]byte) {
 		p.group.MixedInstancesPolicy = &astypes.MixedInstancesPolicy{LaunchTemplate: &astypes.LaunchTemplate{}}
 	case is(rel, "MixedInstancesPolicy", "LaunchTemplate", "LaunchTemplateSpecification"):
 		p.group.MixedInstancesPolicy.LaunchTemplate.LaunchTemplateSpecification = &astypes.LaunchTemplateSpecification{}
+	case is(rel, "MixedInstancesPolicy", "InstancesDistribution"):
+		p.group.MixedInstancesPolicy.InstancesDistribution = &astypes.InstancesDistribution{}
 	case is(rel, "MixedInstancesPolicy", "LaunchTemplate", "Overrides", "member"):
 		p.ov = astypes.LaunchTemplateOverrides{}
 	case is(rel, "MixedInstancesPolicy", "LaunchTemplate", "Overrides", "member", "InstanceRequirements"):
@@ -184,6 +186,8 @@ func (p *groupsParser) end(path [][]byte, text string) error {
 		lt.Overrides = append(lt.Overrides, p.ov)
 	case is(rel, "MixedInstancesPolicy", "LaunchTemplate", "Overrides", "member", "InstanceType"):
 		p.ov.InstanceType = awssdk.String(text)
+	case len(rel) == 3 && is(rel[:2], "MixedInstancesPolicy", "InstancesDistribution"):
+		return distributionField(g.MixedInstancesPolicy.InstancesDistribution, string(rel[2]), text)
 	}
 	return nil
 }
@@ -235,4 +239,22 @@ func specField(s *astypes.LaunchTemplateSpecification, name, text string) {
 	case "Version":
 		s.Version = awssdk.String(text)
 	}
+}
+
+// distributionField reads the on-demand counts of an instances
+// distribution (what tells spot groups apart).
+func distributionField(d *astypes.InstancesDistribution, name, text string) error {
+	if name != "OnDemandBaseCapacity" && name != "OnDemandPercentageAboveBaseCapacity" {
+		return nil
+	}
+	n, err := strconv.ParseInt(text, 10, 32)
+	if err != nil {
+		return fmt.Errorf("%s: %q is not an integer", name, text)
+	}
+	if name == "OnDemandBaseCapacity" {
+		d.OnDemandBaseCapacity = awssdk.Int32(int32(n))
+	} else {
+		d.OnDemandPercentageAboveBaseCapacity = awssdk.Int32(int32(n))
+	}
+	return nil
 }

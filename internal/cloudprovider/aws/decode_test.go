@@ -50,7 +50,7 @@ const describeDoc = `<?xml version="1.0" encoding="UTF-8"?>
         <member><InstanceRequirements><VCpuCount><Min>2</Min></VCpuCount></InstanceRequirements></member>
       </Overrides>
     </LaunchTemplate>
-    <InstancesDistribution><OnDemandBaseCapacity>0</OnDemandBaseCapacity></InstancesDistribution>
+    <InstancesDistribution><OnDemandBaseCapacity>0</OnDemandBaseCapacity><OnDemandPercentageAboveBaseCapacity>0</OnDemandPercentageAboveBaseCapacity><SpotAllocationStrategy>lowest-price</SpotAllocationStrategy></InstancesDistribution>
   </MixedInstancesPolicy>
   <AvailabilityZones><member>eu-central-1c</member></AvailabilityZones>
   <Instances/>
@@ -73,8 +73,8 @@ func project(out *autoscaling.DescribeAutoScalingGroupsOutput) string {
 	for i := range out.AutoScalingGroups {
 		g := &out.AutoScalingGroups[i]
 		r := launchRefOf(g)
-		fmt.Fprintf(&b, "%s %d/%d/%d zones=%v launch=%+v\n", awssdk.ToString(g.AutoScalingGroupName), awssdk.ToInt32(g.MinSize),
-			awssdk.ToInt32(g.MaxSize), awssdk.ToInt32(g.DesiredCapacity), g.AvailabilityZones, r)
+		fmt.Fprintf(&b, "%s %d/%d/%d zones=%v launch=%+v spot=%v\n", awssdk.ToString(g.AutoScalingGroupName), awssdk.ToInt32(g.MinSize),
+			awssdk.ToInt32(g.MaxSize), awssdk.ToInt32(g.DesiredCapacity), g.AvailabilityZones, r, fromAWS(g).allSpot)
 		for _, in := range g.Instances {
 			fmt.Fprintf(&b, "  %s %s %s %s\n", awssdk.ToString(in.InstanceId), awssdk.ToString(in.AvailabilityZone), in.LifecycleState,
 				awssdk.ToString(in.InstanceType))
@@ -109,7 +109,7 @@ func TestFastGroupsDecoderMatchesTheSDK(t *testing.T) {
 	if want, got := project(sdk), project(fast); got != want {
 		t.Errorf("fast decoder:\n%s\nSDK:\n%s", got, want)
 	}
-	if len(sdk.AutoScalingGroups) != 3 || !strings.Contains(project(fast), `tag "ref"="AB\"'"`) {
+	if len(sdk.AutoScalingGroups) != 3 || !strings.Contains(project(fast), `tag "ref"="AB\"'"`) || !strings.Contains(project(fast), "spot=true") {
 		t.Errorf("the document was not fully read:\n%s", project(fast))
 	}
 	// Errors go through the SDK's deserializer.

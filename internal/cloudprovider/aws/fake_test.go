@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 )
 
 // fakeAWS is an in-memory Auto Scaling and EC2 API for unit tests: groups
@@ -25,11 +28,14 @@ type fakeAWS struct {
 	templates  map[string]map[string]string  // template name -> version -> type
 	activities map[string][]astypes.Activity // per group, newest first
 	calls      []string
-	fail       map[string]error // operation -> error
+	fail       map[string]error               // operation -> error
+	selected   []string                       // what any instance requirements select
+	nodegroups map[string]*ekstypes.Nodegroup // by cluster/name
 }
 
 func newFake() *fakeAWS {
-	return &fakeAWS{configs: map[string]string{}, templates: map[string]map[string]string{}, activities: map[string][]astypes.Activity{}, fail: map[string]error{}}
+	return &fakeAWS{configs: map[string]string{}, templates: map[string]map[string]string{}, activities: map[string][]astypes.Activity{}, fail: map[string]error{},
+		selected: []string{"m5.large", "c5.xlarge"}, nodegroups: map[string]*ekstypes.Nodegroup{}}
 }
 
 func (f *fakeAWS) call(op string) error {
@@ -208,7 +214,7 @@ func (f *fakeAWS) DescribeLaunchTemplateVersions(_ context.Context, in *ec2.Desc
 	if !ok {
 		return &ec2.DescribeLaunchTemplateVersionsOutput{}, nil
 	}
-	data := &ec2types.ResponseLaunchTemplateData{InstanceType: ec2types.InstanceType(t)}
+	data := &ec2types.ResponseLaunchTemplateData{InstanceType: ec2types.InstanceType(t), ImageId: awssdk.String("ami-1")}
 	if t == "" {
 		data.InstanceRequirements = &ec2types.InstanceRequirements{}
 	}
@@ -257,4 +263,58 @@ func withOverrides(template string, types ...string) func(*astypes.AutoScalingGr
 		}
 		g.MixedInstancesPolicy = &astypes.MixedInstancesPolicy{LaunchTemplate: lt}
 	}
+}
+
+func (f *fakeAWS) DescribeImages(_ context.Context, in *ec2.DescribeImagesInput, _ ...func(*ec2.Options)) (*ec2.DescribeImagesOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("DescribeImages"); err != nil {
+		return nil, err
+	}
+	return &ec2.DescribeImagesOutput{Images: []ec2types.Image{{ImageId: awssdk.String(in.ImageIds[0]), Architecture: ec2types.ArchitectureValuesX8664,
+		VirtualizationType: ec2types.VirtualizationTypeHvm}}}, nil
+}
+
+func (f *fakeAWS) GetInstanceTypesFromInstanceRequirements(_ context.Context, _ *ec2.GetInstanceTypesFromInstanceRequirementsInput,
+	_ ...func(*ec2.Options)) (*ec2.GetInstanceTypesFromInstanceRequirementsOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("GetInstanceTypesFromInstanceRequirements"); err != nil {
+		return nil, err
+	}
+	out := &ec2.GetInstanceTypesFromInstanceRequirementsOutput{}
+	for _, n := range f.selected {
+		out.InstanceTypes = append(out.InstanceTypes, ec2types.InstanceTypeInfoFromInstanceRequirements{InstanceType: awssdk.String(n)})
+	}
+	return out, nil
+}
+
+func (f *fakeAWS) DescribeNodegroup(_ context.Context, in *eks.DescribeNodegroupInput, _ ...func(*eks.Options)) (*eks.DescribeNodegroupOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("DescribeNodegroup"); err != nil {
+		return nil, err
+	}
+	ng, ok := f.nodegroups[awssdk.ToString(in.ClusterName)+"/"+awssdk.ToString(in.NodegroupName)]
+	if !ok {
+		return nil, errors.New("ResourceNotFoundException: no node group")
+	}
+	return &eks.DescribeNodegroupOutput{Nodegroup: ng}, nil
+}
+
+func (f *fakeAWS) DescribeSpotPriceHistory(_ context.Context, in *ec2.DescribeSpotPriceHistoryInput,
+	_ ...func(*ec2.Options)) (*ec2.DescribeSpotPriceHistoryOutput, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.call("DescribeSpotPriceHistory"); err != nil {
+		return nil, err
+	}
+	out := &ec2.DescribeSpotPriceHistoryOutput{}
+	for _, t := range in.InstanceTypes {
+		for i, zone := range []string{"eu-central-1a", "eu-central-1b", "eu-central-1c"} {
+			out.SpotPriceHistory = append(out.SpotPriceHistory, ec2types.SpotPrice{InstanceType: t, AvailabilityZone: awssdk.String(zone),
+				SpotPrice: awssdk.String(fmt.Sprint(0.03 + 0.01*float64(i)))})
+		}
+	}
+	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -18,10 +19,6 @@ import (
 
 // launchConfigBatch is the DescribeLaunchConfigurations batch size.
 const launchConfigBatch = 50
-
-// errRequirements reports attribute-based instance type selection, which
-// the provider does not resolve.
-var errRequirements = errors.New("attribute-based instance type selection (InstanceRequirements) is not supported; name instance types in the overrides")
 
 // launchRef is where an ASG's instance types come from, in upstream's
 // order: mixed-instances overrides, the launch configuration, the launch
@@ -63,10 +60,10 @@ func launchRefOf(a *astypes.AutoScalingGroup) launchRef {
 }
 
 // cacheKey names the launch source in the cache; "" when the overrides
-// alone give the types.
+// alone give the types. A requirements override keys its template.
 func (r launchRef) cacheKey() string {
 	switch {
-	case len(r.overrides) > 0 || r.requirements:
+	case len(r.overrides) > 0:
 		return ""
 	case r.configName != "":
 		return "lc/" + r.configName
@@ -85,9 +82,12 @@ func (r launchRef) mutable() bool {
 	return r.configName == "" && (r.version == "$Default" || r.version == "$Latest")
 }
 
-// launchEntry caches one launch source's instance type.
+// launchEntry caches one launch source's instance type, or the
+// InstanceRequirements of a launch template that names none.
 type launchEntry struct {
 	instanceType string
+	imageID      string
+	requirements *ec2types.InstanceRequirementsRequest
 	err          error
 	expires      time.Time // zero: never
 }
@@ -97,6 +97,7 @@ type launchEntry struct {
 func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg) {
 	logger := klog.FromContext(ctx)
 	p.fetchLaunchConfigs(ctx, groups)
+	p.fetchOverrideRequirements(ctx, groups)
 	errs := make(map[string]string, len(groups))
 	for _, g := range groups {
 		var dropped []error
@@ -104,7 +105,8 @@ func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg)
 		for _, err := range dropped {
 			logger.V(1).Info("Ignoring a node-template tag", "nodeGroup", g.name, "reason", err.Error())
 		}
-		names, err := p.typeNames(ctx, g.launch)
+		p.applyManagedNodegroup(ctx, g)
+		names, err := p.typeNames(ctx, g)
 		if err == nil {
 			g.types, err = p.lookupTypes(g.name, names)
 		}
@@ -112,6 +114,7 @@ func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg)
 		if err != nil {
 			msg, g.types = err.Error(), nil
 		}
+		g.price = p.groupPrice(ctx, g)
 		// Log a group's template error when it appears or changes, not
 		// every refresh.
 		if msg != p.templateErrs[g.name] {
@@ -126,25 +129,46 @@ func (p *Provider) resolveTemplates(ctx context.Context, groups map[string]*asg)
 	p.templateErrs = errs
 }
 
-// typeNames returns the instance types of a launch source.
-func (p *Provider) typeNames(ctx context.Context, r launchRef) ([]string, error) {
+// typeNames returns the instance types of a group's launch source.
+func (p *Provider) typeNames(ctx context.Context, g *asg) ([]string, error) {
+	r := g.launch
 	switch {
 	case len(r.overrides) > 0 && r.requirements:
 		return nil, errors.New("the mixed-instances policy has both instance types and instance requirements in its overrides")
 	case len(r.overrides) > 0:
 		return r.overrides, nil
-	case r.requirements:
-		return nil, errRequirements
 	}
 	key := r.cacheKey()
 	if key == "" {
 		return nil, errors.New("the group has neither a launch configuration nor a launch template")
 	}
+	e, err := p.launchSource(ctx, r, key)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.requirements:
+		o, ok := p.overrideReqs[g.name]
+		if !ok {
+			return nil, errors.New("the instance requirements of the mixed-instances policy could not be read")
+		}
+		if o.err != nil {
+			return nil, o.err
+		}
+		return p.selectTypes(ctx, e.imageID, o.req)
+	case e.requirements != nil:
+		return p.selectTypes(ctx, e.imageID, e.requirements)
+	}
+	return []string{e.instanceType}, nil
+}
+
+// launchSource returns the cached entry of a launch source, reading a
+// template version that is not cached or expired.
+func (p *Provider) launchSource(ctx context.Context, r launchRef, key string) (launchEntry, error) {
 	now := p.cfg.Clock.Now()
 	e, ok := p.launches[key]
 	if !ok || (!e.expires.IsZero() && !now.Before(e.expires)) {
 		if r.configName != "" {
-			return nil, fmt.Errorf("launch configuration %q not found", r.configName)
+			return launchEntry{}, fmt.Errorf("launch configuration %q not found", r.configName)
 		}
 		e = p.fetchTemplateType(ctx, r)
 		if r.mutable() {
@@ -154,10 +178,7 @@ func (p *Provider) typeNames(ctx context.Context, r launchRef) ([]string, error)
 			p.launches[key] = e
 		}
 	}
-	if e.err != nil {
-		return nil, e.err
-	}
-	return []string{e.instanceType}, nil
+	return e, e.err
 }
 
 // fetchTemplateType reads a launch template version's instance type.
@@ -177,11 +198,16 @@ func (p *Provider) fetchTemplateType(ctx context.Context, r launchRef) launchEnt
 		return launchEntry{err: fmt.Errorf("launch template %s version %s not found", what, r.version)}
 	}
 	data := out.LaunchTemplateVersions[0].LaunchTemplateData
+	image := awssdk.ToString(data.ImageId)
 	if t := string(data.InstanceType); t != "" {
-		return launchEntry{instanceType: t}
+		return launchEntry{instanceType: t, imageID: image}
 	}
 	if data.InstanceRequirements != nil {
-		return launchEntry{err: errRequirements}
+		req, err := requestFrom(data.InstanceRequirements)
+		return launchEntry{imageID: image, requirements: req, err: err}
+	}
+	if r.requirements {
+		return launchEntry{imageID: image}
 	}
 	return launchEntry{err: fmt.Errorf("launch template %s version %s names no instance type", what, r.version)}
 }

@@ -53,7 +53,7 @@ func TestProviderAgainstMoto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, Region: clients.Region,
+	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, EKS: clients.EKS, Region: clients.Region,
 		Static: []nodegroupspec.Static{{Min: 0, Max: 1, Name: "legacy"}}, Discovery: []aws.Discovery{disc}})
 	if err != nil {
 		t.Fatal(err)

@@ -170,10 +170,10 @@ func TestClassify(t *testing.T) {
 func TestStateOf(t *testing.T) {
 	for s, want := range map[astypes.LifecycleState]cloudprovider.InstanceState{
 		astypes.LifecycleStatePending: cloudprovider.InstanceCreating, astypes.LifecycleStatePendingWait: cloudprovider.InstanceCreating,
-		astypes.LifecycleStateWarmedPending: cloudprovider.InstanceCreating, astypes.LifecycleStateInService: cloudprovider.InstanceRunning,
-		astypes.LifecycleStateStandby: cloudprovider.InstanceRunning, astypes.LifecycleStateQuarantined: cloudprovider.InstanceRunning,
+		astypes.LifecycleStateInService: cloudprovider.InstanceRunning,
+		astypes.LifecycleStateStandby:   cloudprovider.InstanceRunning, astypes.LifecycleStateQuarantined: cloudprovider.InstanceRunning,
 		astypes.LifecycleStateTerminating: cloudprovider.InstanceDeleting, astypes.LifecycleStateTerminated: cloudprovider.InstanceDeleting,
-		astypes.LifecycleStateDetaching: cloudprovider.InstanceDeleting, astypes.LifecycleStateWarmedTerminating: cloudprovider.InstanceDeleting,
+		astypes.LifecycleStateDetaching: cloudprovider.InstanceDeleting,
 	} {
 		if got := stateOf(s); got != want {
 			t.Errorf("stateOf(%s) = %s, want %s", s, got, want)

@@ -31,6 +31,9 @@ type Config struct {
 	AutoScaling AutoScalingAPI
 	// EC2 is the EC2 API; required.
 	EC2 EC2API
+	// EKS is the EKS API, read for the ASGs of EKS managed node groups;
+	// required.
+	EKS EKSAPI
 	// Region is the region of the clients, used for the template's region
 	// label; required.
 	Region string
@@ -48,6 +51,12 @@ type Config struct {
 	// instance types when the version is $Default or $Latest; numbered
 	// versions and launch configurations never change. Default 20m.
 	LaunchCacheTTL time.Duration
+	// EKSCacheTTL bounds the reuse of an EKS managed node group's labels,
+	// taints and tags. Default 6m.
+	EKSCacheTTL time.Duration
+	// SpotPriceTTL bounds the reuse of the spot prices of a spot group's
+	// types. Default 1h.
+	SpotPriceTTL time.Duration
 	// StaticInstanceList skips DescribeInstanceTypes and uses only the
 	// built-in table (--aws-use-static-instance-list).
 	StaticInstanceList bool
@@ -61,6 +70,12 @@ func (c *Config) Default() {
 	if c.LaunchCacheTTL == 0 {
 		c.LaunchCacheTTL = DefaultLaunchCacheTTL
 	}
+	if c.EKSCacheTTL == 0 {
+		c.EKSCacheTTL = DefaultEKSCacheTTL
+	}
+	if c.SpotPriceTTL == 0 {
+		c.SpotPriceTTL = DefaultSpotPriceTTL
+	}
 }
 
 // Validate reports the first invalid field.
@@ -70,6 +85,8 @@ func (c *Config) Validate() error {
 		return errors.New("autoScaling: required")
 	case c.EC2 == nil:
 		return errors.New("ec2: required")
+	case c.EKS == nil:
+		return errors.New("eks: required")
 	case c.Region == "":
 		return errors.New("region: required")
 	case len(c.Static) == 0 && len(c.Discovery) == 0:
@@ -78,6 +95,10 @@ func (c *Config) Validate() error {
 		return errors.New("refreshInterval: must not be negative")
 	case c.LaunchCacheTTL < 0:
 		return errors.New("launchCacheTTL: must not be negative")
+	case c.EKSCacheTTL < 0:
+		return errors.New("eksCacheTTL: must not be negative")
+	case c.SpotPriceTTL < 0:
+		return errors.New("spotPriceTTL: must not be negative")
 	}
 	return nil
 }
@@ -91,9 +112,13 @@ type Provider struct {
 	refreshedAt  time.Time
 	stale        bool // a deletion forces the next refresh
 	catalogue    *catalogue
-	launches     map[string]launchEntry // instance types by launch source
-	scaleUps     map[string]*scaleUp    // activity tracking of short groups
-	templateErrs map[string]string      // last template error per group, for logging changes
+	launches     map[string]launchEntry       // instance types by launch source
+	overrideReqs map[string]requirementsEntry // InstanceRequirements overrides by group
+	selections   map[string]selectionEntry    // attribute-based selections by image and requirements
+	nodegroups   map[string]nodegroupEntry    // EKS managed node groups by cluster/name
+	spot         map[string]spotEntry         // spot prices by types and zones
+	scaleUps     map[string]*scaleUp          // activity tracking of short groups
+	templateErrs map[string]string            // last template error per group, for logging changes
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
@@ -105,7 +130,8 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring the AWS provider: %w", err)
 	}
-	return &Provider{cfg: cfg, groups: map[string]*asg{}, launches: map[string]launchEntry{}, scaleUps: map[string]*scaleUp{}}, nil
+	return &Provider{cfg: cfg, groups: map[string]*asg{}, launches: map[string]launchEntry{}, scaleUps: map[string]*scaleUp{},
+		overrideReqs: map[string]requirementsEntry{}, selections: map[string]selectionEntry{}, nodegroups: map[string]nodegroupEntry{}, spot: map[string]spotEntry{}}, nil
 }
 
 // NodeGroups returns the groups of the last refresh, sorted by name. A
@@ -118,7 +144,8 @@ func (p *Provider) NodeGroups(_ context.Context) ([]cloudprovider.NodeGroup, err
 	for _, g := range p.groups {
 		out = append(out, cloudprovider.NodeGroup{ID: g.name, MinSize: g.min, MaxSize: g.max, TargetSize: g.desired,
 			Template: cloudprovider.Template{InstanceTypes: slices.Clone(g.types), Zones: slices.Clone(g.zones),
-				Region: p.cfg.Region, Tags: maps.Clone(g.templateTags)},
+				Region: p.cfg.Region, Tags: maps.Clone(g.templateTags), Taints: slices.Clone(g.taints),
+				PricePerHour: g.price},
 			Options: g.options, OptionsInvalid: g.optionsInvalid})
 	}
 	slices.SortFunc(out, func(a, b cloudprovider.NodeGroup) int {

@@ -25,7 +25,7 @@ func newTestProvider(t *testing.T, f *fakeAWS, mutate func(*Config)) (*Provider,
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{AutoScaling: f, EC2: f, Region: "eu-central-1", Clock: clk, Discovery: []Discovery{d}, StaticInstanceList: true}
+	cfg := Config{AutoScaling: f, EC2: f, EKS: f, Region: "eu-central-1", Clock: clk, Discovery: []Discovery{d}, StaticInstanceList: true}
 	if mutate != nil {
 		mutate(&cfg)
 	}
@@ -84,6 +84,9 @@ func TestTemplates(t *testing.T) {
 		{group: "graviton", cpu: "2", memory: "8Gi", arch: "arm64", instanceType: "m6g.large"},
 		{group: "mixed", cpu: "2", memory: "7680Mi", arch: "amd64", instanceType: template.MultipleTypes},
 		{group: "mixed-no-overrides", cpu: "2", memory: "16Gi", arch: "amd64", instanceType: "r5.large"},
+		// Attribute-based: the fake selects m5.large (2/8Gi) and c5.xlarge (4/8Gi).
+		{group: "requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: template.MultipleTypes},
+		{group: "template-requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: template.MultipleTypes},
 	} {
 		t.Run(tc.group, func(t *testing.T) {
 			n, err := template.FromProvider(groups[tc.group], template.NewEstimator(), nil)
@@ -101,7 +104,7 @@ func TestTemplates(t *testing.T) {
 			}
 		})
 	}
-	for _, g := range []string{"requirements", "template-requirements", "unknown-type", "missing-template"} {
+	for _, g := range []string{"unknown-type", "missing-template"} {
 		if got := groups[g]; len(got.Template.InstanceTypes) != 0 || got.MaxSize != 5 {
 			t.Errorf("group %s: %+v, want it listed without instance types", g, got)
 		}
@@ -109,12 +112,20 @@ func TestTemplates(t *testing.T) {
 	if n := f.count("DescribeLaunchConfigurations"); n != 1 {
 		t.Errorf("%d DescribeLaunchConfigurations calls, want 1 batch", n)
 	}
-	before := f.count("DescribeLaunchTemplateVersions")
+	if n := f.count("DescribeAutoScalingGroups"); n != 2 {
+		t.Errorf("%d DescribeAutoScalingGroups calls, want 2 (the groups, and the requirements group by name)", n)
+	}
+	before, selections := f.count("DescribeLaunchTemplateVersions"), f.count("GetInstanceTypesFromInstanceRequirements")
 	p.stale = true
 	groupsByID(t, p)
-	// Only the templates that failed are read again; found ones are cached.
-	if n := f.count("DescribeLaunchTemplateVersions") - before; n != 2 {
-		t.Errorf("%d DescribeLaunchTemplateVersions calls on the second refresh, want 2 (the failed lookups)", n)
+	// Only the templates that failed are read again; found ones, override
+	// requirements and selections are cached.
+	if n := f.count("DescribeLaunchTemplateVersions") - before; n != 1 {
+		t.Errorf("%d DescribeLaunchTemplateVersions calls on the second refresh, want 1 (the failed lookup)", n)
+	}
+	if n := f.count("GetInstanceTypesFromInstanceRequirements"); n != selections || n == 0 || f.count("DescribeAutoScalingGroups") != 3 {
+		t.Errorf("GetInstanceTypesFromInstanceRequirements calls %d, then %d; DescribeAutoScalingGroups %d: want the selection and requirements cached",
+			selections, n, f.count("DescribeAutoScalingGroups"))
 	}
 }
 

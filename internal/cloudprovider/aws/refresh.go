@@ -8,6 +8,7 @@ import (
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -27,6 +28,10 @@ type asg struct {
 	// Resolved at refresh:
 	types        []cloudprovider.InstanceType
 	templateTags map[string]string
+	taints       []corev1.Taint // from an EKS managed node group
+	price        float64        // of a new node; 0 unknown
+	// allSpot: the mixed-instances policy launches only spot instances.
+	allSpot bool
 	// options and optionsInvalid come from the option tags.
 	options        cloudprovider.Options
 	optionsInvalid string
@@ -180,19 +185,34 @@ func fromAWS(a *astypes.AutoScalingGroup) *asg {
 		g.tags[awssdk.ToString(t.Key)] = awssdk.ToString(t.Value)
 	}
 	g.options, g.optionsInvalid = groupOptions(name, g.tags)
+	if m := a.MixedInstancesPolicy; m != nil && m.InstancesDistribution != nil {
+		d := m.InstancesDistribution
+		g.allSpot = d.OnDemandPercentageAboveBaseCapacity != nil && *d.OnDemandPercentageAboveBaseCapacity == 0 && awssdk.ToInt32(d.OnDemandBaseCapacity) == 0
+	}
 	g.instances = make([]instance, 0, len(a.Instances))
 	for _, in := range a.Instances {
+		if inWarmPool(in.LifecycleState) {
+			continue
+		}
 		g.instances = append(g.instances, instance{id: awssdk.ToString(in.InstanceId), zone: awssdk.ToString(in.AvailabilityZone),
 			state: stateOf(in.LifecycleState)})
 	}
 	return g
 }
 
+// inWarmPool reports a Warmed:* state: the instance waits in the group's
+// warm pool. It is not part of the desired capacity (AWS lists warm pool
+// members with DescribeWarmPool, not in the group's instances; should one
+// show up there it is skipped), so it is neither running capacity nor a
+// missing instance. When the group grows, AWS moves warm instances into it
+// and they appear as Pending, then InService, like new ones.
+func inWarmPool(s astypes.LifecycleState) bool { return strings.HasPrefix(string(s), "Warmed:") }
+
 // stateOf maps an instance's lifecycle state: pending states are
 // creating, terminating and detaching ones deleting, everything else
 // (InService, Standby, ...) running.
 func stateOf(s astypes.LifecycleState) cloudprovider.InstanceState {
-	v := strings.TrimPrefix(string(s), "Warmed:")
+	v := string(s)
 	switch {
 	case strings.HasPrefix(v, "Pending"):
 		return cloudprovider.InstanceCreating

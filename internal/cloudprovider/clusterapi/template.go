@@ -59,6 +59,10 @@ func (p *Provider) template(ctx context.Context, r *scalable, live *corev1.Node,
 		t.UnavailableReason = err.Error()
 		return t, nil
 	}
+	if t.PricePerHour, err = machineapi.Price(r.annotations, r.obj.GetKind()+" "+r.obj.GetName()); err != nil {
+		t.UnavailableReason = err.Error()
+		return t, nil
+	}
 	if fd, _, _ := unstructured.NestedString(r.obj.Object, "spec", "template", "spec", "failureDomain"); fd != "" {
 		t.Zones = []string{fd}
 	}

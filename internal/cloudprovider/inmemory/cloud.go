@@ -306,7 +306,7 @@ func parsePlaceholder(groupID, id string) (int, bool) {
 
 func cloneTemplate(t cloudprovider.Template) cloudprovider.Template {
 	out := cloudprovider.Template{Zones: slices.Clone(t.Zones), Region: t.Region, Tags: make(map[string]string, len(t.Tags)),
-		Taints: slices.Clone(t.Taints), UnavailableReason: t.UnavailableReason}
+		Taints: slices.Clone(t.Taints), UnavailableReason: t.UnavailableReason, PricePerHour: t.PricePerHour}
 	for k, v := range t.Tags {
 		out.Tags[k] = v
 	}

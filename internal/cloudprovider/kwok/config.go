@@ -120,7 +120,7 @@ func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
 // groupTemplate describes a group's instances by the cluster-autoscaler tag
 // convention.
 func groupTemplate(g scenario.NodeGroup) (cloudprovider.Template, error) {
-	t := cloudprovider.Template{Tags: map[string]string{}}
+	t := cloudprovider.Template{Tags: map[string]string{}, PricePerHour: g.PricePerHour}
 	if (len(g.InstanceTypes) == 0) == (len(g.Resources) == 0) {
 		return t, fmt.Errorf("group %q: set exactly one of instanceTypes and resources", g.Name)
 	}

@@ -39,6 +39,9 @@ func (p *Provider) template(md *unstructured.Unstructured, classes map[string]*u
 	}
 	t.InstanceTypes = []cloudprovider.InstanceType{it}
 	t.Zones, t.Region = []string{zone}, region
+	if t.PricePerHour, err = groupPrice(md, classes); err != nil {
+		t.InstanceTypes, t.UnavailableReason = nil, err.Error()
+	}
 	return t
 }
 
@@ -114,4 +117,17 @@ func quantity(v any) (resource.Quantity, error) {
 		return resource.ParseQuantity(fmt.Sprint(x))
 	}
 	return resource.Quantity{}, fmt.Errorf("unexpected type %T", v)
+}
+
+// groupPrice reads the price annotation of the MachineDeployment, else of
+// its MachineClass.
+func groupPrice(md *unstructured.Unstructured, classes map[string]*unstructured.Unstructured) (float64, error) {
+	if _, ok := md.GetAnnotations()[machineapi.PriceAnnotation]; ok {
+		return machineapi.Price(md.GetAnnotations(), "MachineDeployment "+md.GetName())
+	}
+	name, _, _ := unstructured.NestedString(md.Object, "spec", "template", "spec", "class", "name")
+	if class := classes[name]; class != nil {
+		return machineapi.Price(class.GetAnnotations(), "MachineClass "+class.GetName())
+	}
+	return 0, nil
 }

@@ -20,6 +20,12 @@ type Option struct {
 	Pods []*corev1.Pod
 	// Template is the group's template node.
 	Template *corev1.Node
+	// PricePerHour is what one of the group's new nodes costs per hour
+	// (the provider's template price); 0 when unknown.
+	PricePerHour float64
+	// ClusterNodes is how many nodes the cluster has; the price expander
+	// prefers node sizes that suit it.
+	ClusterNodes int
 }
 
 // Filter keeps the best of the options; it never returns an empty list
@@ -47,6 +53,8 @@ func NewChain(names []string, priorities PrioritySource, rng *rand.Rand) (*Chain
 			c.filters = append(c.filters, MostPods{})
 		case options.ExpanderLeastWaste:
 			c.filters = append(c.filters, LeastWaste{})
+		case options.ExpanderPrice:
+			c.filters = append(c.filters, Price{})
 		case options.ExpanderHighestPriority:
 			c.filters = append(c.filters, HighestPriority{})
 		case options.ExpanderPriority:

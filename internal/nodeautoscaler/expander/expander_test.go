@@ -99,3 +99,15 @@ func TestChain(t *testing.T) {
 		t.Fatal("bad regexp accepted")
 	}
 }
+
+func TestChainWithPrice(t *testing.T) {
+	c, err := NewChain([]string{"price"}, nil, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := opt("a", "", 2, 4, "2"), opt("b", "", 2, 4, "2")
+	a.PricePerHour, b.PricePerHour = 0.3, 0.1
+	if best, ok := c.Best([]Option{a, b}); !ok || best.Group != "b" {
+		t.Fatalf("best %v, want the cheaper b", best.Group)
+	}
+}

@@ -11,6 +11,7 @@ const (
 	ExpanderLeastWaste      = "least-waste"
 	ExpanderPriority        = "priority"
 	ExpanderHighestPriority = "highest-priority"
+	ExpanderPrice           = "price"
 )
 
 // TaintPrefixWildcard ends an AllStartupTaints entry that is a key prefix

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority}
+var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority, ExpanderPrice}
 
 // Validate checks every option and returns all problems, each a *FlagError
 // naming its flag.

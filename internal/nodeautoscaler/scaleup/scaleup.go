@@ -26,6 +26,9 @@ type Group struct {
 	Template *template.Template
 	// TemplateErr says why the template is missing.
 	TemplateErr error
+	// PricePerHour is what one new node costs per hour (the provider's
+	// template price); 0 when unknown.
+	PricePerHour float64
 	// Blocked, when set, returns why the group must not grow for a pod
 	// ("" when it may): its real nodes showed that the pod does not fit
 	// them although the template says it does. Such a group is estimated
@@ -125,7 +128,8 @@ func estimateGroups(in Input, pods []*corev1.Pod, plan *Plan) ([]expander.Option
 		if e.res.NodeCount == 0 {
 			continue
 		}
-		opts = append(opts, expander.Option{Group: g.ID, NodeCount: e.res.NodeCount, Template: g.Template.Node, Pods: e.pods})
+		opts = append(opts, expander.Option{Group: g.ID, NodeCount: e.res.NodeCount, Template: g.Template.Node, Pods: e.pods,
+			PricePerHour: g.PricePerHour, ClusterNodes: in.Limits.Nodes})
 		splits[g.ID] = e.split
 	}
 	return opts, verdicts, splits

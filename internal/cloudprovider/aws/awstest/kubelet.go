@@ -3,6 +3,7 @@ package awstest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/autoscaling"
 	astypes "github.com/aws/aws-sdk-go-v2/service/autoscaling/types"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -36,11 +39,13 @@ var Reserved = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"
 type Kubelet struct {
 	client kubernetes.Interface
 	as     *autoscaling.Client
+	eks    *eks.Client
 	boot   time.Duration
 	pods   *kwok.Kubelet
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time
+	launched  map[string]string // group -> type of instances moto launched without one
 }
 
 // NewKubelet reads the instances from motoURL (moto itself, so that the
@@ -51,7 +56,19 @@ func NewKubelet(tb testing.TB, client kubernetes.Interface, motoURL string, boot
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &Kubelet{client: client, as: autoscaling.NewFromConfig(Config(tb, motoURL)), boot: boot, pods: pods, firstSeen: map[string]time.Time{}}
+	cfg := Config(tb, motoURL)
+	return &Kubelet{client: client, as: autoscaling.NewFromConfig(cfg), eks: eks.NewFromConfig(cfg), boot: boot, pods: pods, firstSeen: map[string]time.Time{},
+		launched: map[string]string{}}
+}
+
+// LaunchedType names the instance type the nodes of group get when moto
+// launched its instances without one: moto does not choose a type for
+// attribute-based selection (InstanceRequirements), AWS launches one of
+// the types the requirements select.
+func (k *Kubelet) LaunchedType(group, instanceType string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.launched[group] = instanceType
 }
 
 // Start runs the stand-in until the test ends.
@@ -124,6 +141,35 @@ func (k *Kubelet) sync(ctx context.Context) error {
 	return nil
 }
 
+// bootstrapEKS gives the node of an EKS managed node group's instance the
+// node group's labels and taints, as the EKS bootstrap does.
+func (k *Kubelet) bootstrapEKS(ctx context.Context, g astypes.AutoScalingGroup, node *corev1.Node) error {
+	var cluster, name string
+	for _, t := range g.Tags {
+		switch awssdk.ToString(t.Key) {
+		case "eks:cluster-name":
+			cluster = awssdk.ToString(t.Value)
+		case "eks:nodegroup-name":
+			name = awssdk.ToString(t.Value)
+		}
+	}
+	if cluster == "" || name == "" {
+		return nil
+	}
+	out, err := k.eks.DescribeNodegroup(ctx, &eks.DescribeNodegroupInput{ClusterName: awssdk.String(cluster), NodegroupName: awssdk.String(name)})
+	if err != nil {
+		return fmt.Errorf("describing EKS node group %s: %w", name, err)
+	}
+	maps.Copy(node.Labels, out.Nodegroup.Labels)
+	node.Labels["eks.amazonaws.com/nodegroup"] = name
+	effects := map[ekstypes.TaintEffect]corev1.TaintEffect{ekstypes.TaintEffectNoSchedule: corev1.TaintEffectNoSchedule,
+		ekstypes.TaintEffectNoExecute: corev1.TaintEffectNoExecute, ekstypes.TaintEffectPreferNoSchedule: corev1.TaintEffectPreferNoSchedule}
+	for _, t := range out.Nodegroup.Taints {
+		node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: awssdk.ToString(t.Key), Value: awssdk.ToString(t.Value), Effect: effects[t.Effect]})
+	}
+	return nil
+}
+
 // register creates the instance's Node unless it exists.
 func (k *Kubelet) register(ctx context.Context, g astypes.AutoScalingGroup, in astypes.Instance) error {
 	id, zone := awssdk.ToString(in.InstanceId), awssdk.ToString(in.AvailabilityZone)
@@ -131,6 +177,11 @@ func (k *Kubelet) register(ctx context.Context, g astypes.AutoScalingGroup, in a
 		return err
 	}
 	typ := awssdk.ToString(in.InstanceType)
+	if typ == "" {
+		k.mu.Lock()
+		typ = k.launched[awssdk.ToString(g.AutoScalingGroupName)]
+		k.mu.Unlock()
+	}
 	it, ok := aws.StaticInstanceType(typ)
 	if !ok {
 		return fmt.Errorf("instance %s: unknown type %q", id, typ)
@@ -149,6 +200,9 @@ func (k *Kubelet) register(ctx context.Context, g astypes.AutoScalingGroup, in a
 		alloc[r] = a
 	}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: labels}, Spec: corev1.NodeSpec{ProviderID: aws.ProviderIDPrefix + zone + "/" + id}}
+	if err := k.bootstrapEKS(ctx, g, node); err != nil {
+		return err
+	}
 	created, err := k.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil

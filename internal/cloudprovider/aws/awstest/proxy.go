@@ -19,8 +19,9 @@ import (
 
 // Proxy sits between the SDK and moto and adds what moto lacks: scaling
 // activities (moto always returns none), stocked-out groups whose desired
-// capacity AWS accepts but cannot fulfil, and throttling. Everything else
-// passes through unchanged.
+// capacity AWS accepts but cannot fulfil, throttling, and the instance
+// types of attribute-based selection (GetInstanceTypesFromInstanceRequirements,
+// requirements.go). Everything else passes through unchanged.
 type Proxy struct {
 	// URL is the proxy's endpoint.
 	URL string
@@ -146,6 +147,9 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.calls[action]++
 	entry := action
+	if action == "" {
+		entry = r.Method + " " + r.URL.Path // a REST API (EKS)
+	}
 	if g := form.Get("AutoScalingGroupName"); g != "" {
 		entry += " " + g
 	}
@@ -167,6 +171,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.setDesired(w, r, form, body)
 	case action == "DescribeAutoScalingGroups":
 		p.forward(w, r, p.rewriteDesired)
+	case action == "GetInstanceTypesFromInstanceRequirements":
+		p.instanceTypesFromRequirements(w, form)
 	default:
 		p.forward(w, r, nil)
 	}
