@@ -158,6 +158,9 @@ type StatusWriter struct {
 	// uid is the UID of the ConfigMap last written, for the events that
 	// refer to it.
 	uid atomic.Value
+	// last is the ConfigMap as last written: the next write updates it
+	// without reading it first, and reads it only after a conflict.
+	last *corev1.ConfigMap
 }
 
 type transition struct {
@@ -183,33 +186,55 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
+	stamp := now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")
+	if w.last != nil {
+		// One request per loop: update the object last written; another
+		// writer's change (a conflict) or a deletion sends it to the read.
+		err := w.update(ctx, w.last, data, stamp)
+		if err == nil || !(apierrors.IsConflict(err) || apierrors.IsNotFound(err)) {
+			return err
+		}
+		w.last = nil
+	}
 	cms := w.client.CoreV1().ConfigMaps(w.namespace)
-	ann := map[string]string{LastUpdatedAnnotation: now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")}
 	cm, err := cms.Get(ctx, w.name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: w.namespace, Annotations: ann},
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: w.namespace,
+			Annotations: map[string]string{LastUpdatedAnnotation: stamp}},
 			Data: map[string]string{StatusConfigMapKey: string(data)}}
 		created, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating status ConfigMap: %w", err)
 		}
-		w.uid.Store(created.UID)
+		w.wrote(created)
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("reading status ConfigMap: %w", err)
 	}
+	return w.update(ctx, cm, data, stamp)
+}
+
+// update writes data and the time stamp onto a copy of cm.
+func (w *StatusWriter) update(ctx context.Context, cm *corev1.ConfigMap, data []byte, stamp string) error {
+	cm = cm.DeepCopy()
 	if cm.Annotations == nil {
 		cm.Annotations = map[string]string{}
 	}
-	cm.Annotations[LastUpdatedAnnotation] = ann[LastUpdatedAnnotation]
+	cm.Annotations[LastUpdatedAnnotation] = stamp
 	cm.Data = map[string]string{StatusConfigMapKey: string(data)}
-	updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{})
+	updated, err := w.client.CoreV1().ConfigMaps(w.namespace).Update(ctx, cm, metav1.UpdateOptions{})
 	if err != nil {
 		return fmt.Errorf("updating status ConfigMap: %w", err)
 	}
-	w.uid.Store(updated.UID)
+	w.wrote(updated)
 	return nil
+}
+
+// wrote remembers the ConfigMap the API server returned for a write.
+func (w *StatusWriter) wrote(cm *corev1.ConfigMap) {
+	w.last = cm
+	w.uid.Store(cm.UID)
 }
 
 // UID returns the UID of the ConfigMap as last written, "" before the
