@@ -2,8 +2,9 @@
 # Builds the real kwok controller (sigs.k8s.io/kwok/cmd/kwok) at the version
 # pinned in hack/kwok/go.mod from the Go module proxy into a per-user cache
 # keyed by version. Skips the build when the binary is already there. Prints
-# the binary's path on its last line. The tests start it with the Stage files
-# of hack/kwok/stages to play the kubelets of the kwok provider's nodes.
+# the binary's path on its last line. The tests start it (internal/testenv,
+# Options.Kwok) with kscale's Stages (deploy/kwok/stages.yaml) to play the
+# kubelets of the kwok provider's nodes.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -13,7 +14,7 @@ if [[ -z $version ]]; then
   echo "kwok: no sigs.k8s.io/kwok requirement in $here/go.mod" >&2
   exit 1
 fi
-# Same rule as internal/testenv.KwokBinary: $KSCALE_KWOK_DIR, else the per-user cache.
+# Same rule as internal/testenv.KwokDir: $KSCALE_KWOK_DIR, else the per-user cache.
 dir="${KSCALE_KWOK_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kscale/kwok/$version}"
 bin="$dir/kwok"
 
