@@ -10,7 +10,8 @@ import (
 )
 
 // kwokCloud builds the kwok reference provider: node groups from
-// --cloud-config become Node objects, with a stand-in kubelet.
+// --cloud-config become Node objects; the real kwok controller, run beside
+// kscale, plays their kubelets.
 type kwokCloud struct {
 	groups *kwok.CloudConfig
 }
@@ -38,7 +39,7 @@ func (k *kwokCloud) complete(f *cloudFlags) error {
 }
 
 // build restores the kwok cloud from the cluster and returns it with its
-// node mirror and stand-in kubelet as tasks.
+// node mirror as a task.
 func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	provider, err := kwok.New(kwok.Config{Client: deps.Client, Clock: deps.Clock, NodeGroups: k.groups.NodeGroups,
 		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Namespace: deps.Namespace})
@@ -46,10 +47,6 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 		return nil, err
 	}
 	if err := provider.Start(ctx); err != nil {
-		return nil, err
-	}
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: deps.Client, Clock: deps.Clock, ProviderIDPrefix: kwok.ProviderIDPrefix})
-	if err != nil {
 		return nil, err
 	}
 	mirror := func(ctx context.Context) error {
@@ -60,5 +57,5 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 		}
 		return provider.Run(ctx)
 	}
-	return &cloud{provider: provider, tasks: []func(context.Context) error{mirror, kubelet.Run}}, nil
+	return &cloud{provider: provider, tasks: []func(context.Context) error{mirror}}, nil
 }

@@ -38,6 +38,9 @@ type Options struct {
 	// hack/kwok) with kscale's Stages (deploy/kwok): it plays the kubelet of
 	// every node annotated kwok.x-k8s.io/node=fake and of their pods.
 	Kwok bool
+	// KwokFlags are extra kwok flags, merged like the others (for example a
+	// shorter --node-lease-duration-seconds than the default 40).
+	KwokFlags []string
 	// Controllers is kube-controller-manager's --controllers list; default "*".
 	Controllers []string
 	// APIServerFlags are extra kube-apiserver flags as "--name=value"; a flag

@@ -25,6 +25,13 @@ const binKwok = "kwok"
 // kwokLeaseSeconds is the node Leases' duration kwok renews, a kubelet's default.
 const kwokLeaseSeconds = 40
 
+// kwokNodeIP and kwokPodCIDR are kwok's host IP for nodes without an address
+// and its pod IP range (the API server never routes to them).
+const (
+	kwokNodeIP  = "10.240.0.1"
+	kwokPodCIDR = "10.0.0.1/12"
+)
+
 // KwokDir returns the directory holding the kwok binary: $KSCALE_KWOK_DIR if
 // set, otherwise the per-user cache that `make testbin` (hack/kwok/build.sh)
 // fills.
@@ -66,8 +73,12 @@ func (e *Env) startKwok(ctx context.Context) error {
 		"--config=" + stages,
 		"--manage-nodes-with-annotation-selector=" + kwokstages.NodeSelector,
 		"--node-lease-duration-seconds=" + strconv.Itoa(kwokLeaseSeconds),
+		// The host IP of pods on nodes without an InternalIP address (kwok has
+		// no default), and pod IPs from a range that does not run out.
+		"--node-ip=" + kwokNodeIP, "--cidr=" + kwokPodCIDR,
 		fmt.Sprintf("--server-address=127.0.0.1:%d", ports[0]),
 	}
+	args = mergeFlags(args, e.opts.KwokFlags)
 	url := fmt.Sprintf("http://127.0.0.1:%d/healthz", ports[0])
 	return e.launchAt(ctx, binKwok, path, args, func(ctx context.Context) error {
 		_, err := httpGet(ctx, http.DefaultClient, url)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 )
 
 // Finalizer keeps a deleted machine until the simulator removed its node,
@@ -287,9 +290,15 @@ func (s *Simulator) boot(ctx context.Context, m *unstructured.Unstructured, key 
 	return nil
 }
 
-// createNode registers a Ready node named after the machine.
+// createNode registers a Ready node named after the machine, annotated for
+// the real kwok controller (testenv.Options.Kwok), which plays its kubelet.
 func (s *Simulator) createNode(ctx context.Context, m *unstructured.Unstructured, providerID string, shape Shape) error {
 	labels, annotations := s.cfg.Flavor.NodeMeta(m)
+	annotations = maps.Clone(annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[kwokstages.NodeAnnotation] = kwokstages.NodeAnnotationValue
 	l := map[string]string{corev1.LabelHostname: m.GetName(), corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux"}
 	for k, v := range labels {
 		l[k] = v

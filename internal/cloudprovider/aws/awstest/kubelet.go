@@ -19,25 +19,26 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 )
 
 // Reserved is what the stand-in's nodes keep for the system: allocatable
 // is capacity minus this.
 var Reserved = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
 
-// Kubelet plays the kubelet of every running moto instance: after a boot
-// time it registers a Ready Node (providerID aws:///<zone>/<instance-id>,
-// labels from the group's label tags, capacity of the instance type), and
-// it deletes the Node when the instance is gone or terminating. Pods and
-// node Leases are handled by the kwok stand-in kubelet.
+// Kubelet registers the node of every running moto instance, as its kubelet
+// would: after a boot time it creates a Ready Node (providerID
+// aws:///<zone>/<instance-id>, labels from the group's label tags, capacity
+// of the instance type) annotated for the real kwok controller, which the
+// test starts with testenv.Options.Kwok and which then renews the node's
+// Lease and runs its pods; it deletes the Node when the instance is gone or
+// terminating.
 type Kubelet struct {
 	client kubernetes.Interface
 	as     *autoscaling.Client
 	boot   time.Duration
-	pods   *kwok.Kubelet
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time
@@ -47,20 +48,15 @@ type Kubelet struct {
 // provider's view through the proxy is not disturbed).
 func NewKubelet(tb testing.TB, client kubernetes.Interface, motoURL string, boot time.Duration) *Kubelet {
 	tb.Helper()
-	pods, err := kwok.NewKubelet(kwok.KubeletConfig{Client: client, ProviderIDPrefix: aws.ProviderIDPrefix})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &Kubelet{client: client, as: autoscaling.NewFromConfig(Config(tb, motoURL)), boot: boot, pods: pods, firstSeen: map[string]time.Time{}}
+	return &Kubelet{client: client, as: autoscaling.NewFromConfig(Config(tb, motoURL)), boot: boot, firstSeen: map[string]time.Time{}}
 }
 
 // Start runs the stand-in until the test ends.
 func (k *Kubelet) Start(tb testing.TB) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { defer func() { done <- struct{}{} }(); _ = k.pods.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); k.run(ctx) }()
-	tb.Cleanup(func() { cancel(); <-done; <-done })
+	done := make(chan struct{})
+	go func() { defer close(done); k.run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done })
 }
 
 func (k *Kubelet) run(ctx context.Context) {
@@ -148,7 +144,8 @@ func (k *Kubelet) register(ctx context.Context, g astypes.AutoScalingGroup, in a
 		a.Sub(q)
 		alloc[r] = a
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: labels}, Spec: corev1.NodeSpec{ProviderID: aws.ProviderIDPrefix + zone + "/" + id}}
+	annotations := map[string]string{kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: labels, Annotations: annotations}, Spec: corev1.NodeSpec{ProviderID: aws.ProviderIDPrefix + zone + "/" + id}}
 	created, err := k.client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil
