@@ -50,6 +50,10 @@ func TestManifests(t *testing.T) {
 		{Verb: "update", Resource: "pods", Namespace: "default", Name: "web-1"},
 		{Verb: "update", Group: "apps", Resource: "deployments", Namespace: "default", Name: "web"},
 		{Verb: "create", Resource: "configmaps", Namespace: "default"},
+		// The kubelets of kwok nodes are the real kwok controller, not the provider.
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "node-1"},
+		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
+		{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
 	}
 	// The durable state it writes: status, backoff and the kwok cloud's targets.
 	allowed := []manifesttest.Access{

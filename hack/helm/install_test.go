@@ -32,10 +32,13 @@ var installCases = []installCase{
 		"kscale-node-autoscaler": {{
 			{Verb: "update", Resource: "configmaps", Namespace: "kscale-system", Name: "cluster-autoscaler-status"},
 			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kscale-system", Name: "cluster-autoscaler"},
-			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "node-1"},
 			{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
 		}, {
 			{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
+			// The kubelets' writes are kwok's own, not the provider's.
+			{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "node-1"},
+			{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
+			{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
 			{Verb: "get", Resource: "secrets", Namespace: "kscale-system", Name: "kscale-vpa-webhook-tls"},
 		}},
 		"kscale-vpa-admission": {{

@@ -12,7 +12,8 @@ import (
 )
 
 // kwokCloud builds the kwok reference provider: node groups from
-// --cloud-config become Node objects, with a stand-in kubelet.
+// --cloud-config become Node objects; the real kwok controller, run beside
+// kscale, plays their kubelets.
 type kwokCloud struct {
 	groups *kwok.CloudConfig
 }
@@ -40,7 +41,7 @@ func (k *kwokCloud) complete(f *cloudFlags) error {
 }
 
 // build restores the kwok cloud from the cluster and returns it with its
-// node mirror and stand-in kubelet as tasks.
+// node mirror as a task.
 func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	// The kwok cloud writes its nodes through a client of its own, with its
 	// own --kube-client-qps budget: a cloud's API is not the autoscaler's
@@ -58,10 +59,6 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	if err := provider.Start(ctx); err != nil {
 		return nil, err
 	}
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: deps.Client, Clock: deps.Clock, ProviderIDPrefix: kwok.ProviderIDPrefix})
-	if err != nil {
-		return nil, err
-	}
 	mirror := func(ctx context.Context) error {
 		// The provider mirrors from the node informer: wait for it so it
 		// does not take an empty cache for a cluster without nodes.
@@ -70,5 +67,5 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 		}
 		return provider.Run(ctx)
 	}
-	return &cloud{provider: provider, tasks: []func(context.Context) error{mirror, kubelet.Run}}, nil
+	return &cloud{provider: provider, tasks: []func(context.Context) error{mirror}}, nil
 }

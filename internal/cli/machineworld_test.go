@@ -9,15 +9,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/testenv"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
 // machineWorld is a workload cluster (real kube-scheduler, deployment and
 // replicaset controllers) and a separate management cluster with a
-// machine API's real CRDs, joined by the machinesim stand-in controller
-// and the kwok stand-in kubelet. The Cluster API and MCM end-to-end tests
+// machine API's real CRDs, joined by the machinesim stand-in controller,
+// with the real kwok controller as the workload nodes' kubelets. The Cluster API and MCM end-to-end tests
 // share it.
 type machineWorld struct {
 	workload, management *testenv.Env
@@ -37,9 +36,10 @@ func startMachineWorld(t *testing.T, install func(context.Context, *testenv.Env)
 func startMachineWorldWith(t *testing.T, install func(context.Context, *testenv.Env) error, namespace string, workloadFlags, managementFlags []string) *machineWorld {
 	t.Helper()
 	w := &machineWorld{
-		// No node lifecycle controller: the stand-in's nodes renew no Leases.
-		workload: testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"deployment", "replicaset", "serviceaccount"},
-			APIServerFlags: workloadFlags}),
+		// The real kwok plays the kubelets of the simulator's nodes (they
+		// carry its annotation); no node lifecycle controller is needed.
+		workload: testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true,
+			Controllers: []string{"deployment", "replicaset", "serviceaccount"}, APIServerFlags: workloadFlags}),
 		management: testenv.Start(t, testenv.Options{APIServerFlags: managementFlags}),
 	}
 	ctx := t.Context()
@@ -54,8 +54,8 @@ func startMachineWorldWith(t *testing.T, install func(context.Context, *testenv.
 }
 
 // runSim starts the stand-in controller (cfg without clients: the
-// world's are filled in) and the stand-in kubelet that runs the pods bound
-// to its nodes; both stop at cleanup, and errors the controller met fail
+// world's are filled in); the workload cluster's kwok runs the pods bound
+// to its nodes. It stops at cleanup, and errors the controller met fail
 // the test then.
 func (w *machineWorld) runSim(t *testing.T, cfg machinesim.Config) {
 	t.Helper()
@@ -65,17 +65,11 @@ func (w *machineWorld) runSim(t *testing.T, cfg machinesim.Config) {
 		t.Fatal(err)
 	}
 	w.sim = sim
-	kubelet, err := kwok.NewKubelet(kwok.KubeletConfig{Client: w.workload.Client, ProviderIDPrefix: "sim:///"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, stop := context.WithCancel(t.Context())
-	done := make(chan struct{}, 2)
-	go func() { _ = sim.Run(ctx); done <- struct{}{} }()
-	go func() { _ = kubelet.Run(ctx); done <- struct{}{} }()
+	done := make(chan struct{})
+	go func() { _ = sim.Run(ctx); close(done) }()
 	t.Cleanup(func() {
 		stop()
-		<-done
 		<-done
 		if errs := sim.Errors(); len(errs) > 0 {
 			t.Errorf("machine simulator errors: %v", errors.Join(errs...))

@@ -29,13 +29,14 @@ const awsStockout = "Could not launch On-Demand Instances. InsufficientInstanceC
 // TestNodeAutoscalerAWSEndToEnd runs `kscale node-autoscaler
 // --cloud-provider=aws` under the ServiceAccount and RBAC of
 // deploy/node-autoscaler-aws against moto (behind the fault-injecting
-// proxy), the real kube-scheduler and kube-controller-manager, and a
-// stand-in kubelet that registers a Node for every running moto instance.
+// proxy), the real kube-scheduler and kube-controller-manager, a stand-in
+// that registers a Node for every running moto instance, and the real kwok
+// controller as those nodes' kubelets.
 func TestNodeAutoscalerAWSEndToEnd(t *testing.T) {
 	moto := awstest.StartMoto(t)
 	proxy := awstest.StartProxy(t, moto.URL)
 	seedAWSGroups(t, moto.URL)
-	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
+	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true,
 		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}

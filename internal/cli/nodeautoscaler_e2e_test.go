@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
@@ -136,7 +136,7 @@ func TestNodeAutoscalerEndToEnd(t *testing.T) {
 	t.Run("a Job pod keeps its node until the Job finishes", func(t *testing.T) {
 		job := fixture.Job("batch", 1, 1, fixture.WithRequests("cpu", "500m", "memory", "256Mi"),
 			fixture.WithNodeSelector(map[string]string{"pool": "small"}),
-			fixture.WithAnnotations(map[string]string{kwok.AnnotationRunTime: "8s"}))
+			fixture.WithAnnotations(map[string]string{kwokstages.AnnotationRunTime: "8s"}))
 		if _, err := env.Client.BatchV1().Jobs(job.Namespace).Create(ctx, job, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}

@@ -28,17 +28,18 @@ import (
 	"github.com/kscale/kscale/internal/testenv"
 )
 
-// naSetup starts the control plane with the real kube-scheduler and
-// kube-controller-manager, writes the priority expander ConfigMap (group
+// naSetup starts the control plane with the real kube-scheduler,
+// kube-controller-manager and kwok (the kubelets of the kwok provider's
+// nodes), writes the priority expander ConfigMap (group
 // "preferred" first), applies the deploy/ ServiceAccount and RBAC (the
 // command runs under them, which proves the RBAC sufficient) and writes the
 // kwok cloud config. It returns the kubeconfig of the ServiceAccount and
 // the cloud config's path.
 func naSetup(t *testing.T, cloud string) (env *testenv.Env, kubeconfig, cloudConfig string) {
 	t.Helper()
-	env = testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
-		// The stand-in kubelet renews node Leases every 10s, as kubelets do;
-		// a faster node monitor lifts the not-ready taint of new nodes sooner.
+	env = testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true,
+		// kwok renews node Leases as kubelets do; a faster node monitor
+		// lifts the not-ready taint of new nodes sooner.
 		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"}})
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: [preferred]\n10: ['.*']\n"}}

@@ -90,7 +90,7 @@ rules:
 	if err := os.WriteFile(policy, []byte(policyDoc), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true,
+	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true,
 		ControllerManagerFlags: []string{"--node-monitor-grace-period=30s", "--node-monitor-period=1s"},
 		APIServerFlags: []string{"--audit-policy-file=" + policy, "--audit-log-path=" + log, "--audit-log-format=json",
 			// The metrics API stand-in is reached through its endpoints.

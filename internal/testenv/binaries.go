@@ -25,14 +25,22 @@ const (
 	binControllerManager = "kube-controller-manager"
 )
 
-// MissingBinaryError reports a control-plane binary that has not been built.
+// MissingBinaryError reports a binary that `make testbin` builds and that has
+// not been built: a control-plane binary or kwok.
 type MissingBinaryError struct {
 	// Path is where the binary was looked for.
 	Path string
+	// EnvVar is the variable that overrides the binary's directory; empty
+	// means BinDirEnv, the control plane's.
+	EnvVar string
 }
 
 // Error names the binary and the command that builds it.
 func (e *MissingBinaryError) Error() string {
+	if e.EnvVar != "" && e.EnvVar != BinDirEnv {
+		return fmt.Sprintf("binary %s not found: run `%s` from the repository root (or set %s to a directory holding it)",
+			e.Path, BuildCommand, e.EnvVar)
+	}
 	return fmt.Sprintf("control-plane binary %s not found: run `%s` from the repository root "+
 		"(or set %s to a directory holding etcd, kube-apiserver, kube-scheduler and kube-controller-manager)",
 		e.Path, BuildCommand, BinDirEnv)
@@ -44,15 +52,19 @@ func BinDir() string {
 	if dir := os.Getenv(BinDirEnv); dir != "" {
 		return dir
 	}
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			home = os.TempDir()
-		}
-		cache = filepath.Join(home, ".cache")
+	return filepath.Join(cacheDir(), "kscale", "testbin", KubernetesVersion)
+}
+
+// cacheDir is $XDG_CACHE_HOME, else ~/.cache, as the build scripts use it.
+func cacheDir() string {
+	if cache := os.Getenv("XDG_CACHE_HOME"); cache != "" {
+		return cache
 	}
-	return filepath.Join(cache, "kscale", "testbin", KubernetesVersion)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = os.TempDir()
+	}
+	return filepath.Join(home, ".cache")
 }
 
 // binary returns the path of a control-plane binary, or a MissingBinaryError.

@@ -34,6 +34,13 @@ type Options struct {
 	Scheduler bool
 	// ControllerManager starts kube-controller-manager.
 	ControllerManager bool
+	// Kwok starts the real kwok controller (built by `make testbin` from
+	// hack/kwok) with kscale's Stages (deploy/kwok): it plays the kubelet of
+	// every node annotated kwok.x-k8s.io/node=fake and of their pods.
+	Kwok bool
+	// KwokFlags are extra kwok flags, merged like the others (for example a
+	// shorter --node-lease-duration-seconds than the default 40).
+	KwokFlags []string
 	// Controllers is kube-controller-manager's --controllers list; default "*".
 	Controllers []string
 	// APIServerFlags are extra kube-apiserver flags as "--name=value"; a flag
@@ -145,6 +152,11 @@ func New(ctx context.Context, opts Options) (env *Env, err error) {
 	if err := opts.Validate(); err != nil {
 		return nil, fmt.Errorf("validating options: %w", err)
 	}
+	if opts.Kwok {
+		if _, err := kwokBinary(); err != nil {
+			return nil, err
+		}
+	}
 	binDir := BinDir()
 	for _, name := range []string{binEtcd, binAPIServer, binScheduler, binControllerManager} {
 		if _, err := binary(binDir, name); err != nil {
@@ -185,6 +197,11 @@ func New(ctx context.Context, opts Options) (env *Env, err error) {
 			return nil, err
 		}
 	}
+	if opts.Kwok {
+		if err := env.startKwok(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return env, nil
 }
 
@@ -207,7 +224,7 @@ func (e *Env) UserConfig(u User) *rest.Config {
 }
 
 // Logs returns the tail of a component's log ("etcd", "kube-apiserver",
-// "kube-scheduler", "kube-controller-manager"), for failure messages.
+// "kube-scheduler", "kube-controller-manager", "kwok"), for failure messages.
 func (e *Env) Logs(component string) string {
 	p, ok := e.processes[component]
 	if !ok {
@@ -218,14 +235,19 @@ func (e *Env) Logs(component string) string {
 
 func (e *Env) path(name string) string { return filepath.Join(e.Dir, name) }
 
-// launch starts a component and waits until check passes.
+// launch starts a control-plane component and waits until check passes.
 func (e *Env) launch(ctx context.Context, name string, args []string, check func(context.Context) error) error {
+	bin, err := binary(e.binDir, name)
+	if err != nil {
+		return err
+	}
+	return e.launchAt(ctx, name, bin, args, check)
+}
+
+// launchAt starts the binary at bin as component name and waits until check passes.
+func (e *Env) launchAt(ctx context.Context, name, bin string, args []string, check func(context.Context) error) error {
 	p, ok := e.processes[name]
 	if !ok {
-		bin, err := binary(e.binDir, name)
-		if err != nil {
-			return err
-		}
 		p = &process{name: name, path: bin, logPath: e.path(name + ".log")}
 		e.processes[name] = p
 		e.order = append(e.order, name)

@@ -74,3 +74,27 @@ func TestVersionMatchesTestbinModule(t *testing.T) {
 		t.Errorf("hack/testbin/go.mod does not pin k8s.io/kubernetes %s", KubernetesVersion)
 	}
 }
+
+// TestKwokVersionMatchesKwokModule keeps KwokVersion and the pin that
+// `make testbin` builds kwok from in step.
+func TestKwokVersionMatchesKwokModule(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "kwok", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "sigs.k8s.io/kwok "+KwokVersion+"\n") {
+		t.Errorf("hack/kwok/go.mod does not pin sigs.k8s.io/kwok %s", KwokVersion)
+	}
+}
+
+func TestMissingKwokNamesTheCommand(t *testing.T) {
+	t.Setenv(KwokDirEnv, t.TempDir())
+	_, err := New(t.Context(), Options{Kwok: true})
+	var missing *MissingBinaryError
+	if !errors.As(err, &missing) {
+		t.Fatalf("New() error = %v, want MissingBinaryError", err)
+	}
+	if !strings.Contains(err.Error(), "make testbin") || !strings.Contains(err.Error(), KwokDirEnv) {
+		t.Errorf("error %q does not name the build command and %s", err, KwokDirEnv)
+	}
+}

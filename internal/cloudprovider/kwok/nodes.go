@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
@@ -176,8 +177,11 @@ func (p *Provider) deleteNode(ctx context.Context, n *corev1.Node) error {
 	return nil
 }
 
-// newNode builds the node a machine registers: Ready when it has booted,
-// otherwise NotReady with the boot's end in AnnotationReadyAt.
+// newNode builds the node a machine registers, annotated for kwok
+// (kwokstages.NodeAnnotation; kwok takes on nodes only when it first sees
+// them): Ready when it has booted, otherwise NotReady with the boot's end in
+// AnnotationReadyAt, which kscale's Stages leave NotReady until the provider
+// ends the boot.
 func (p *Provider) newNode(m inmemory.Machine) (*corev1.Node, error) {
 	cfg, _, err := p.Group(m.Group)
 	if err != nil {
@@ -186,10 +190,14 @@ func (p *Provider) newNode(m inmemory.Machine) (*corev1.Node, error) {
 	g := cloudprovider.NodeGroup{ID: m.Group, MinSize: cfg.MinSize, MaxSize: cfg.MaxSize, Template: cfg.Template}
 	now := p.cfg.Clock.Now()
 	n, err := MachineNode(m, g, p.reserved[m.Group], now)
-	if err != nil || m.Running {
-		return n, err
+	if err != nil {
+		return nil, err
 	}
-	n.Annotations = map[string]string{AnnotationReadyAt: m.ReadyAt.UTC().Format(time.RFC3339Nano)}
+	n.Annotations = map[string]string{kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
+	if m.Running {
+		return n, nil
+	}
+	n.Annotations[AnnotationReadyAt] = m.ReadyAt.UTC().Format(time.RFC3339Nano)
 	n.Spec.Taints = append(n.Spec.Taints, bootTaint)
 	n.Status.Conditions = []corev1.NodeCondition{readyCondition(corev1.ConditionFalse, now)}
 	return n, nil
@@ -204,7 +212,7 @@ func isBootTaint(t corev1.Taint) bool { return t.Key == bootTaint.Key && t.Effec
 func readyCondition(status corev1.ConditionStatus, now time.Time) corev1.NodeCondition {
 	t := metav1.NewTime(now)
 	c := corev1.NodeCondition{Type: corev1.NodeReady, Status: status, LastHeartbeatTime: t, LastTransitionTime: t,
-		Reason: "KubeletReady", Message: "kwok stand-in kubelet is posting ready status"}
+		Reason: "KubeletReady", Message: "the machine registered its node"}
 	if status != corev1.ConditionTrue {
 		c.Reason, c.Message = "KubeletNotReady", "the machine is booting"
 	}

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/testenv"
@@ -60,7 +61,7 @@ func TestProvider(t *testing.T) {
 	expectTargets(t, env, `{"fixed":1,"pool":3}`)
 	sync(t, p)
 	for _, n := range expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})["pool"] {
-		if nodeReady(&n) != corev1.ConditionFalse || n.Annotations[kwok.AnnotationReadyAt] == "" ||
+		if nodeReady(&n) != corev1.ConditionFalse || n.Annotations[kwok.AnnotationReadyAt] == "" || n.Annotations[kwokstages.NodeAnnotation] != kwokstages.NodeAnnotationValue ||
 			!slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }) {
 			t.Errorf("booting node %s: ready %v, annotations %v, taints %v", n.Name, nodeReady(&n), n.Annotations, n.Spec.Taints)
 		}
@@ -82,6 +83,8 @@ func TestProvider(t *testing.T) {
 		t.Errorf("providerID %q", n.Spec.ProviderID)
 	case nodeReady(&n) != corev1.ConditionTrue || n.Annotations[kwok.AnnotationReadyAt] != "":
 		t.Errorf("node not Ready after its boot: %v, annotations %v", n.Status.Conditions, n.Annotations)
+	case n.Annotations[kwokstages.NodeAnnotation] != kwokstages.NodeAnnotationValue:
+		t.Errorf("booted node not annotated for kwok: annotations %v", n.Annotations)
 	case slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }):
 		t.Errorf("booted node keeps the not-ready taint: %v", n.Spec.Taints)
 	}

@@ -16,7 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
@@ -40,8 +40,8 @@ func (c nodeCloud) DeleteInstances(ctx context.Context, _ string, ids []string) 
 }
 
 // testScaleDownEndToEnd drains nodes of a real cluster: kube-scheduler,
-// the ReplicaSet, DaemonSet and disruption controllers, and a stand-in
-// kubelet that makes pods ready 2 s after they are bound. 3 nodes run 4 of
+// the ReplicaSet, DaemonSet and disruption controllers, and the real kwok
+// as the nodes' kubelets, making pods ready 2 s after they are bound. 3 nodes run 4 of
 // 12 replicas each under a PodDisruptionBudget allowing 1 unavailable, and
 // a DaemonSet pod; scale-down takes the cluster to one node without ever
 // exceeding the budget. Every node carries a delay-deletion annotation the
@@ -52,10 +52,9 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 	for i := range 3 {
 		name := fmt.Sprintf("n%d", i)
 		n := fixture.Node(name, fixture.WithProviderID(e2ePrefix+name))
-		n.Annotations = map[string]string{delayKey: "true"}
+		n.Annotations = map[string]string{delayKey: "true", kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
 		createNode(t, env.Client, n)
 	}
-	startKubelet(t, env.Client)
 	if _, err := env.Client.AppsV1().DaemonSets("default").Create(ctx, fixture.DaemonSet("agent", fixture.WithRequests("cpu", "0", "memory", "0")), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +63,7 @@ func testScaleDownEndToEnd(t *testing.T, env *testenv.Env) {
 	// each; when it goes, every node runs 4 web pods at 25% utilization.
 	filler := fixture.ReplicaSet("filler", 3, fixture.WithRequests("cpu", "3"))
 	web := fixture.ReplicaSet("web", 12, fixture.WithRequests("cpu", "250m"),
-		fixture.WithAnnotations(map[string]string{kwok.AnnotationStartTime: "2s"}))
+		fixture.WithAnnotations(map[string]string{kwokstages.AnnotationStartTime: "2s"}))
 	for _, rs := range []*appsv1.ReplicaSet{filler, web} {
 		if _, err := env.Client.AppsV1().ReplicaSets("default").Create(ctx, rs, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
@@ -186,23 +185,6 @@ func podsOf(pods []*corev1.Pod, node, app string) int {
 		}
 	}
 	return c
-}
-
-func startKubelet(t *testing.T, client kubernetes.Interface) {
-	t.Helper()
-	k, err := kwok.NewKubelet(kwok.KubeletConfig{Client: client, ProviderIDPrefix: e2ePrefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(t.Context())
-	done := make(chan error, 1)
-	go func() { done <- k.Run(runCtx) }()
-	t.Cleanup(func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("stand-in kubelet: %v", err)
-		}
-	})
 }
 
 // liveInput reads the cluster as the loop would: one node group holding

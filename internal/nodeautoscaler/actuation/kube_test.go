@@ -20,9 +20,10 @@ import (
 )
 
 // TestLive runs the live Cluster and the whole scale-down against one real
-// control plane (kube-apiserver, kube-scheduler, kube-controller-manager).
+// control plane (kube-apiserver, kube-scheduler, kube-controller-manager)
+// and the real kwok controller as the kubelets of the scale-down's nodes.
 func TestLive(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true})
+	env := testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true})
 	t.Run("kube cluster", func(t *testing.T) { testKube(t, env) })
 	t.Run("scale-down end to end", func(t *testing.T) { testScaleDownEndToEnd(t, env) })
 }

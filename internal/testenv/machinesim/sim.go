@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +18,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 )
 
 // Finalizer keeps a deleted machine until the simulator removed its node,
@@ -287,9 +291,15 @@ func (s *Simulator) boot(ctx context.Context, m *unstructured.Unstructured, key 
 	return nil
 }
 
-// createNode registers a Ready node named after the machine.
+// createNode registers a Ready node named after the machine, annotated for
+// the real kwok controller (testenv.Options.Kwok), which plays its kubelet.
 func (s *Simulator) createNode(ctx context.Context, m *unstructured.Unstructured, providerID string, shape Shape) error {
 	labels, annotations := s.cfg.Flavor.NodeMeta(m)
+	annotations = maps.Clone(annotations)
+	if annotations == nil {
+		annotations = map[string]string{}
+	}
+	annotations[kwokstages.NodeAnnotation] = kwokstages.NodeAnnotationValue
 	l := map[string]string{corev1.LabelHostname: m.GetName(), corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux"}
 	for k, v := range labels {
 		l[k] = v
@@ -307,22 +317,45 @@ func (s *Simulator) createNode(ctx context.Context, m *unstructured.Unstructured
 		return fmt.Errorf("creating node %s: %w", n.Name, err)
 	}
 	now := metav1.Now()
-	created.Status = corev1.NodeStatus{Capacity: shape.Capacity.DeepCopy(), Allocatable: shape.Capacity.DeepCopy(),
+	status := corev1.NodeStatus{Capacity: shape.Capacity.DeepCopy(), Allocatable: shape.Capacity.DeepCopy(),
 		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 			LastHeartbeatTime: now, LastTransitionTime: now}},
 		Phase: corev1.NodeRunning}
-	ready, err := s.cfg.Workload.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	nodes := s.cfg.Workload.CoreV1().Nodes()
+	// kwok (which plays the node's kubelet) and the API server's admission
+	// touch a new node at once: both writes retry on conflicts.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		created.Status = *status.DeepCopy()
+		ready, err := nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+		if err != nil {
+			if latest, getErr := nodes.Get(ctx, n.Name, metav1.GetOptions{}); getErr == nil {
+				created = latest
+			}
+			return err
+		}
+		created = ready
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("writing the status of node %s: %w", n.Name, err)
 	}
 	// The API server taints new nodes not-ready; the node lifecycle
-	// controller lifts it once the node is Ready. The simulator's nodes
-	// renew no Leases, so it plays that controller too.
-	if !slices.ContainsFunc(ready.Spec.Taints, isNotReady) {
-		return nil
-	}
-	ready.Spec.Taints = slices.DeleteFunc(ready.Spec.Taints, isNotReady)
-	if _, err := s.cfg.Workload.CoreV1().Nodes().Update(ctx, ready, metav1.UpdateOptions{}); err != nil {
+	// controller lifts it once the node is Ready. The workload cluster runs
+	// no node lifecycle controller, so the simulator plays it too.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if !slices.ContainsFunc(created.Spec.Taints, isNotReady) {
+			return nil
+		}
+		created.Spec.Taints = slices.DeleteFunc(created.Spec.Taints, isNotReady)
+		_, err := nodes.Update(ctx, created, metav1.UpdateOptions{})
+		if err != nil {
+			if latest, getErr := nodes.Get(ctx, n.Name, metav1.GetOptions{}); getErr == nil {
+				created = latest
+			}
+		}
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
 	}
 	return nil

@@ -22,26 +22,27 @@ import (
 	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 
+	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 )
 
 // Reserved is what the stand-in's nodes keep for the system: allocatable
 // is capacity minus this.
 var Reserved = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("512Mi")}
 
-// Kubelet plays the kubelet of every running moto instance: after a boot
-// time it registers a Ready Node (providerID aws:///<zone>/<instance-id>,
-// labels from the group's label tags, capacity of the instance type), and
-// it deletes the Node when the instance is gone or terminating. Pods and
-// node Leases are handled by the kwok stand-in kubelet.
+// Kubelet registers the node of every running moto instance, as its kubelet
+// would: after a boot time it creates a Ready Node (providerID
+// aws:///<zone>/<instance-id>, labels from the group's label tags, capacity
+// of the instance type) annotated for the real kwok controller, which the
+// test starts with testenv.Options.Kwok and which then renews the node's
+// Lease and runs its pods; it deletes the Node when the instance is gone or
+// terminating.
 type Kubelet struct {
 	client kubernetes.Interface
 	as     *autoscaling.Client
 	eks    *eks.Client
 	boot   time.Duration
-	pods   *kwok.Kubelet
 
 	mu        sync.Mutex
 	firstSeen map[string]time.Time
@@ -52,12 +53,8 @@ type Kubelet struct {
 // provider's view through the proxy is not disturbed).
 func NewKubelet(tb testing.TB, client kubernetes.Interface, motoURL string, boot time.Duration) *Kubelet {
 	tb.Helper()
-	pods, err := kwok.NewKubelet(kwok.KubeletConfig{Client: client, ProviderIDPrefix: aws.ProviderIDPrefix})
-	if err != nil {
-		tb.Fatal(err)
-	}
 	cfg := Config(tb, motoURL)
-	return &Kubelet{client: client, as: autoscaling.NewFromConfig(cfg), eks: eks.NewFromConfig(cfg), boot: boot, pods: pods, firstSeen: map[string]time.Time{},
+	return &Kubelet{client: client, as: autoscaling.NewFromConfig(cfg), eks: eks.NewFromConfig(cfg), boot: boot, firstSeen: map[string]time.Time{},
 		launched: map[string]string{}}
 }
 
@@ -74,10 +71,9 @@ func (k *Kubelet) LaunchedType(group, instanceType string) {
 // Start runs the stand-in until the test ends.
 func (k *Kubelet) Start(tb testing.TB) {
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{}, 2)
-	go func() { defer func() { done <- struct{}{} }(); _ = k.pods.Run(ctx) }()
-	go func() { defer func() { done <- struct{}{} }(); k.run(ctx) }()
-	tb.Cleanup(func() { cancel(); <-done; <-done })
+	done := make(chan struct{})
+	go func() { defer close(done); k.run(ctx) }()
+	tb.Cleanup(func() { cancel(); <-done })
 }
 
 func (k *Kubelet) run(ctx context.Context) {
@@ -199,7 +195,8 @@ func (k *Kubelet) register(ctx context.Context, g astypes.AutoScalingGroup, in a
 		a.Sub(q)
 		alloc[r] = a
 	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: labels}, Spec: corev1.NodeSpec{ProviderID: aws.ProviderIDPrefix + zone + "/" + id}}
+	annotations := map[string]string{kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: id, Labels: labels, Annotations: annotations}, Spec: corev1.NodeSpec{ProviderID: aws.ProviderIDPrefix + zone + "/" + id}}
 	if err := k.bootstrapEKS(ctx, g, node); err != nil {
 		return err
 	}
