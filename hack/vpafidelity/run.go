@@ -46,9 +46,9 @@ func Run(first int64, n int) *Report {
 		r.Streams++
 		s := Generate(seed)
 		all := CompareAll(s)
-		ds := slices.DeleteFunc(slices.Clone(all), func(d Diff) bool { return strings.HasPrefix(d.Kind, Deliberate) })
+		ds := slices.DeleteFunc(slices.Clone(all), counted)
 		if len(all) > len(ds) {
-			count(r.Deliberate, slices.DeleteFunc(all, func(d Diff) bool { return !strings.HasPrefix(d.Kind, Deliberate) }))
+			count(r.Deliberate, slices.DeleteFunc(all, func(d Diff) bool { return !counted(d) }))
 		}
 		if len(ds) == 0 {
 			r.Agree++

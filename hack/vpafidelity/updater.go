@@ -213,13 +213,9 @@ func CompareUpdater(c *PodCase) []Diff {
 	add := func(kind, container, format string, a ...any) {
 		out = append(out, Diff{Kind: kind, Container: container, Detail: fmt.Sprintf(format, a...)})
 	}
-	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
-	if err := f.Core().V1().LimitRanges().Informer().GetIndexer().Add(c.LimitRange); err != nil {
-		panic(fmt.Sprintf("adding the LimitRange: %v", err))
-	}
-	calc, err := limitrange.NewLimitsRangeCalculator(f)
+	calc, err := limitRangeCalculator(c.LimitRange)
 	if err != nil {
-		panic(fmt.Sprintf("limit range calculator: %v", err))
+		panic(err.Error())
 	}
 	proc := vpautil.NewCappingRecommendationProcessor(calc)
 	upRec, upErr := applyUpstream(proc, c)
@@ -265,6 +261,20 @@ func CompareUpdater(c *PodCase) []Diff {
 		add("updater-decision", "", "upstream updates %v, kscale %v", upAccepted, kAccepted)
 	}
 	return out
+}
+
+// limitRangeCalculator returns upstream's LimitRange calculator over a
+// lister holding lr.
+func limitRangeCalculator(lr *corev1.LimitRange) (limitrange.LimitRangeCalculator, error) {
+	f := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	if err := f.Core().V1().LimitRanges().Informer().GetIndexer().Add(lr); err != nil {
+		return nil, fmt.Errorf("adding the LimitRange: %w", err)
+	}
+	calc, err := limitrange.NewLimitsRangeCalculator(f)
+	if err != nil {
+		return nil, fmt.Errorf("building the LimitRange calculator: %w", err)
+	}
+	return calc, nil
 }
 
 // applyUpstream runs upstream's recommendation processor, turning its

@@ -3,7 +3,6 @@ package vpafidelity
 import (
 	"flag"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -14,7 +13,7 @@ var limitRanges = flag.Bool("vpafidelity.limitranges", false,
 const fixedPodCases = 3000
 
 // TestUpdaterFidelity compares the updater's processed recommendation,
-// priority and decision with upstream's on fixedPodCases random pods
+// priority and decision, and the webhook's patch, with upstream's on fixedPodCases random pods
 // (-vpafidelity.streams of them from -vpafidelity.seed when set), without
 // LimitRanges unless -vpafidelity.limitranges is set.
 func TestUpdaterFidelity(t *testing.T) {
@@ -28,11 +27,11 @@ func TestUpdaterFidelity(t *testing.T) {
 		if !*limitRanges {
 			c.LimitRange.Spec.Limits = nil
 		}
-		all := CompareUpdater(c)
+		all := append(CompareUpdater(c), CompareWebhook(c)...)
 		for _, k := range Kinds(all) {
 			kinds[k]++
 		}
-		ds := slices.DeleteFunc(all, func(d Diff) bool { return strings.HasPrefix(d.Kind, Deliberate) })
+		ds := slices.DeleteFunc(all, counted)
 		if len(ds) > 0 {
 			failed++
 			if failed <= 5 {
