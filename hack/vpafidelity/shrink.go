@@ -117,7 +117,9 @@ func shrinkFlags(s *Stream, try func(*Stream) bool) (*Stream, bool) {
 		func(f *Flags) { f.MemoryInterval = d.MemoryInterval }, func(f *Flags) { f.MemoryIntervalCount = d.MemoryIntervalCount },
 		func(f *Flags) { f.OOMBumpUpRatio = d.OOMBumpUpRatio }, func(f *Flags) { f.OOMMinBumpUpBytes = d.OOMMinBumpUpBytes },
 		func(f *Flags) { f.TargetCPU, f.LowerCPU, f.UpperCPU = d.TargetCPU, d.LowerCPU, d.UpperCPU },
-		func(f *Flags) { f.TargetMemory, f.LowerMemory, f.UpperMemory = d.TargetMemory, d.LowerMemory, d.UpperMemory },
+		func(f *Flags) {
+			f.TargetMemory, f.LowerMemory, f.UpperMemory = d.TargetMemory, d.LowerMemory, d.UpperMemory
+		},
 		func(f *Flags) { f.Margin = d.Margin }, func(f *Flags) { f.ConfidenceCPU, f.ConfidenceMemory = d.ConfidenceCPU, d.ConfidenceMemory },
 		func(f *Flags) { f.PodMinCPUMillicores, f.PodMinMemoryMB = d.PodMinCPUMillicores, d.PodMinMemoryMB },
 		func(f *Flags) { f.RoundCPUMillicores, f.RoundMemoryBytes = d.RoundCPUMillicores, d.RoundMemoryBytes },
