@@ -80,20 +80,41 @@ func Run(first int64, n int) *Report {
 	return r
 }
 
-// upstreamRuns is how often a disagreement is retried before it counts:
-// one agreeing run shows kscale's result is one upstream produces.
-const upstreamRuns = 8
+// upstreamRuns is how often a disagreement is retried before it counts.
+const upstreamRuns = 64
 
-// stableResidual returns the residual disagreements of s, or nil when any
-// of upstreamRuns runs of upstream agrees with kscale.
+// stableResidual returns the residual disagreements of s that every one
+// of upstreamRuns runs of upstream shows. Upstream merges a VPA's
+// aggregates in Go map order, and each container name's result depends
+// only on the order of its own aggregates; so a container counts as
+// agreeing when some run agrees on it, which shows kscale's result for it
+// is one upstream produces.
 func stableResidual(s *Stream) []Diff {
-	var res []Diff
+	clean := map[string]bool{}
+	var last []Diff
 	for range upstreamRuns {
-		if _, res = Residual(s); len(res) == 0 {
+		_, res := Residual(s)
+		if len(res) == 0 {
 			return nil
 		}
+		bad := map[string]bool{}
+		for _, d := range res {
+			bad[containerOf(d)] = true
+		}
+		for i := range s.Containers {
+			if !bad[ContainerName(i)] {
+				clean[ContainerName(i)] = true
+			}
+		}
+		last = res
 	}
-	return res
+	return slices.DeleteFunc(last, func(d Diff) bool { return clean[containerOf(d)] })
+}
+
+// containerOf returns the container name a diff is about ("" for the pod).
+func containerOf(d Diff) string {
+	name, _, _ := strings.Cut(d.Container, " ")
+	return name
 }
 
 func count(m map[string]int, ds []Diff) {
