@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot hpa-oracle hpa-oracle-bin
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin
 
 ## build: compile the kscale binary into bin/
 build:
@@ -52,6 +52,14 @@ FIDELITY_PAIRS ?= 1000000
 fidelity: fidelity-oracle
 	go test -count=1 -timeout 30m -run '^TestFidelity$$' -v ./internal/simulator/fidelity -args -fidelity.random -fidelity.pairs=$(FIDELITY_PAIRS)
 
+## vpa-fidelity: compare the VPA recommender model and the updater's priority with upstream VPA's
+## own code (tool module hack/vpafidelity) on VPA_FIDELITY_STREAMS random streams and as many
+## random pods, from VPA_FIDELITY_SEED
+VPA_FIDELITY_STREAMS ?= 100000
+VPA_FIDELITY_SEED ?= 1
+vpa-fidelity:
+	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
+
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:
 	hack/install-test-deps.sh
@@ -61,12 +69,14 @@ deps:
 test: testbin fidelity-oracle hpa-oracle-bin deps lint
 	go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	cd hack/helm && go test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	cd hack/vpafidelity && go test -count=1 -timeout $(TEST_TIMEOUT) ./...
 	hack/run-scenarios.sh
 
 ## lint: golangci-lint with the repository's configuration
 lint:
 	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
 	cd hack/helm && $(GOLANGCI_LINT) run --allow-parallel-runners ./...
+	cd hack/vpafidelity && $(GOLANGCI_LINT) run --allow-parallel-runners ./...
 
 ## fmt: format the code as lint expects
 fmt:

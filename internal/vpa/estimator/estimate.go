@@ -108,10 +108,12 @@ func clamp(v float64) int64 {
 	return int64(v)
 }
 
-// roundUp rounds v up to a multiple of f (f >= 1).
+// roundUp rounds v up to a multiple of f (f >= 1). As upstream's
+// RoundUpToScale it may exceed MaxResourceAmount (v and f are far below
+// the int64 range).
 func roundUp(v, f int64) int64 {
 	if f <= 1 || v%f == 0 {
 		return v
 	}
-	return min((v/f+1)*f, MaxResourceAmount)
+	return (v/f + 1) * f
 }

@@ -163,3 +163,20 @@ func TestRoundingFlags(t *testing.T) {
 		t.Fatalf("rounded target = %dm %dB, want 600m %dB", b.Target.CPU, b.Target.Memory, 363*mib)
 	}
 }
+
+// TestRoundUpBeyondMaximum pins upstream's RoundUpToScale, which the VPA
+// oracle (hack/vpafidelity) found kscale capping: rounding the largest
+// amount up to a multiple of 1 MiB goes past MaxResourceAmount.
+func TestRoundUpBeyondMaximum(t *testing.T) {
+	tests := []struct{ v, f, want int64 }{
+		{estimator.MaxResourceAmount, 1 << 20, 95367432 << 20},
+		{5, 1, 5},
+		{1000, 1000, 1000},
+		{1001, 1000, 2000},
+	}
+	for _, tt := range tests {
+		if got := estimator.RoundUpForTest(tt.v, tt.f); got != tt.want {
+			t.Errorf("roundUp(%d, %d) = %d, want %d", tt.v, tt.f, got, tt.want)
+		}
+	}
+}

@@ -72,6 +72,9 @@ func (d *DecayingHistogram) LoadFromCheckpoint(cp *vpav1.HistogramCheckpoint, fi
 	for b, v := range cp.BucketWeights {
 		d.h.addToBucket(b, float64(v)*ratio)
 	}
+	// As upstream, the total is the stored one, not the sum of the buckets
+	// (which differs in the last bits and can move a percentile).
+	d.h.total = cp.TotalWeight
 	return nil
 }
 

@@ -124,3 +124,22 @@ func TestCheckpointKeepsFinishedWindowPeak(t *testing.T) {
 		})
 	}
 }
+
+// TestLoadKeepsStoredTotal pins upstream's loading, which the VPA oracle
+// (hack/vpafidelity) found kscale doing differently: the loaded total is
+// the stored total, not the sum of the loaded buckets, so a percentile
+// whose threshold falls on a bucket edge picks the same bucket.
+func TestLoadKeepsStoredTotal(t *testing.T) {
+	cfg := DefaultConfig()
+	cp := vpav1.HistogramCheckpoint{BucketWeights: map[int]uint32{0: 10000, 47: 10000, 51: 10000, 62: 10000}, TotalWeight: 2.9984845557396467}
+	d := NewDecayingHistogram(cfg.MemoryOptions(), cfg.MemoryHalfLife)
+	if err := d.LoadFromCheckpoint(&cp, "memoryHistogram"); err != nil {
+		t.Fatal(err)
+	}
+	if d.TotalWeight() != cp.TotalWeight {
+		t.Fatalf("loaded total = %v, want the stored %v", d.TotalWeight(), cp.TotalWeight)
+	}
+	if got, want := d.Percentile(0.25), cfg.MemoryOptions().BucketStart(48); got != want {
+		t.Fatalf("25th percentile = %v, want %v (the start of the bucket after 47)", got, want)
+	}
+}

@@ -50,13 +50,12 @@ func (c *ContainerState) AddCPU(t time.Time, cores float64) bool {
 }
 
 // AddMemory records a working-set sample in bytes taken at t. It returns
-// false for a negative value or a sample older than the previous one.
+// false for a negative value or a sample older than the previous memory
+// sample or OOM of this container.
 func (c *ContainerState) AddMemory(t time.Time, bytes float64) bool {
-	tn := t.UnixNano()
-	if bytes < 0 || (c.lastMemorySample != 0 && tn < c.lastMemorySample) {
+	if bytes < 0 || (c.lastMemorySample != 0 && t.UnixNano() < c.lastMemorySample) {
 		return false
 	}
-	c.lastMemorySample = tn
 	c.addPeak(t, bytes, false)
 	return true
 }
@@ -64,41 +63,46 @@ func (c *ContainerState) AddMemory(t time.Time, bytes float64) bool {
 // RecordOOM records an OOM kill at t of a container whose memory request
 // (or reported usage) was memoryBytes. The memory fed into the window is
 // the larger of memoryBytes and the window's usage peak, bumped by
-// OOMBumpUpRatio or OOMMinBumpUpBytes, whichever is more. It returns false
-// when the OOM is older than one interval before the last memory sample.
+// OOMBumpUpRatio or OOMMinBumpUpBytes, whichever is more, in whole bytes.
+// As upstream, an OOM may be older than the last memory sample; it returns
+// false only when the OOM lies more than one interval before the current
+// window's end.
 func (c *ContainerState) RecordOOM(t time.Time, memoryBytes float64) bool {
-	if c.lastMemorySample != 0 && t.UnixNano() < c.lastMemorySample-int64(c.cfg.MemoryAggregationInterval) {
+	if c.windowEnd != 0 && t.UnixNano() < c.windowEnd-int64(c.cfg.MemoryAggregationInterval) {
 		return false
 	}
 	used := math.Max(memoryBytes, c.memoryPeak)
-	needed := math.Max(used+c.cfg.OOMMinBumpUpBytes, used*c.cfg.OOMBumpUpRatio)
+	needed := math.Max(used+math.Trunc(c.cfg.OOMMinBumpUpBytes), math.Trunc(used*c.cfg.OOMBumpUpRatio))
 	c.addPeak(t, needed, true)
 	return true
 }
 
-// addPeak applies the per-window peak rule: one histogram entry per window,
-// time-stamped at the window's end, holding the window's largest value.
+// addPeak applies upstream's per-window peak rule: one histogram entry per
+// window, time-stamped at the window's end. The first sample of a window
+// is the entry (even 0); a later sample replaces it only when it is larger
+// than a non-zero peak, and only such a sample updates the usage (or OOM)
+// peak that a later OOM bumps.
 func (c *ContainerState) addPeak(t time.Time, bytes float64, oom bool) {
 	tn := t.UnixNano()
+	c.lastMemorySample = tn
 	if c.windowEnd == 0 {
 		c.windowEnd = tn
 	}
-	if tn >= c.windowEnd {
+	if tn < c.windowEnd {
+		old := c.WindowPeak()
+		if old == 0 || bytes <= old {
+			return
+		}
+		c.agg.Memory.SubtractSampleAt(old, memoryPeakWeight, fromNanos(c.windowEnd))
+	} else {
 		interval := int64(c.cfg.MemoryAggregationInterval)
 		c.windowEnd += (tn-c.windowEnd)/interval*interval + interval
 		c.memoryPeak, c.oomPeak = 0, 0
 	}
-	old := c.WindowPeak()
-	if bytes > old {
-		end := fromNanos(c.windowEnd)
-		if old > 0 {
-			c.agg.Memory.SubtractSampleAt(old, memoryPeakWeight, end)
-		}
-		c.agg.Memory.AddSampleAt(bytes, memoryPeakWeight, end)
-	}
+	c.agg.Memory.AddSampleAt(bytes, memoryPeakWeight, fromNanos(c.windowEnd))
 	if oom {
-		c.oomPeak = math.Max(c.oomPeak, bytes)
+		c.oomPeak = bytes
 	} else {
-		c.memoryPeak = math.Max(c.memoryPeak, bytes)
+		c.memoryPeak = bytes
 	}
 }

@@ -80,9 +80,10 @@ func TestRecordOOM(t *testing.T) {
 		wantOK   bool
 	}{
 		{"request + 100 MiB wins", 200 * mib, 256 * mib, time.Hour, 356 * mib, true},
-		{"20% wins for 1 GiB", 200 * mib, 1024 * mib, time.Hour, 1288490188.8, true},
+		{"20% wins for 1 GiB, in whole bytes", 200 * mib, 1024 * mib, time.Hour, 1288490188, true},
 		{"usage peak above request", 300 * mib, 100 * mib, time.Hour, 400 * mib, true},
 		{"too old", 200 * mib, 256 * mib, -25 * time.Hour, 200 * mib, false},
+		{"before the window's start", 200 * mib, 256 * mib, -time.Minute, 200 * mib, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +104,41 @@ func TestRecordOOM(t *testing.T) {
 		cs.RecordOOM(t0.Add(2*time.Hour), 256*mib)
 		if cs.WindowPeak() != 356*mib {
 			t.Fatalf("window peak = %v, want 356 MiB", cs.WindowPeak())
+		}
+	})
+}
+
+// TestPeakRulesAsUpstream pins upstream's per-window peak rules that the
+// VPA oracle (hack/vpafidelity) found kscale missing: only a sample that
+// becomes the window's peak updates the usage peak an OOM bumps, a window
+// that starts at 0 stays at 0, and an OOM counts as the latest memory sample.
+func TestPeakRulesAsUpstream(t *testing.T) {
+	t.Run("a sample below the OOM peak is not the usage peak", func(t *testing.T) {
+		cs, _ := newTestContainer()
+		cs.RecordOOM(t0, 105775766)
+		cs.AddMemory(t0.Add(time.Second), 124834681)
+		cs.RecordOOM(t0.Add(15*time.Second), 105001264)
+		if want := 105775766.0 + 100*mib; cs.WindowPeak() != want {
+			t.Fatalf("window peak = %v, want %v (the first OOM's)", cs.WindowPeak(), want)
+		}
+	})
+	t.Run("a window that starts at 0 stays at 0", func(t *testing.T) {
+		cs, agg := newTestContainer()
+		cs.AddMemory(t0, 0)
+		cs.AddMemory(t0.Add(time.Minute), 100*mib)
+		if cs.WindowPeak() != 0 {
+			t.Fatalf("window peak = %v, want 0", cs.WindowPeak())
+		}
+		if w := agg.Memory.Weight(0); !(w > 0) {
+			t.Fatalf("weight of the first bucket = %v, want the zero peak's", w)
+		}
+	})
+	t.Run("an OOM is the latest memory sample", func(t *testing.T) {
+		cs, _ := newTestContainer()
+		cs.AddMemory(t0, 100*mib)
+		cs.RecordOOM(t0.Add(2*time.Hour), 100*mib)
+		if cs.AddMemory(t0.Add(time.Hour), 300*mib) {
+			t.Fatal("a memory sample older than the OOM was taken")
 		}
 	})
 }

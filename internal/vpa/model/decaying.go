@@ -68,7 +68,7 @@ func (d *DecayingHistogram) decayFactor(t time.Time) float64 {
 
 // shiftReference moves the reference to ref, rescaling stored weights.
 func (d *DecayingHistogram) shiftReference(ref int64) {
-	if d.ref != 0 && !d.h.IsEmpty() {
+	if d.ref != 0 && (!d.h.IsEmpty() || d.h.total != 0) {
 		d.h.scale(math.Exp2(float64(d.ref-ref) / float64(d.halfLife)))
 	}
 	d.ref = ref
@@ -77,7 +77,7 @@ func (d *DecayingHistogram) shiftReference(ref int64) {
 // Merge adds other's weights (same options and half-life) into d, first
 // bringing both to the later reference time.
 func (d *DecayingHistogram) Merge(other *DecayingHistogram) {
-	if other.h.IsEmpty() {
+	if other.h.IsEmpty() && other.h.total == 0 {
 		return
 	}
 	if d.h.IsEmpty() && d.ref == 0 {

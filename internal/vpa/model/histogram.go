@@ -132,47 +132,50 @@ func (h *Histogram) grow(b int) {
 	}
 }
 
-// SubtractSample removes up to weight from the bucket of value; a bucket
-// left below epsilon is emptied.
+// SubtractSample removes weight from the bucket of value and from the
+// total, as upstream: a bucket or total left below epsilon becomes 0 (the
+// total loses the whole weight even when the bucket held less).
 func (h *Histogram) SubtractSample(value, weight float64) {
 	if !(weight > 0) {
 		return
 	}
+	eps := h.opts.epsilon
+	h.total = subtractToEpsilon(h.total, weight, eps)
 	b := h.opts.FindBucket(value)
 	if b < h.lo || b >= h.lo+len(h.w) {
 		return
 	}
 	i := b - h.lo
-	d := math.Min(weight, h.w[i])
-	h.w[i] -= d
-	h.total -= d
-	if h.w[i] < h.opts.epsilon {
-		h.total -= h.w[i]
-		h.w[i] = 0
+	h.w[i] = subtractToEpsilon(h.w[i], weight, eps)
+	if h.w[i] == 0 {
 		h.trim()
-	}
-	if h.total < 0 {
-		h.total = 0
 	}
 }
 
+// subtractToEpsilon returns v-sub, or 0 when that is below epsilon.
+func subtractToEpsilon(v, sub, epsilon float64) float64 {
+	if v -= sub; v < epsilon {
+		return 0
+	}
+	return v
+}
+
 // trim drops empty buckets (below epsilon) at both ends of the window.
+// As upstream, the total keeps their weight.
 func (h *Histogram) trim() {
 	eps := h.opts.epsilon
 	start, end := 0, len(h.w)
 	for start < end && h.w[start] < eps {
-		h.total -= h.w[start]
 		start++
 	}
 	for end > start && h.w[end-1] < eps {
-		h.total -= h.w[end-1]
 		end--
 	}
 	if start == 0 && end == len(h.w) {
 		return
 	}
 	if start == end {
-		h.w, h.lo, h.total = h.w[:0], 0, 0
+		h.w, h.lo = h.w[:0], 0
 		return
 	}
 	n := copy(h.w, h.w[start:end])
@@ -206,17 +209,27 @@ func (h *Histogram) Percentile(p float64) float64 {
 // Merge adds every bucket of other (same options) into h.
 func (h *Histogram) Merge(other *Histogram) { h.mergeScaled(other, 1) }
 
-// mergeScaled adds other's weights multiplied by factor.
+// mergeScaled adds other's weights multiplied by factor. As upstream,
+// whose merge first rescales other to the common reference, buckets at
+// either end of other that the factor takes below epsilon are left out
+// while other's whole total is added.
 func (h *Histogram) mergeScaled(other *Histogram, factor float64) {
-	if len(other.w) == 0 {
+	h.total += other.total * factor
+	lo, hi := 0, len(other.w)
+	for lo < hi && other.w[lo]*factor < h.opts.epsilon {
+		lo++
+	}
+	for hi > lo && other.w[hi-1]*factor < h.opts.epsilon {
+		hi--
+	}
+	if lo == hi {
 		return
 	}
-	h.grow(other.lo)
-	h.grow(other.lo + len(other.w) - 1)
-	for i, w := range other.w {
-		h.w[other.lo+i-h.lo] += w * factor
+	h.grow(other.lo + lo)
+	h.grow(other.lo + hi - 1)
+	for i := lo; i < hi; i++ {
+		h.w[other.lo+i-h.lo] += other.w[i] * factor
 	}
-	h.total += other.total * factor
 	h.trim()
 }
 

@@ -78,9 +78,11 @@ func TestHistogramSubtractAndWindow(t *testing.T) {
 	if h.MinBucket() != 8 || h.MaxBucket() != 36 {
 		t.Fatalf("window = [%d, %d], want [8, 36]", h.MinBucket(), h.MaxBucket())
 	}
+	// As upstream, the bucket left below epsilon empties but the total
+	// loses only the subtracted weight.
 	h.SubtractSample(1.0, 1-bucketEpsilon/2)
-	if h.MaxBucket() != 8 || math.Abs(h.TotalWeight()-1) > 1e-12 {
-		t.Fatalf("after subtracting to below epsilon: max bucket %d total %v, want 8 and 1", h.MaxBucket(), h.TotalWeight())
+	if h.MaxBucket() != 8 || math.Abs(h.TotalWeight()-(1+bucketEpsilon/2)) > 1e-12 {
+		t.Fatalf("after subtracting to below epsilon: max bucket %d total %v, want 8 and %v", h.MaxBucket(), h.TotalWeight(), 1+bucketEpsilon/2)
 	}
 	h.SubtractSample(0.1, 5)
 	if !h.IsEmpty() || h.TotalWeight() != 0 || h.MinBucket() != -1 {
@@ -117,5 +119,48 @@ func TestDecayingHistogram(t *testing.T) {
 	a.Merge(b)
 	if !a.Reference().Equal(b.Reference()) || math.Abs(a.TotalWeight()-(b.TotalWeight()*1.25)) > 1e-9 {
 		t.Fatalf("merge: reference %v total %v, want %v and %v", a.Reference(), a.TotalWeight(), b.Reference(), b.TotalWeight()*1.25)
+	}
+}
+
+// TestHistogramTotalAsUpstream pins upstream's total weight, which the VPA
+// oracle (hack/vpafidelity) found kscale computing differently: weights
+// that decay below epsilon leave the buckets but stay in the total, and a
+// subtraction takes its whole weight off the total.
+func TestHistogramTotalAsUpstream(t *testing.T) {
+	opts := DefaultConfig().CPUOptions()
+	h := NewHistogram(opts)
+	h.AddSample(0.1, 1)
+	h.AddSample(1.0, 1)
+	h.scale(bucketEpsilon / 2)
+	if !h.IsEmpty() || h.TotalWeight() != bucketEpsilon {
+		t.Fatalf("after decaying below epsilon: empty %v total %v, want true and %v", h.IsEmpty(), h.TotalWeight(), bucketEpsilon)
+	}
+	h = NewHistogram(opts)
+	h.AddSample(0.1, 1)
+	h.AddSample(1.0, 3)
+	h.SubtractSample(0.1, 2)
+	if h.TotalWeight() != 2 || h.MinBucket() != 36 {
+		t.Fatalf("after subtracting more than the bucket holds: total %v min bucket %d, want 2 and 36", h.TotalWeight(), h.MinBucket())
+	}
+}
+
+// TestMergeLeavesOutSubEpsilonEnds pins upstream's merge, which the VPA
+// oracle (hack/vpafidelity) found kscale doing differently: buckets at the
+// ends of the merged histogram that its rescaling takes below epsilon are
+// not added, while its whole total is.
+func TestMergeLeavesOutSubEpsilonEnds(t *testing.T) {
+	opts := DefaultConfig().CPUOptions()
+	h := NewHistogram(opts)
+	h.AddSample(0.5, 1)
+	other := NewHistogram(opts)
+	other.AddSample(0.5, 1)
+	other.AddSample(1.0, 1)
+	b := opts.FindBucket(0.5)
+	h.mergeScaled(other, bucketEpsilon/2)
+	if h.Weight(b) != 1 || h.MaxBucket() != b {
+		t.Fatalf("after merging: weight %v max bucket %d, want 1 and %d", h.Weight(b), h.MaxBucket(), b)
+	}
+	if want := 1 + bucketEpsilon; math.Abs(h.TotalWeight()-want) > 1e-15 {
+		t.Fatalf("total = %v, want %v", h.TotalWeight(), want)
 	}
 }

@@ -116,8 +116,9 @@ func Assess(pod *corev1.Pod, processed recommendation.Result, now time.Time, th 
 		p.QuickOOM = p.QuickOOM || quickOOM(pod, c.Name, now, th.EvictAfterOOM)
 	}
 	for name, t := range targets {
-		r := requests[name]
-		p.ResourceDiff += math.Abs(r-t) / math.Max(r, 1)
+		// As upstream: a total request below 1 (none) counts as 1.
+		r := math.Max(requests[name], 1)
+		p.ResourceDiff += math.Abs(r-t) / r
 	}
 	if pod.Status.StartTime != nil {
 		p.HasStartTime, p.Age = true, now.Sub(pod.Status.StartTime.Time)

@@ -199,3 +199,15 @@ func TestPerVPAEvictAfterOOM(t *testing.T) {
 		})
 	}
 }
+
+// TestResourceDiffWithoutRequest pins upstream's resource diff for a
+// resource no container requests, which the VPA oracle (hack/vpafidelity)
+// found kscale computing one unit higher: the missing total request counts
+// as 1 on both sides of |request - target| / request.
+func TestResourceDiffWithoutRequest(t *testing.T) {
+	p := assess(fixture.Pod("p", fixture.WithRequests("memory", "1Gi")))
+	// cpu: |1 - 850| / 1 = 849 (upstream), not 850; memory: 0.
+	if p.ResourceDiff != 849 {
+		t.Fatalf("resource diff = %v, want 849", p.ResourceDiff)
+	}
+}

@@ -1,0 +1,4 @@
+package estimator
+
+// RoundUpForTest exposes roundUp to the external tests.
+var RoundUpForTest = roundUp
