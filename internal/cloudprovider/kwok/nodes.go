@@ -29,14 +29,23 @@ const AnnotationReadyAt = "kwok.kscale.dev/ready-at"
 // Sync mirrors the cloud once: every machine gets a Node as soon as it is
 // launched (NotReady while it boots), a booted machine's node turns Ready,
 // and every kwok node whose machine is deleting or gone is deleted. It
-// returns all errors it met and carries on past each one.
+// returns all errors it met and carries on past each one. The machines are
+// read and the targets persisted under the size changes' lock; the node
+// writes, which take a request each, are made without it, so a size change
+// never waits for a mirror (a machine a change deletes meanwhile loses its
+// node at the next sync).
 func (p *Provider) Sync(ctx context.Context) error {
+	p.syncMu.Lock()
+	defer p.syncMu.Unlock()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.syncLocked(ctx)
+	machines := p.Machines()
+	persisted := p.persist(ctx)
+	p.mu.Unlock()
+	return errors.Join(p.mirror(ctx, machines), persisted)
 }
 
-func (p *Provider) syncLocked(ctx context.Context) error {
+// mirror makes the nodes match machines.
+func (p *Provider) mirror(ctx context.Context, machines []inmemory.Machine) error {
 	nodes, err := p.listNodes(ctx)
 	if err != nil {
 		return err
@@ -49,7 +58,7 @@ func (p *Provider) syncLocked(ctx context.Context) error {
 	}
 	live := map[string]bool{}
 	var errs []error
-	for _, m := range p.Machines() {
+	for _, m := range machines {
 		if m.Deleting {
 			continue
 		}
@@ -66,7 +75,6 @@ func (p *Provider) syncLocked(ctx context.Context) error {
 			errs = append(errs, p.deleteNode(ctx, n))
 		}
 	}
-	errs = append(errs, p.persist(ctx))
 	return errors.Join(errs...)
 }
 

@@ -81,9 +81,10 @@ type Provider struct {
 	cfg      Config
 	reserved map[string]corev1.ResourceList
 	targets  *cmstore.Store
-	// mu serializes size changes with Sync, so the nodes and targets
-	// written reflect one state of the cloud.
-	mu sync.Mutex
+	// mu serializes size changes with Sync's read of the machines, so the
+	// targets written reflect one state of the cloud; syncMu serializes
+	// Syncs.
+	mu, syncMu sync.Mutex
 	// kick has Run sync at once after a size change.
 	kick chan struct{}
 }
