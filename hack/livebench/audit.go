@@ -19,8 +19,8 @@ type Request struct {
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the harness reads.
 type auditEvent struct {
-	Stage     string `json:"stage"`
-	Verb      string `json:"verb"`
+	Stage     string                    `json:"stage"`
+	Verb      string                    `json:"verb"`
 	User      struct{ Username string } `json:"user"`
 	ObjectRef *struct {
 		Resource    string `json:"resource"`

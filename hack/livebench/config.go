@@ -2,8 +2,8 @@ package main
 
 import (
 	"errors"
-	"maps"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
