@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot
+.PHONY: build test lint bench bench-live upstream-ca testbin deps fmt image fidelity-oracle fidelity uplot
 
 ## build: compile the kscale binary into bin/
 build:
@@ -65,6 +65,23 @@ fmt:
 ## bench: every benchmark (targets live here, never in timed tests)
 bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
+
+## bench-live: the live-scale benchmark on the real control plane (docs/node-autoscaler-live.md);
+## not part of test. SIZE=200|1k|5k; UPSTREAM=path measures an upstream cluster-autoscaler kwok
+## binary instead of bin/kscale; LIVEBENCH_ARGS are harness options (--bursts, --mix, ...);
+## EXTRA_ARGS are the autoscaler's flags (default flags otherwise). JSON: bin/livebench-*.json
+SIZE ?= 1k
+UPSTREAM ?=
+LIVEBENCH_ARGS ?=
+EXTRA_ARGS ?=
+bench-live: testbin build
+	go run ./hack/livebench --size=$(SIZE) --kscale=bin/kscale $(if $(UPSTREAM),--upstream=$(UPSTREAM)) \
+		--json=bin/livebench-$(SIZE)$(if $(UPSTREAM),-upstream).json $(LIVEBENCH_ARGS) -- $(EXTRA_ARGS)
+
+## upstream-ca: build upstream cluster-autoscaler's kwok binary into bin/ from local clones
+## (CA_GIT_DIR: kubernetes-sigs/cluster-autoscaler, AUTOSCALER_GIT_DIR: kubernetes/autoscaler)
+upstream-ca:
+	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
 
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:
