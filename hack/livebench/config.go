@@ -114,8 +114,8 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: must be positive, got %d", name, positive[name]))
 		}
 	}
-	if c.Pods < 0 {
-		errs = append(errs, fmt.Errorf("--pods: must not be negative, got %d", c.Pods))
+	if c.Pods < c.Nodes {
+		errs = append(errs, fmt.Errorf("--pods: %d pods on %d nodes; want at least one per node, so that no pending pod fits an existing node", c.Pods, c.Nodes))
 	}
 	if c.Nodes > 0 && c.Pods/c.Nodes > maxPodsPerNode {
 		errs = append(errs, fmt.Errorf("--pods: %d pods on %d nodes is more than %d per node", c.Pods, c.Nodes, maxPodsPerNode))

@@ -99,6 +99,7 @@ func TestParseFlags(t *testing.T) {
 		{args: []string{"--size=2k"}, wantErr: `--size: unknown size "2k"`},
 		{args: []string{"--mix=plain,zigzag"}, wantErr: `--mix: unknown kind "zigzag"`},
 		{args: []string{"--burst-size=-1"}, wantErr: "--burst-size: must be positive"},
+		{args: []string{"--nodes=10", "--pods=5"}, wantErr: "--pods: 5 pods on 10 nodes; want at least one per node"},
 		{args: []string{"--owners=9", "--burst-size=5"}, wantErr: "--owners: 9 owners for bursts of 5 pods"},
 		{args: []string{"--nodes=10", "--pods=2000"}, wantErr: "--pods: 2000 pods on 10 nodes"},
 		{args: []string{"--no-such-flag"}, wantErr: "flag provided but not defined"},
