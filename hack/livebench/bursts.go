@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -129,42 +130,66 @@ func toAny[K comparable](m map[K]bool) map[any]bool {
 	return out
 }
 
-// nodeKeeper marks Ready the nodes the autoscaler adds without a Ready
-// condition (upstream's kwok provider leaves that to a kwok controller,
-// which does not run here), with the standard shape's capacity.
+// nodeKeeper plays the part of the kubelet and of the node lifecycle
+// controller, neither of which runs here, for the nodes the autoscaler
+// adds: a node without any Ready condition (upstream's kwok provider leaves
+// node status to a kwok controller) is written Ready with the standard
+// shape, and a Ready node loses the not-ready taint that kube-apiserver's
+// TaintNodesByCondition admission puts on every new node.
 type nodeKeeper struct {
 	client kubernetes.Interface
 	mu     sync.Mutex
-	seen   map[string]bool
+	busy   map[string]bool
 }
 
 func newNodeKeeper(c kubernetes.Interface) *nodeKeeper {
-	return &nodeKeeper{client: c, seen: map[string]bool{}}
+	return &nodeKeeper{client: c, busy: map[string]bool{}}
 }
 
 func (k *nodeKeeper) observe(ctx context.Context, obj any) {
 	n, ok := obj.(*corev1.Node)
-	if !ok || isReady(n) || hasReadyCondition(n) {
+	if !ok || (hasReadyCondition(n) && !(isReady(n) && hasNotReadyTaint(n))) {
 		return
 	}
 	k.mu.Lock()
-	if k.seen[n.Name] {
+	if k.busy[n.Name] {
 		k.mu.Unlock()
 		return
 	}
-	k.seen[n.Name] = true
+	k.busy[n.Name] = true
 	k.mu.Unlock()
 	go func() {
-		n := n.DeepCopy()
-		n.Status = readyStatus(time.Now())
-		if _, err := k.client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil && ctx.Err() == nil {
-			klog.FromContext(ctx).Info("Marking a new node Ready failed", "node", n.Name, "err", err.Error())
+		defer func() {
+			k.mu.Lock()
+			delete(k.busy, n.Name)
+			k.mu.Unlock()
+		}()
+		if err := readyNode(ctx, k.client, n.DeepCopy()); err != nil && ctx.Err() == nil {
+			klog.FromContext(ctx).Info("Making a new node Ready failed", "node", n.Name, "err", err.Error())
 		}
 	}()
 }
 
-// hasReadyCondition: a node whose Ready condition exists (even False) is
-// some provider's booting node; the keeper leaves it alone.
+// readyNode writes a node Ready (when it has no Ready condition) and
+// removes the not-ready taint (when it is Ready).
+func readyNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) error {
+	var err error
+	if !hasReadyCondition(n) {
+		n.Status = readyStatus(time.Now())
+		if n, err = c.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	if !isReady(n) || !hasNotReadyTaint(n) {
+		return nil
+	}
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, isNotReadyTaint)
+	_, err = c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	return err
+}
+
+// hasReadyCondition: a node whose Ready condition exists (even False) has
+// its status written by its provider; only its taint is the keeper's.
 func hasReadyCondition(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -173,6 +198,12 @@ func hasReadyCondition(n *corev1.Node) bool {
 	}
 	return false
 }
+
+func isNotReadyTaint(t corev1.Taint) bool {
+	return t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule
+}
+
+func hasNotReadyTaint(n *corev1.Node) bool { return slices.ContainsFunc(n.Spec.Taints, isNotReadyTaint) }
 
 // sendBurst creates burst b's ReplicaSets and pending pods in parallel,
 // recording each pod's creation time just before its request.

@@ -224,7 +224,9 @@ func populate(ctx context.Context, c kubernetes.Interface, cfg *Config, f nodeFo
 	return pop, err
 }
 
-// createNode creates a node and writes its status (a create drops it).
+// createNode creates a node, writes its status (a create drops it) and
+// removes the not-ready taint admission added (no node lifecycle controller
+// runs to do it).
 func createNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) error {
 	status := n.Status
 	created, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
@@ -235,9 +237,13 @@ func createNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) err
 	} else if err != nil {
 		return err
 	}
-	created.Status = status
-	_, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{})
-	return err
+	if !isReady(created) {
+		created.Status = status
+		if created, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	return readyNode(ctx, c, created)
 }
 
 // createRunningPod creates a bound pod and marks it Running.

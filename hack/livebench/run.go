@@ -81,6 +81,7 @@ func Run(ctx context.Context, cfg Config, dir string) (*Report, error) {
 		return nil, fmt.Errorf("reading the autoscaler at the end: %w", err)
 	}
 	samples = append(samples, final)
+	dumpDiagnostics(ctx, cp.client, dir)
 	proc.stop(ctx)
 	return rep, rep.analyze(&cfg, cp, proc, pods, samples, first, start)
 }
