@@ -203,7 +203,9 @@ func isNotReadyTaint(t corev1.Taint) bool {
 	return t.Key == corev1.TaintNodeNotReady && t.Effect == corev1.TaintEffectNoSchedule
 }
 
-func hasNotReadyTaint(n *corev1.Node) bool { return slices.ContainsFunc(n.Spec.Taints, isNotReadyTaint) }
+func hasNotReadyTaint(n *corev1.Node) bool {
+	return slices.ContainsFunc(n.Spec.Taints, isNotReadyTaint)
+}
 
 // sendBurst creates burst b's ReplicaSets and pending pods in parallel,
 // recording each pod's creation time just before its request.
