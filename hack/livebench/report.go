@@ -50,6 +50,10 @@ type Report struct {
 	SampleGaps int `json:"sampleGaps"`
 	// StartedAt is when the run started (UTC).
 	StartedAt time.Time `json:"startedAt"`
+	// LoadAverage is /proc/loadavg's 1, 5 and 15 minute figures at the end
+	// of the run and CPUs the machine's CPU count: how loaded the machine was.
+	LoadAverage string `json:"loadAverage"`
+	CPUs        int    `json:"cpus"`
 }
 
 // LoopSummary describes a set of loops.
@@ -136,6 +140,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("cluster\t%d nodes in %d groups, %d running pods (populated in %.0f s)", c.Nodes, c.Groups, c.Pods, r.PopulateSeconds)
 	p("bursts\t%d x %d pending pods every %s, owners %d, mix %s", c.Bursts, c.BurstSize, c.Interval, c.Owners, strings.Join(c.Mix, ","))
 	p("increase signal\t%s", r.Signal)
+	p("machine\t%d CPUs, load average %s at the end", r.CPUs, r.LoadAverage)
 	p("first loop\t%.2f s after start (RSS %.0f MB)", r.FirstLoopSeconds, r.RSSAtFirstLoopMB)
 	p("")
 	p("latency (s)\tcount\tmin\tmedian\tp99\tmax")

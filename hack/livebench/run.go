@@ -6,6 +6,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"time"
 
 	"k8s.io/klog/v2"
@@ -195,6 +197,12 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 	}
 	r.RSSPeakMB = mb(samples[len(samples)-1].HWM)
 	r.Requests = countRequests(reqs, first.At)
+	r.CPUs = runtime.NumCPU()
+	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(load)); len(f) >= 3 {
+			r.LoadAverage = strings.Join(f[:3], " ")
+		}
+	}
 	return nil
 }
 
