@@ -150,7 +150,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	row("create -> increase", r.CreateToIncrease)
 	row("unschedulable -> increase", r.UnschedulableToIncrease)
 	row("create -> unschedulable", r.CreateToUnschedulable)
-	p("pods not covered by an increase\t%d of %d", r.Uncovered, r.Pods)
+	p("pods not covered by an increase\t%d of %d (left out of the rows above: they waited longer than the run)", r.Uncovered, r.Pods)
 	p("increases\t%d (%.1f per burst)", len(r.Increases), r.IncreasesPerBurst)
 	p("")
 	p("loops (s)\tcount\tmin\tmedian\tp99\tmax\tmean\tCPU ms/loop\trequests/loop")
