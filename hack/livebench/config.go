@@ -88,7 +88,7 @@ func (c *Config) Default() {
 	def(&c.Groups, 2)
 	def(&c.PodsPerOwner, 300)
 	def(&c.Owners, 1)
-	def(&c.Workers, 48)
+	def(&c.Workers, 128)
 	if len(c.Mix) == 0 {
 		c.Mix = []string{KindPlain}
 	}

@@ -46,7 +46,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	mix := fs.String("mix", KindPlain, "burst kinds used in turn, comma-separated: "+strings.Join(kinds, ", "))
 	fs.DurationVar(&c.Idle, "idle", 25*time.Second, "idle time watched after the first loop, before the first burst")
 	fs.DurationVar(&c.Settle, "settle", time.Minute, "longest wait for the last burst's increases")
-	fs.IntVar(&c.Workers, "workers", 48, "parallel writers of the harness's own client")
+	fs.IntVar(&c.Workers, "workers", 128, "parallel writers of the harness's own client")
 	fs.StringVar(&c.Kscale, "kscale", "bin/kscale", "the kscale binary")
 	fs.StringVar(&c.Upstream, "upstream", "", "measure this upstream cluster-autoscaler kwok binary instead (hack/livebench/build-upstream-ca.sh)")
 	fs.DurationVar(&c.ScrapeInterval, "scrape-interval", 100*time.Millisecond, "how often the autoscaler's /metrics and /proc are read")
