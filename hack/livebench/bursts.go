@@ -10,10 +10,12 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/klog/v2"
 )
 
@@ -164,7 +166,17 @@ func (k *nodeKeeper) observe(ctx context.Context, obj any) {
 			delete(k.busy, n.Name)
 			k.mu.Unlock()
 		}()
-		if err := readyNode(ctx, k.client, n.DeepCopy()); err != nil && ctx.Err() == nil {
+		latest := n.DeepCopy()
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			err := readyNode(ctx, k.client, latest)
+			if apierrors.IsConflict(err) {
+				if got, getErr := k.client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{}); getErr == nil {
+					latest = got
+				}
+			}
+			return err
+		})
+		if err != nil && ctx.Err() == nil {
 			klog.FromContext(ctx).Info("Making a new node Ready failed", "node", n.Name, "err", err.Error())
 		}
 	}()
