@@ -150,7 +150,7 @@ func newNodeKeeper(c kubernetes.Interface) *nodeKeeper {
 
 func (k *nodeKeeper) observe(ctx context.Context, obj any) {
 	n, ok := obj.(*corev1.Node)
-	if !ok || (hasReadyCondition(n) && !(isReady(n) && hasNotReadyTaint(n))) {
+	if !ok || !needsKeeping(n) {
 		return
 	}
 	k.mu.Lock()
@@ -198,6 +198,12 @@ func readyNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) erro
 	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, isNotReadyTaint)
 	_, err = c.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 	return err
+}
+
+// needsKeeping: the node has no Ready condition yet, or is Ready and
+// still carries the not-ready taint.
+func needsKeeping(n *corev1.Node) bool {
+	return !hasReadyCondition(n) || (isReady(n) && hasNotReadyTaint(n))
 }
 
 // hasReadyCondition: a node whose Ready condition exists (even False) has

@@ -162,7 +162,7 @@ func withRetry(ctx context.Context, do func() error) error {
 	backoff := 50 * time.Millisecond
 	for attempt := 1; ; attempt++ {
 		err := do()
-		if err == nil || attempt == 10 || !(apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)) {
+		if err == nil || attempt == 10 || !overloaded(err) {
 			return err
 		}
 		select {
@@ -172,6 +172,11 @@ func withRetry(ctx context.Context, do func() error) error {
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
+}
+
+// overloaded reports an error the API server gives under load.
+func overloaded(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err)
 }
 
 // population is what populate created.
