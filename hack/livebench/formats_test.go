@@ -124,3 +124,24 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("parseFlags with extra args = %+v %v", o, err)
 	}
 }
+
+func TestNeedsKeeping(t *testing.T) {
+	ready := readyStatus(time.Now())
+	notReady := corev1.NodeStatus{Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionFalse}}}
+	taint := []corev1.Taint{{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule}}
+	tests := []struct {
+		name string
+		node corev1.Node
+		want bool
+	}{
+		{name: "no status: upstream's new node", node: corev1.Node{}, want: true},
+		{name: "Ready with admission's not-ready taint", node: corev1.Node{Spec: corev1.NodeSpec{Taints: taint}, Status: ready}, want: true},
+		{name: "Ready, untainted", node: corev1.Node{Status: ready}},
+		{name: "booting (Ready=False) belongs to its provider", node: corev1.Node{Spec: corev1.NodeSpec{Taints: taint}, Status: notReady}},
+	}
+	for _, tt := range tests {
+		if got := needsKeeping(&tt.node); got != tt.want {
+			t.Errorf("%s: needsKeeping = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
