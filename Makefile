@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench bench-live upstream-ca testbin deps fmt image fidelity-oracle fidelity uplot
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity uplot
 
 ## build: compile the kscale binary into bin/
 build:
@@ -70,6 +70,7 @@ bench: testbin
 ## not part of test. SIZE=200|1k|5k; UPSTREAM=path measures an upstream cluster-autoscaler kwok
 ## binary instead of bin/kscale; LIVEBENCH_ARGS are harness options (--bursts, --mix, ...);
 ## EXTRA_ARGS are the autoscaler's flags (default flags otherwise). JSON: bin/livebench-*.json
+.PHONY: bench-live upstream-ca
 SIZE ?= 1k
 UPSTREAM ?=
 LIVEBENCH_ARGS ?=
