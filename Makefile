@@ -66,7 +66,7 @@ fmt:
 bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
 
-## bench-live: the live-scale benchmark on the real control plane (docs/node-autoscaler-live.md);
+## bench-live: the live-scale benchmark on the real control plane (docs/performance-live.md);
 ## not part of test. SIZE=200|1k|5k; UPSTREAM=path measures an upstream cluster-autoscaler kwok
 ## binary instead of bin/kscale; LIVEBENCH_ARGS are harness options (--bursts, --mix, ...);
 ## EXTRA_ARGS are the autoscaler's flags (default flags otherwise). JSON: bin/livebench-*.json
