@@ -86,6 +86,24 @@ fmt:
 bench: testbin
 	go test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
 
+## bench-live: the live-scale benchmark on the real control plane (docs/performance-live.md);
+## not part of test. SIZE=200|1k|5k; UPSTREAM=path measures an upstream cluster-autoscaler kwok
+## binary instead of bin/kscale; LIVEBENCH_ARGS are harness options (--bursts, --mix, ...);
+## EXTRA_ARGS are the autoscaler's flags (default flags otherwise). JSON: bin/livebench-*.json
+.PHONY: bench-live upstream-ca
+SIZE ?= 1k
+UPSTREAM ?=
+LIVEBENCH_ARGS ?=
+EXTRA_ARGS ?=
+bench-live: testbin build
+	go run ./hack/livebench --size=$(SIZE) --kscale=bin/kscale $(if $(UPSTREAM),--upstream=$(UPSTREAM)) \
+		--json=bin/livebench-$(SIZE)$(if $(UPSTREAM),-upstream).json $(LIVEBENCH_ARGS) -- $(EXTRA_ARGS)
+
+## upstream-ca: build upstream cluster-autoscaler's kwok binary into bin/ from local clones
+## (CA_GIT_DIR: kubernetes-sigs/cluster-autoscaler, AUTOSCALER_GIT_DIR: kubernetes/autoscaler)
+upstream-ca:
+	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
+
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:
 	hack/update-uplot.sh

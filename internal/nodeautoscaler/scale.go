@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
@@ -167,6 +168,9 @@ func (a *Autoscaler) execute(ctx context.Context, plan scaleup.Plan, groups []sc
 	var done []scaleup.Increase
 	var infos []ScaleUpInfo
 	for _, inc := range plan.Increases {
+		// Logged immediately before the call, as upstream's "Scale-up:
+		// setting group" line: the live benchmark times increases by it.
+		klog.FromContext(ctx).Info("Scale-up: increasing node group size", "nodeGroup", inc.Group, "delta", inc.Delta)
 		if err := a.cfg.Provider.IncreaseSize(ctx, inc.Group, inc.Delta); err != nil {
 			reason := backoff.Reason{Code: "APIError", Message: err.Error()}
 			a.record(ctx, Event{Type: EventScaleUpError, Group: inc.Group, Delta: inc.Delta, Reason: reason.Code, Message: err.Error()})

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Summary is a distribution in seconds.
+type Summary struct {
+	Count  int     `json:"count"`
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	P99    float64 `json:"p99"`
+	Max    float64 `json:"max"`
+	Mean   float64 `json:"mean"`
+}
+
+// summarize returns the nearest-rank quantiles of values.
+func summarize(values []float64) Summary {
+	if len(values) == 0 {
+		return Summary{}
+	}
+	v := slices.Clone(values)
+	slices.Sort(v)
+	rank := func(q float64) float64 { return v[max(0, int(math.Ceil(q*float64(len(v))))-1)] }
+	var sum float64
+	for _, x := range v {
+		sum += x
+	}
+	return Summary{Count: len(v), Min: v[0], Median: rank(0.5), P99: rank(0.99), Max: v[len(v)-1], Mean: sum / float64(len(v))}
+}
+
+// attribute sets each pod's Increase: every burst pod needs one new node,
+// so the pods, in the order they became unschedulable (or were created,
+// when never seen unschedulable), take the increases' nodes in time order.
+// An increase's nodes never go to a pod created after it.
+func attribute(pods []PodTimes, incs []Increase) {
+	key := func(p PodTimes) time.Time {
+		if !p.Unschedulable.IsZero() {
+			return p.Unschedulable
+		}
+		return p.Created
+	}
+	slices.SortStableFunc(pods, func(a, b PodTimes) int {
+		if c := key(a).Compare(key(b)); c != 0 {
+			return c
+		}
+		return a.Created.Compare(b.Created)
+	})
+	incs = slices.Clone(incs)
+	slices.SortStableFunc(incs, func(a, b Increase) int { return a.At.Compare(b.At) })
+	i, left := 0, 0
+	if len(incs) > 0 {
+		left = incs[0].Delta
+	}
+	for k := range pods {
+		for i < len(incs) && (left == 0 || incs[i].At.Before(pods[k].Created)) {
+			i++
+			if i < len(incs) {
+				left = incs[i].Delta
+			}
+		}
+		if i == len(incs) {
+			return
+		}
+		pods[k].Increase = incs[i].At
+		left--
+	}
+}
+
+// Loop is one autoscaler loop derived from consecutive samples.
+type Loop struct {
+	// End is the sample that first counted the loop.
+	End time.Time `json:"end"`
+	// Seconds is the loop's duration (the mean of the loops a sample
+	// interval held, when it held more than one).
+	Seconds float64 `json:"seconds"`
+	// CPUSeconds is the process's CPU since the previous loop was counted,
+	// shared equally among the loops counted together.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// Requests is the number of API requests since the previous loop.
+	Requests float64 `json:"requests"`
+	// Burst is true for loops within a burst's window.
+	Burst bool `json:"burst"`
+}
+
+// loops turns samples into loops and charges each the requests received
+// since the loop before it.
+func loops(samples []Sample, reqs []Request) []Loop {
+	var out []Loop
+	var prev Sample
+	havePrev := false
+	var prevEnd time.Time
+	r := 0
+	for _, s := range samples {
+		if !havePrev {
+			prev, havePrev = s, true
+			if s.Loops > 0 {
+				prevEnd = s.At // loops before the first sample are not measured
+			}
+			continue
+		}
+		k := s.Loops - prev.Loops
+		if k < 1 {
+			continue
+		}
+		n := 0
+		for r < len(reqs) && !reqs[r].At.After(s.At) {
+			if !prevEnd.IsZero() && reqs[r].At.After(prevEnd) {
+				n++
+			}
+			r++
+		}
+		for range int(k) {
+			out = append(out, Loop{End: s.At, Seconds: (s.LoopSeconds - prev.LoopSeconds) / k,
+				CPUSeconds: (s.CPUSeconds - prev.CPUSeconds) / k, Requests: float64(n) / k})
+		}
+		prev, prevEnd = s, s.At
+	}
+	return out
+}
+
+// window is a time interval [From, To].
+type window struct{ From, To time.Time }
+
+func (w window) holds(t time.Time) bool { return !t.Before(w.From) && !t.After(w.To) }
+
+// burstWindows runs from each burst's first pod creation to its last
+// covering increase plus grace, or to the next burst when a pod of it was
+// never covered.
+func burstWindows(pods []PodTimes, bursts int, next func(b int) time.Time, grace time.Duration) []window {
+	ws := make([]window, bursts)
+	open := make([]bool, bursts)
+	for _, p := range pods {
+		if p.Burst < 0 || p.Burst >= bursts {
+			continue
+		}
+		w := &ws[p.Burst]
+		if w.From.IsZero() || p.Created.Before(w.From) {
+			w.From = p.Created
+		}
+		if p.Increase.IsZero() {
+			open[p.Burst] = true
+		} else if p.Increase.Add(grace).After(w.To) {
+			w.To = p.Increase.Add(grace)
+		}
+	}
+	for b := range ws {
+		if open[b] {
+			ws[b].To = next(b)
+		}
+	}
+	return ws
+}
+
+// markBurst flags the loops that ended in a burst window.
+func markBurst(ls []Loop, ws []window) {
+	for i := range ls {
+		for _, w := range ws {
+			if w.holds(ls[i].End) {
+				ls[i].Burst = true
+			}
+		}
+	}
+}
