@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -160,6 +161,7 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	setGCPercent()
 	cfg, err := o.restConfig()
 	if err != nil {
 		return err
@@ -292,4 +294,21 @@ func (o *nodeAutoscalerOptions) dedupWindow() time.Duration {
 		return time.Nanosecond
 	}
 	return 0
+}
+
+// nodeAutoscalerGCPercent is the garbage collector's target the node
+// autoscaler runs with unless GOGC is set: its heap is mostly the informer
+// caches, which live as long as the process, so the runtime's default
+// (100: the heap may double its live size between collections) makes the
+// peak memory about twice the caches. 50 bounds it at one and a half, for
+// a little more collection work (Prometheus lowers its default to 75 for
+// the same reason).
+const nodeAutoscalerGCPercent = 50
+
+// setGCPercent applies nodeAutoscalerGCPercent unless the GOGC
+// environment variable chose a target.
+func setGCPercent() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(nodeAutoscalerGCPercent)
+	}
 }
