@@ -75,4 +75,3 @@ func IsSchedulerUnprocessed(p *corev1.Pod) bool {
 	}
 	return true
 }
-

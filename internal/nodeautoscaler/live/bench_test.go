@@ -197,7 +197,7 @@ type churn struct {
 
 func newChurn(f informers.SharedInformerFactory, cluster *live.Cluster, objects []any, nodesPerLoop, podsPerLoop int) *churn {
 	c := &churn{nodeStore: f.Core().V1().Nodes().Informer().GetStore(), podStore: f.Core().V1().Pods().Informer().GetStore(),
-		podEvents: cluster.PodEventHandler(),
+		podEvents:    cluster.PodEventHandler(),
 		nodesPerLoop: nodesPerLoop, podsPerLoop: podsPerLoop}
 	for _, o := range objects {
 		switch o := o.(type) {

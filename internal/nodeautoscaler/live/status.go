@@ -191,7 +191,7 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 		// One request per loop: update the object last written; another
 		// writer's change (a conflict) or a deletion sends it to the read.
 		err := w.update(ctx, w.last, data, stamp)
-		if err == nil || !(apierrors.IsConflict(err) || apierrors.IsNotFound(err)) {
+		if err == nil || (!apierrors.IsConflict(err) && !apierrors.IsNotFound(err)) {
 			return err
 		}
 		w.last = nil
