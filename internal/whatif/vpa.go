@@ -40,8 +40,7 @@ func newRecommender(name string, policy *vpav1.PodResourcePolicy, mode vpav1.Upd
 			panic(err) // the half-life was validated by Parse
 		}
 	}
-	ecfg := estimator.Config{}
-	ecfg.Default()
+	ecfg := estimator.DefaultConfig()
 	labels := map[string]string{"app": name}
 	return &recommender{
 		cluster: model.NewCluster(cfg),
