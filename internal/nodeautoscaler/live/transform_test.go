@@ -40,7 +40,7 @@ func TestStripUnread(t *testing.T) {
 					{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonInfeasible},
 				},
 				ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "registry/app:1",
-				Ready: true, Resources: &res, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
+					Ready: true, Resources: &res, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 		}
 	}
 	p := full()
@@ -86,5 +86,19 @@ func TestStripUnread(t *testing.T) {
 	}
 	if n.ManagedFields != nil || n.Status.Images != nil || n.Status.Allocatable.Cpu().MilliValue() != 4000 {
 		t.Errorf("node after StripUnread: %+v", n)
+	}
+}
+
+// TestStripUnreadKeepsUnschedulableSince checks that the time a pod turned
+// unschedulable survives: the unschedulable-pod trigger reads it.
+func TestStripUnreadKeepsUnschedulableSince(t *testing.T) {
+	since := metav1.Unix(1000, 0)
+	p := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+		Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: since, Message: "0/3 nodes"}}}}
+	if _, err := StripUnread(p); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Status.Conditions; len(c) != 1 || !c[0].LastTransitionTime.Equal(&since) || c[0].Message != "" {
+		t.Errorf("conditions after StripUnread: %+v", c)
 	}
 }
