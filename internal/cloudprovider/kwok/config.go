@@ -15,6 +15,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/yamlstrict"
 )
 
 // DefaultBootTime is a group's boot time when its entry sets none, the same
@@ -37,7 +38,7 @@ func ParseCloudConfig(data []byte) (*CloudConfig, error) {
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err == nil && len(root.Content) > 0 {
-		if err := scenario.WholeNumbers(root.Content[0], CloudConfig{}); err != nil {
+		if err := yamlstrict.WholeNumbers(root.Content[0], CloudConfig{}); err != nil {
 			return nil, fmt.Errorf("parsing kwok cloud config: %w", err)
 		}
 	}
