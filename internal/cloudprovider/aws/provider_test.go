@@ -13,7 +13,7 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/nodegroupspec"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 )
 
 var t0 = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
@@ -82,14 +82,14 @@ func TestTemplates(t *testing.T) {
 		{group: "from-config", cpu: "4", memory: "7680Mi", arch: "amd64", instanceType: "c4.xlarge"},
 		{group: "from-template", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: "m5.large"},
 		{group: "graviton", cpu: "2", memory: "8Gi", arch: "arm64", instanceType: "m6g.large"},
-		{group: "mixed", cpu: "2", memory: "7680Mi", arch: "amd64", instanceType: template.MultipleTypes},
+		{group: "mixed", cpu: "2", memory: "7680Mi", arch: "amd64", instanceType: nodetemplate.MultipleTypes},
 		{group: "mixed-no-overrides", cpu: "2", memory: "16Gi", arch: "amd64", instanceType: "r5.large"},
 		// Attribute-based: the fake selects m5.large (2/8Gi) and c5.xlarge (4/8Gi).
-		{group: "requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: template.MultipleTypes},
-		{group: "template-requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: template.MultipleTypes},
+		{group: "requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: nodetemplate.MultipleTypes},
+		{group: "template-requirements", cpu: "2", memory: "8Gi", arch: "amd64", instanceType: nodetemplate.MultipleTypes},
 	} {
 		t.Run(tc.group, func(t *testing.T) {
-			n, err := template.FromProvider(groups[tc.group], template.NewEstimator(), nil)
+			n, err := nodetemplate.FromProvider(groups[tc.group], nodetemplate.NewEstimator(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -98,8 +98,8 @@ func TestTemplates(t *testing.T) {
 				t.Errorf("capacity %v, want cpu %s memory %s pods 110", c, tc.cpu, tc.memory)
 			}
 			l := n.Labels
-			if l[template.LabelArch] != tc.arch || l[template.LabelInstanceType] != tc.instanceType || l[template.LabelZone] != "eu-central-1a" ||
-				l[template.LabelRegion] != "eu-central-1" || l[LabelEBSZone] != "eu-central-1a" {
+			if l[nodetemplate.LabelArch] != tc.arch || l[nodetemplate.LabelInstanceType] != tc.instanceType || l[nodetemplate.LabelZone] != "eu-central-1a" ||
+				l[nodetemplate.LabelRegion] != "eu-central-1" || l[LabelEBSZone] != "eu-central-1a" {
 				t.Errorf("labels %v", l)
 			}
 		})
