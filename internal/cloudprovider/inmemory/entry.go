@@ -94,22 +94,22 @@ func (g NodeGroupEntry) Problems() []EntryProblem {
 	}
 	at := func(p ...any) []any { return p }
 	fail(len(validation.IsDNS1123Subdomain(g.Name)) > 0, at("name"), "name: %q is not a valid name (lowercase letters, digits, '-', '.')", g.Name)
-	fail(g.Min < 0 || g.Max < g.Min, at("max"), "need 0 <= min (%d) <= max (%d)", g.Min, g.Max)
-	fail(g.Max == 0, at("max"), "max must be set and positive")
-	fail(g.Target != 0 && g.Target < g.Min || g.Target > g.Max, at("target"), "target %d outside [min %d, max %d] (without target the group starts at min)", g.Target, g.Min, g.Max)
-	fail((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), nil, "set exactly one of instanceTypes and resources")
+	fail(g.Min < 0 || g.Max < g.Min, at("min"), "min: need 0 <= min (%d) <= max (%d)", g.Min, g.Max)
+	fail(g.Max == 0, at("max"), "max: must be set and positive")
+	fail(g.Target != 0 && g.Target < g.Min || g.Target > g.Max, at("target"), "target: %d outside [min %d, max %d] (without target the group starts at min)", g.Target, g.Min, g.Max)
+	fail((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), nil, "instanceTypes, resources: set exactly one of them")
 	for _, it := range g.InstanceTypes {
 		_, err := LookupInstanceType(it)
-		fail(err != nil, at("instanceTypes"), "%v", err)
+		fail(err != nil, at("instanceTypes"), "instanceTypes: %v", err)
 	}
 	if len(g.Resources) > 0 {
 		_, cpu := g.Resources[corev1.ResourceCPU]
 		_, mem := g.Resources[corev1.ResourceMemory]
-		fail(!cpu || !mem, at("resources"), "resources need cpu and memory")
+		fail(!cpu || !mem, at("resources"), "resources: need cpu and memory")
 	}
-	fail(g.BootTime != nil && g.BootTime.Duration < 0, at("bootTime"), "bootTime must not be negative")
+	fail(g.BootTime != nil && g.BootTime.Duration < 0, at("bootTime"), "bootTime: must not be negative")
 	fail(!(g.PricePerHour >= 0 && g.PricePerHour <= MaxPricePerHour), at("pricePerHour"),
-		"pricePerHour must be a number from 0 to %g, got %v", float64(MaxPricePerHour), g.PricePerHour)
+		"pricePerHour: must be a number from 0 to %g, got %v", float64(MaxPricePerHour), g.PricePerHour)
 	out = append(out, prefixed("stockoutError", g.StockoutError.Problems())...)
 	out = append(out, prefixed("realNodes", g.RealNodes.Problems())...)
 	_, err := g.Options()

@@ -201,6 +201,7 @@ func (p *Provider) newNode(m inmemory.Machine) (*corev1.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.realNodes[m.Group].Apply(n)
 	n.Annotations = map[string]string{kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
 	if m.Running {
 		return n, nil
