@@ -45,10 +45,15 @@ type Backend struct {
 	// Group is the id of the suite's node group.
 	Group string
 	// StockOut makes the back-end unable to deliver more machines to the
-	// group: capacity requested from now on stays placeholders, which
-	// report an ErrorInfo of class ErrorOutOfResources once the provider
-	// has noticed.
+	// group: capacity requested from now on reports an ErrorInfo of class
+	// ErrorOutOfResources once the provider has noticed, on a placeholder
+	// or, with FailedMachines, on a failed machine.
 	StockOut func(t *testing.T)
+	// FailedMachines says the back-end turns capacity it cannot deliver
+	// into failed machines (a machine controller's Failed Machine) rather
+	// than leaving it a placeholder (an auto scaling group's desired
+	// capacity without an instance).
+	FailedMachines bool
 	// FailAPI makes the back-end's API fail the group's next IncreaseSize
 	// as an outage or throttling would.
 	FailAPI func(t *testing.T)

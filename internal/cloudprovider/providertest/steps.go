@@ -77,27 +77,35 @@ func (s *suite) apiErrors(t *testing.T) {
 }
 
 // placeholders raises the target while the cloud is out of stock: the new
-// unit is a placeholder that reports out-of-resources, and deleting it
-// lowers the target without touching the instance that exists.
+// unit (a placeholder, or a failed machine where the back-end makes them)
+// reports out-of-resources, and deleting it lowers the target without
+// touching the instance that exists.
 func (s *suite) placeholders(t *testing.T) {
 	s.b.StockOut(t)
 	if err := s.b.Provider.IncreaseSize(t.Context(), s.b.Group, 1); err != nil {
 		t.Fatalf("IncreaseSize by 1: %v", err)
 	}
-	v := s.wait(t, "a placeholder that reports out-of-resources", func(v view) bool {
-		return len(v.placeholders) == 1 && v.placeholders[0].Error != nil && v.placeholders[0].Error.Class == cloudprovider.ErrorOutOfResources
+	var failed cloudprovider.Instance
+	v := s.wait(t, "a new unit that reports out-of-resources", func(v view) bool {
+		for _, in := range v.instances {
+			if in.ID != s.real && in.Error != nil && in.Error.Class == cloudprovider.ErrorOutOfResources {
+				failed = in
+				return true
+			}
+		}
+		return false
 	})
-	if v.group.TargetSize != 2 || len(v.instances) != 2 || v.real != s.real {
-		t.Fatalf("after IncreaseSize: target %d, instances %s; want target 2, %s and one placeholder", v.group.TargetSize, describe(v.instances), s.real)
+	if v.group.TargetSize != 2 || len(v.instances) != 2 {
+		t.Fatalf("after IncreaseSize: target %d, instances %s; want target 2, %s and the new unit", v.group.TargetSize, describe(v.instances), s.real)
 	}
-	ph := v.placeholders[0]
-	if ph.State != cloudprovider.InstanceCreating {
-		t.Errorf("placeholder %s is %s, want %s", ph.ID, ph.State, cloudprovider.InstanceCreating)
+	if failed.Placeholder == s.b.FailedMachines || failed.State != cloudprovider.InstanceCreating {
+		t.Errorf("new unit %s: placeholder %v, state %s; want placeholder %v, state %s",
+			failed.ID, failed.Placeholder, failed.State, !s.b.FailedMachines, cloudprovider.InstanceCreating)
 	}
-	if err := s.b.Provider.DeleteInstances(t.Context(), s.b.Group, []string{ph.ID}); err != nil {
-		t.Fatalf("deleting placeholder %s: %v", ph.ID, err)
+	if err := s.b.Provider.DeleteInstances(t.Context(), s.b.Group, []string{failed.ID}); err != nil {
+		t.Fatalf("deleting %s: %v", failed.ID, err)
 	}
 	s.wait(t, "target 1 with the existing instance alone", func(v view) bool {
-		return v.group.TargetSize == 1 && len(v.instances) == 1 && v.real == s.real && len(v.placeholders) == 0
+		return v.group.TargetSize == 1 && len(v.instances) == 1 && v.real == s.real
 	})
 }
