@@ -43,7 +43,7 @@ func (w *World) apply(e scenario.Event) error {
 	case e.UnannotateNode != nil:
 		return w.annotate(e.UnannotateNode.Node, e.UnannotateNode.Key, "", false)
 	case e.SetCloudError != nil:
-		return w.cloud.SetCreationError(e.SetCloudError.Group, e.SetCloudError.CloudError.Info(cloudprovider.ErrorOther))
+		return w.cloud.SetCreationError(e.SetCloudError.Group, e.SetCloudError.Info(cloudprovider.ErrorOther))
 	case e.ClearCloudError != "":
 		return w.cloud.ClearCreationError(e.ClearCloudError)
 	case e.RestartAutoscaler:

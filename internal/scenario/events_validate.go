@@ -79,7 +79,7 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		group(e.RemoveInstance.Group, "removeInstance")
 	case e.SetCloudError != nil:
 		group(e.SetCloudError.Group, "setCloudError")
-		c.entryProblems(e.SetCloudError.CloudError.Problems(), append(slices.Clone(at), "setCloudError"))
+		c.entryProblems(e.SetCloudError.Problems(), append(slices.Clone(at), "setCloudError"))
 	case e.ClearCloudError != "":
 		group(e.ClearCloudError, "clearCloudError")
 	case e.TaintNode != nil:
