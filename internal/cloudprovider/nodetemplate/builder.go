@@ -1,4 +1,4 @@
-package template
+package nodetemplate
 
 import (
 	"fmt"
@@ -24,15 +24,6 @@ const (
 	// MultipleTypes is the instance type label value of a mixed group.
 	MultipleTypes = "<multiple>"
 )
-
-// Template is a group's template node and the DaemonSet pods on it.
-type Template struct {
-	// Node is the template node; never share it with a snapshot that
-	// renames or mutates nodes.
-	Node *corev1.Node
-	// DaemonSetPods are the pods DaemonSets would run on the node.
-	DaemonSetPods []*corev1.Pod
-}
 
 // IgnoreTaint reports whether a taint key is stripped from templates
 // (startup, status and ignore taints).

@@ -1,4 +1,4 @@
-package offline
+package inmemory
 
 import (
 	"strings"
@@ -7,8 +7,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
-
-	"github.com/kscale/kscale/internal/scenario"
 )
 
 // TestInlineTypeNames checks that inline instance types are named from all
@@ -17,8 +15,8 @@ import (
 // the other's learnt allocatable), equal resources the same name, and every
 // name is a valid label value.
 func TestInlineTypeNames(t *testing.T) {
-	res := func(pairs ...string) scenario.Resources {
-		r := scenario.Resources{}
+	res := func(pairs ...string) corev1.ResourceList {
+		r := corev1.ResourceList{}
 		for i := 0; i+1 < len(pairs); i += 2 {
 			r[corev1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
 		}
@@ -30,7 +28,7 @@ func TestInlineTypeNames(t *testing.T) {
 	}
 	groups := []struct {
 		name string
-		res  scenario.Resources
+		res  corev1.ResourceList
 	}{
 		{"plain", res("cpu", "4", "memory", "16Gi")},
 		{"plain with the default pod count", res("cpu", "4", "memory", "16Gi", "pods", "110")},
@@ -43,7 +41,7 @@ func TestInlineTypeNames(t *testing.T) {
 	}
 	seen := map[string]string{}
 	for _, g := range groups {
-		tmpl, err := templateOf(g.name, nil, g.res, "", nil, nil)
+		tmpl, err := TemplateOf(TemplateSpec{Group: g.name, Resources: g.res})
 		if err != nil {
 			t.Fatalf("%s: %v", g.name, err)
 		}
