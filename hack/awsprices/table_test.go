@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -94,7 +95,7 @@ func TestCommittedTableIsGenerated(t *testing.T) {
 // cache once fetched) and compares it byte for byte, so an edited price
 // or a forgotten `make aws-prices` after a pin change fails.
 func TestCommittedTableMatchesSource(t *testing.T) {
-	out := t.TempDir() + "/prices.csv"
+	out := filepath.Join(t.TempDir(), "prices.csv")
 	if err := run(t.Context(), out, sourceVersion, "us-east-1"); err != nil {
 		t.Fatalf("generating: %v", err)
 	}
