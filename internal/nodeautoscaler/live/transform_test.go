@@ -30,8 +30,16 @@ func TestStripUnread(t *testing.T) {
 					{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 					{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
 					{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "d"}}},
-				}},
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "registry/app:1",
+				}, SecurityContext: &corev1.PodSecurityContext{}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", HostIP: "192.168.0.1", QOSClass: corev1.PodQOSBurstable,
+				Conditions: []corev1.PodCondition{
+					{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+					{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, Message: "bound"},
+					{Type: corev1.ContainersReady, Status: corev1.ConditionTrue},
+					{Type: corev1.PodReady, Status: corev1.ConditionTrue},
+					{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonInfeasible},
+				},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "registry/app:1",
 				Ready: true, Resources: &res, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 		}
 	}
@@ -56,6 +64,12 @@ func TestStripUnread(t *testing.T) {
 		{"sidecar restart policy kept", p.Spec.InitContainers[0].RestartPolicy != nil},
 		{"status resources kept, state dropped", p.Status.ContainerStatuses[0].Resources != nil && p.Status.ContainerStatuses[0].State.Running == nil},
 		{"phase kept", p.Status.Phase == corev1.PodRunning},
+		{"read conditions kept in order without messages, exact length", len(p.Status.Conditions) == 3 && cap(p.Status.Conditions) == 3 &&
+			p.Status.Conditions[0].Type == corev1.PodScheduled && p.Status.Conditions[0].Message == "" &&
+			p.Status.Conditions[1].Type == corev1.PodReady &&
+			p.Status.Conditions[2].Type == corev1.PodResizePending && p.Status.Conditions[2].Reason == corev1.PodReasonInfeasible},
+		{"IPs and QoS class dropped", p.Status.PodIP == "" && p.Status.HostIP == "" && p.Status.QOSClass == ""},
+		{"pod security context dropped", p.Spec.SecurityContext == nil},
 		{"requests unchanged", equality.Semantic.DeepEqual(scheduling.PodRequests(p), scheduling.PodRequests(want))},
 	}
 	for _, c := range checks {
