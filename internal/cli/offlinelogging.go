@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -120,11 +121,15 @@ func offlineFlagError(cmd *cobra.Command, err error) error {
 }
 
 // componentLoggingFlags are the logging and feature-gate flags the
-// components take (commonFlags) and the offline commands do not.
+// components take (see commonFlags) and the offline commands do not:
+// klog's flags, component-base's logging flags and --feature-gates.
 func componentLoggingFlags() map[string]bool {
-	fs := pflag.NewFlagSet("component", pflag.ContinueOnError)
-	(&commonFlags{}).add(fs, commonSpec{noProfiling: true})
-	out := map[string]bool{}
+	out := map[string]bool{"feature-gates": true}
+	klogFlags := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(klogFlags)
+	klogFlags.VisitAll(func(f *flag.Flag) { out[strings.ReplaceAll(f.Name, "_", "-")] = true })
+	fs := pflag.NewFlagSet("logging", pflag.ContinueOnError)
+	logsapi.AddFlags(logsapi.NewLoggingConfiguration(), fs)
 	fs.VisitAll(func(f *pflag.Flag) { out[f.Name] = true })
 	for _, name := range offlineLoggingFlags {
 		delete(out, name)
