@@ -16,8 +16,9 @@ const defaultShareLimit = 4096
 
 // sharer makes the pods the informer caches share equal parts: the
 // replicas of one owner carry equal labels, owner references,
-// tolerations and container requests and limits, and each decoded pod
-// arrives with its own copy of each. A cached pod is never modified (the
+// tolerations, containers (as StripUnread leaves them) and conditions (as
+// readConditions leaves them), and each decoded pod arrives with its own
+// copy of each. A cached pod is never modified (the
 // informers' contract), so one copy serves every pod whose part is equal.
 // Each table is bounded; a full table is dropped and filled again, which
 // costs sharing, never correctness.
@@ -30,11 +31,14 @@ type sharer struct {
 	lists  map[string]corev1.ResourceList
 	tols   map[string][]corev1.Toleration
 	owners map[string][]metav1.OwnerReference
+	ctrs   map[string][]corev1.Container
+	conds  map[string][]corev1.PodCondition
 }
 
 func newSharer(limit int) *sharer {
 	return &sharer{limit: limit, labels: map[string]map[string]string{}, lists: map[string]corev1.ResourceList{},
-		tols: map[string][]corev1.Toleration{}, owners: map[string][]metav1.OwnerReference{}}
+		tols: map[string][]corev1.Toleration{}, owners: map[string][]metav1.OwnerReference{},
+		ctrs: map[string][]corev1.Container{}, conds: map[string][]corev1.PodCondition{}}
 }
 
 // transform strips what no decision reads (StripUnread), then shares the
@@ -53,9 +57,15 @@ func (s *sharer) sharePod(p *corev1.Pod) {
 	p.Labels = share(s, s.labels, p.Labels, writeLabels)
 	p.OwnerReferences = share(s, s.owners, p.OwnerReferences, writeOwners)
 	p.Spec.Tolerations = share(s, s.tols, p.Spec.Tolerations, writeTolerations)
-	for _, cs := range [][]corev1.Container{p.Spec.InitContainers, p.Spec.Containers} {
-		for i := range cs {
-			r := &cs[i].Resources
+	p.Status.Conditions = share(s, s.conds, p.Status.Conditions, writeConditions)
+	for _, cs := range []*[]corev1.Container{&p.Spec.InitContainers, &p.Spec.Containers} {
+		if shared := share(s, s.ctrs, *cs, writeContainers); len(*cs) == 0 || &shared[0] != &(*cs)[0] {
+			*cs = shared
+			continue
+		}
+		// Not shared before: its resources may equal other containers'.
+		for i := range *cs {
+			r := &(*cs)[i].Resources
 			r.Requests = share(s, s.lists, r.Requests, writeList)
 			r.Limits = share(s, s.lists, r.Limits, writeList)
 		}
@@ -135,6 +145,54 @@ func writeOwners(b *strings.Builder, os []metav1.OwnerReference) bool {
 		field(b, strconv.FormatBool(o.BlockOwnerDeletion != nil))
 	}
 	return len(os) > 0
+}
+
+// writeConditions keys conditions as readConditions leaves them: type,
+// status and reason.
+func writeConditions(b *strings.Builder, cs []corev1.PodCondition) bool {
+	for _, c := range cs {
+		if c.Message != "" || !c.LastProbeTime.IsZero() || !c.LastTransitionTime.IsZero() || c.ObservedGeneration != 0 {
+			return false
+		}
+		field(b, string(c.Type))
+		field(b, string(c.Status))
+		field(b, c.Reason)
+	}
+	return len(cs) > 0
+}
+
+// writeContainers keys containers as StripUnread leaves them: name,
+// resources, ports, restart policy and resize policy. Containers with
+// restart policy rules or resource claims are not shared.
+func writeContainers(b *strings.Builder, cs []corev1.Container) bool {
+	for i := range cs {
+		c := &cs[i]
+		if len(c.RestartPolicyRules) > 0 || len(c.Resources.Claims) > 0 || c.Image != "" || len(c.Command) > 0 {
+			return false
+		}
+		field(b, c.Name)
+		field(b, "requests")
+		writeList(b, c.Resources.Requests)
+		field(b, "limits")
+		writeList(b, c.Resources.Limits)
+		for _, pt := range c.Ports {
+			field(b, pt.Name)
+			field(b, strconv.Itoa(int(pt.HostPort)))
+			field(b, strconv.Itoa(int(pt.ContainerPort)))
+			field(b, string(pt.Protocol))
+			field(b, pt.HostIP)
+		}
+		field(b, "restart")
+		if c.RestartPolicy != nil {
+			field(b, string(*c.RestartPolicy))
+		}
+		for _, r := range c.ResizePolicy {
+			field(b, string(r.ResourceName))
+			field(b, string(r.RestartPolicy))
+		}
+		field(b, "end")
+	}
+	return len(cs) > 0
 }
 
 // field writes s length-prefixed, so no two sequences of fields write the

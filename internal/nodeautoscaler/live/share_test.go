@@ -24,6 +24,8 @@ func sharePod(name, owner string, labels map[string]string, cpu string) *corev1.
 			Tolerations: []corev1.Toleration{{Key: "node.kubernetes.io/not-ready", Operator: corev1.TolerationOpExists,
 				Effect: corev1.TaintEffectNoExecute, TolerationSeconds: ptr.To(int64(300))}},
 		},
+		Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue,
+			LastTransitionTime: metav1.Unix(int64(len(name)), 0)}}},
 	}
 }
 
@@ -54,6 +56,9 @@ func TestSharerSharesEqualParts(t *testing.T) {
 	b := transform(sharePod("b", "web", map[string]string{"tier": "1", "app": "web"}, "250m"))
 	c := transform(sharePod("c", "db", map[string]string{"app": "web:tier", "": "1"}, "0.25"))
 	d := transform(sharePod("d", "web", map[string]string{"app": "web", "tier": "1"}, "500m"))
+	withRules := sharePod("e", "web", nil, "250m")
+	withRules.Spec.Containers[0].RestartPolicyRules = []corev1.ContainerRestartRule{{Action: corev1.ContainerRestartRuleActionRestart}}
+	e := transform(withRules)
 
 	tests := []struct {
 		what string
@@ -63,11 +68,13 @@ func TestSharerSharesEqualParts(t *testing.T) {
 		{"equal labels", a.Labels, b.Labels, true},
 		{"equal owner references", a.OwnerReferences, b.OwnerReferences, true},
 		{"equal tolerations", a.Spec.Tolerations, b.Spec.Tolerations, true},
-		{"equal requests", a.Spec.Containers[0].Resources.Requests, b.Spec.Containers[0].Resources.Requests, true},
+		{"equal containers", a.Spec.Containers, b.Spec.Containers, true},
+		{"equal conditions at other times", a.Status.Conditions, b.Status.Conditions, true},
 		{"labels whose joined text could collide", a.Labels, c.Labels, false},
 		{"other owner", a.OwnerReferences, c.OwnerReferences, false},
-		{"equal quantity written otherwise (both serialize as 250m)", a.Spec.Containers[0].Resources.Requests, c.Spec.Containers[0].Resources.Requests, true},
-		{"other quantity", a.Spec.Containers[0].Resources.Requests, d.Spec.Containers[0].Resources.Requests, false},
+		{"equal quantity written otherwise (both serialize as 250m)", a.Spec.Containers, c.Spec.Containers, true},
+		{"other quantity", a.Spec.Containers, d.Spec.Containers, false},
+		{"unkeyable containers keep shared requests", a.Spec.Containers[0].Resources.Requests, e.Spec.Containers[0].Resources.Requests, true},
 		{"tolerations of another owner's pod", a.Spec.Tolerations, c.Spec.Tolerations, true},
 	}
 	for _, tt := range tests {

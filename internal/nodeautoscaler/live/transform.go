@@ -25,7 +25,8 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // readiness, restart count and resources (in-place resize); the state and
 // image go. Of a pod's status it keeps the phase, start time, container
 // statuses and the conditions a decision reads (PodScheduled, Ready,
-// PodResizePending, DisruptionTarget), in a list of their exact length;
+// PodResizePending, DisruptionTarget) with their type, status and reason
+// (and when a pod turned unschedulable), in a list of their exact length;
 // IPs, messages, the nominated node and the QoS class go, and so does the
 // pod's security context, which no scheduling filter reads. Of a node
 // it drops the list of images on it. Objects the transform does not know
@@ -77,7 +78,9 @@ func stripPod(p *corev1.Pod) {
 var readConditionTypes = []corev1.PodConditionType{corev1.PodScheduled, corev1.PodReady, corev1.PodResizePending, corev1.DisruptionTarget}
 
 // readConditions returns the conditions of readConditionTypes in a new
-// slice of their exact length, with their messages dropped, or nil.
+// slice of their exact length, with their messages and times dropped (no
+// decision reads them; the transition time of PodScheduled=False stays),
+// or nil.
 func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
 	n := 0
 	for _, c := range in {
@@ -91,8 +94,12 @@ func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
 	out := make([]corev1.PodCondition, 0, n)
 	for _, c := range in {
 		if slices.Contains(readConditionTypes, c.Type) {
-			c.Message = ""
-			out = append(out, c)
+			kept := corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				// The unschedulable-pod trigger reads when it turned so.
+				kept.LastTransitionTime = c.LastTransitionTime
+			}
+			out = append(out, kept)
 		}
 	}
 	return out
