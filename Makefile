@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin aws-prices
 
 ## build: compile the kscale binary into bin/
 build:
@@ -103,6 +103,11 @@ bench-live: testbin build
 ## (CA_GIT_DIR: kubernetes-sigs/cluster-autoscaler, AUTOSCALER_GIT_DIR: kubernetes/autoscaler)
 upstream-ca:
 	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
+
+## aws-prices: regenerate the AWS on-demand price table (internal/cloudprovider/aws/instance_prices.csv)
+## from the pinned Karpenter release's generated pricing file (hack/awsprices, via the Go module proxy)
+aws-prices:
+	go run ./hack/awsprices -out internal/cloudprovider/aws/instance_prices.csv
 
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:

@@ -1,11 +1,3 @@
-package cli
-
-// reportScript draws the report's charts with uPlot from the JSON in the
-// kscale-data element. It writes what it drew into data attributes (the
-// browser test reads them) and, when the page's address ends in #probe,
-// moves the cursor of every time chart to the last sample so the legends
-// show the final values.
-const reportScript = `
 (function () {
   "use strict";
   var D = JSON.parse(document.getElementById("kscale-data").textContent);
@@ -228,4 +220,3 @@ const reportScript = `
     });
   }
 })();
-`

@@ -1,7 +1,8 @@
-package cli
+package report
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,5 +61,35 @@ func TestGroupRowsCost(t *testing.T) {
 	}
 	if rows[1].NodeHours != 1 || rows[1].Cost != 0 {
 		t.Errorf("group b: %+v, want 1 node-hour, no cost", rows[1])
+	}
+}
+
+// TestPageCarriesChartScript: chart.js reaches the page as the last
+// script element, unchanged but for its comments, which html/template
+// drops from script text.
+func TestPageCarriesChartScript(t *testing.T) {
+	scn, res := simulateFile(t, reportScenario)
+	var b strings.Builder
+	if err := WriteHTML(&b, scn, res, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	start := strings.LastIndex(page, "<script>\n")
+	end := strings.LastIndex(page, "</script>")
+	if start < 0 || end < start {
+		t.Fatal("the page has no final script element")
+	}
+	got := strings.Split(page[start+len("<script>\n"):end], "\n")
+	want := strings.Split(chartJS, "\n")
+	if len(got) != len(want) {
+		t.Fatalf("the page's script has %d lines, chart.js %d", len(got), len(want))
+	}
+	for i, line := range want {
+		if c := strings.Index(line, "//"); c >= 0 && strings.TrimSpace(line[:c]) == "" {
+			line = line[:c]
+		}
+		if got[i] != line {
+			t.Fatalf("line %d of the page's script is %q, chart.js has %q", i+1, got[i], line)
+		}
 	}
 }

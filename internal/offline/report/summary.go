@@ -1,4 +1,4 @@
-package cli
+package report
 
 import (
 	"fmt"
@@ -7,6 +7,11 @@ import (
 	"github.com/kscale/kscale/internal/offline"
 	"github.com/kscale/kscale/internal/scenario"
 )
+
+// summaryRow is one line of the summary table.
+type summaryRow struct {
+	Label, Value, ID string
+}
 
 // groupRows sums each group's node-hours (registered nodes over time)
 // and their cost; hasCost is whether any group has a price.

@@ -1,6 +1,7 @@
-package cli
+package report
 
 import (
+	_ "embed" // the page is a file beside this one
 	"fmt"
 	"html/template"
 	"io"
@@ -9,34 +10,12 @@ import (
 	"github.com/kscale/kscale/internal/whatif"
 )
 
-// whatIfTemplate is a what-if's report: the totals side by side, the
-// checks, and one chart per quantity with a line per configuration, drawn
-// as inline SVG (no script).
-var whatIfTemplate = template.Must(template.New("whatif").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kscale simulate: {{.Title}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:1.5em 2em;color:#222;max-width:1200px}
-table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ddd;padding:3px 8px}
-th{background:#f5f5f5;text-align:left}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.ok{color:#2ca02c}.fail{color:#d62728;font-weight:bold}svg{border:1px solid #eee;margin:.3em 0}
-.key span{margin-right:1.2em;font-size:.9em}.key i{display:inline-block;width:14px;height:3px;margin-right:4px;vertical-align:middle}
-</style></head><body>
-<h1>{{.Title}}</h1>
-{{if .Description}}<p>{{.Description}}</p>{{end}}
-<h2>Totals</h2>
-<table id="totals"><tr><th></th>{{range .Configs}}<th>{{.}}</th>{{end}}</tr>
-{{range .Rows}}<tr><th>{{.Label}}</th>{{range .Values}}<td class="num">{{.}}</td>{{end}}</tr>
-{{end}}</table>
-{{if .Checks}}<h2>Expectations</h2><ul id="checks">{{range .Checks}}<li class="{{if .OK}}ok{{else}}fail{{end}}">{{if .OK}}ok{{else}}FAIL{{end}}: {{.Expectation}} (got {{.Got}})</li>{{end}}</ul>{{end}}
-<h2>Over time</h2>
-<p class="key">{{range .Key}}<span><i style="background:{{.Color}}"></i>{{.Name}}</span>{{end}}</p>
-{{range .Charts}}<h3>{{.Title}}</h3>
-<svg width="1000" height="180" viewBox="0 0 1000 180" role="img" aria-label="{{.Title}}">
-<text x="4" y="12" font-size="11">{{.Max}}</text><text x="4" y="176" font-size="11">0</text>
-{{range .Lines}}<polyline fill="none" stroke="{{.Color}}" stroke-width="1.5" points="{{.Points}}"/>{{end}}
-</svg>{{end}}
-</body></html>
-`))
+// whatIfHTML is a what-if's report page.
+//
+//go:embed whatif.html
+var whatIfHTML string
+
+var whatIfTemplate = template.Must(template.New("whatif").Parse(whatIfHTML))
 
 var whatIfColors = []string{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"}
 
@@ -46,7 +25,10 @@ type whatIfChart struct {
 	Lines []struct{ Color, Points string }
 }
 
-func writeWhatIfReport(w io.Writer, f *whatif.File, out *whatIfOutput) error {
+// WriteWhatIfHTML renders a what-if's HTML report: the totals side by
+// side, the checks, and one chart per quantity with a line per
+// configuration, drawn as inline SVG (no script).
+func WriteWhatIfHTML(w io.Writer, f *whatif.File, out *WhatIfOutput) error {
 	page := struct {
 		Title, Description string
 		Configs            []string
@@ -85,7 +67,10 @@ func writeWhatIfReport(w io.Writer, f *whatif.File, out *whatIfOutput) error {
 	} {
 		page.Charts = append(page.Charts, chartOf(c.title, out.Results, c.get))
 	}
-	return whatIfTemplate.Execute(w, page)
+	if err := whatIfTemplate.Execute(w, page); err != nil {
+		return fmt.Errorf("rendering the what-if report: %w", err)
+	}
+	return nil
 }
 
 // chartOf draws one quantity of every configuration on a shared scale.

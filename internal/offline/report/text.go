@@ -1,6 +1,7 @@
-package cli
+package report
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,12 +11,12 @@ import (
 	"github.com/kscale/kscale/internal/scenario"
 )
 
-// writeTimeline prints the readable timeline and the final state.
-func writeTimeline(w io.Writer, scn *scenario.Scenario, res *offline.Result) error {
+// WriteTimeline prints the readable timeline and the final state.
+func WriteTimeline(w io.Writer, scn *scenario.Scenario, res *offline.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	_, _ = fmt.Fprintf(tw, "Scenario: %s (%v)\n\n", scn.Name, scn.Duration.Duration)
 	for _, e := range res.Events {
-		_, _ = fmt.Fprintf(tw, "%v\t%s\t%s\n", e.At, e.Type, eventText(e))
+		_, _ = fmt.Fprintf(tw, "%v\t%s\t%s\n", e.At, e.Type, EventText(e))
 	}
 	timing := ""
 	if res.Final.MaxLoop != "" {
@@ -39,7 +40,9 @@ func writeTimeline(w io.Writer, scn *scenario.Scenario, res *offline.Result) err
 	return tw.Flush()
 }
 
-func eventText(e offline.Event) string {
+// EventText is the details of a timeline event on one line: group,
+// delta, nodes, pods, reason and message, as far as they are set.
+func EventText(e offline.Event) string {
 	var parts []string
 	if e.Group != "" {
 		parts = append(parts, e.Group)
@@ -66,8 +69,8 @@ func eventText(e offline.Event) string {
 	return strings.Join(parts, "  ")
 }
 
-// writeChecks prints the expectation results (only failures with onlyFailed).
-func writeChecks(w io.Writer, checks []offline.Check, onlyFailed bool) error {
+// WriteChecks prints the expectation results (only failures with onlyFailed).
+func WriteChecks(w io.Writer, checks []offline.Check, onlyFailed bool) error {
 	if !onlyFailed {
 		if _, err := fmt.Fprintln(w, "\nChecks:"); err != nil {
 			return err
@@ -88,6 +91,36 @@ func writeChecks(w io.Writer, checks []offline.Check, onlyFailed bool) error {
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// WriteOutput writes a run's output in format: "json" (the timeline, the
+// final state and the checks), "none" (only failed checks) or "text" (the
+// readable timeline, then the checks when check is set or there are any).
+func WriteOutput(w io.Writer, format string, scn *scenario.Scenario, res *offline.Result, checks []offline.Check, check bool) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		events := res.Events
+		if events == nil {
+			events = []offline.Event{}
+		}
+		return enc.Encode(struct {
+			Scenario string          `json:"scenario"`
+			Events   []offline.Event `json:"events"`
+			Final    offline.Final   `json:"final"`
+			Checks   []offline.Check `json:"checks"`
+		}{scn.Name, events, res.Final, checks})
+	case "none":
+		return WriteChecks(w, checks, true)
+	}
+	if err := WriteTimeline(w, scn, res); err != nil {
+		return err
+	}
+	if check || len(checks) > 0 {
+		return WriteChecks(w, checks, false)
 	}
 	return nil
 }

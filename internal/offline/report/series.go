@@ -1,58 +1,12 @@
-package cli
+package report
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"html/template"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/kscale/kscale/internal/offline"
 	"github.com/kscale/kscale/internal/scenario"
-	"github.com/kscale/kscale/third_party/uplot"
 )
-
-// Bounds of what the report embeds, so a day-long run of a large cluster
-// still makes a page a browser opens quickly.
-const (
-	maxPoints    = 3000 // samples per chart series
-	maxMarkers   = 2000 // timeline events drawn on the charts
-	maxEventRows = 1000 // rows of the event table
-	worstPods    = 20   // rows of the longest-waiting pods table
-)
-
-// reportPage feeds the page template: the summary and tables are rendered
-// by the template (escaped), the charts by script from Data, which is
-// embedded as JSON in a non-executable script element.
-type reportPage struct {
-	Title, Description string
-	Summary            []summaryRow
-	Groups             []groupRow
-	HasCost            bool
-	Worst              []offline.PodWait
-	WaitsShown         int
-	Events             []eventRow
-	EventsTotal        int
-	Checks             []offline.Check
-	Data               template.JS
-	UPlotJS            template.JS
-	UPlotCSS           template.CSS
-}
-
-// eventRow is one line of the event table.
-type eventRow struct {
-	At, Kind, Type, Text string
-}
-
-// summaryRow is one line of the summary table.
-type summaryRow struct {
-	Label, Value, ID string
-}
 
 // groupRow is one node group's line in the capacity table.
 type groupRow struct {
@@ -97,107 +51,6 @@ type chartMarker struct {
 type waitHistogram struct {
 	Labels []string `json:"labels"`
 	Counts []int    `json:"counts"`
-}
-
-// reportFile is the report being written: a temporary file beside the
-// path, created before the simulation so an unwritable path fails at
-// once, and renamed onto the path when the report is complete.
-type reportFile struct {
-	path string
-	tmp  *os.File
-	done bool
-}
-
-func createReport(path string) (*reportFile, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, &UsageError{Err: fmt.Errorf("--report: %s is a directory", path)}
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".kscale-report-*.html")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, &UsageError{Err: fmt.Errorf("--report: cannot create %s: %w", path, err)}
-	}
-	return &reportFile{path: path, tmp: tmp}, nil
-}
-
-// write renders the report and moves it onto the path.
-func (r *reportFile) write(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) error {
-	page, err := buildReport(scn, res, checks)
-	if err != nil {
-		return err
-	}
-	return r.commit(func(w io.Writer) error { return reportTemplate.Execute(w, page) })
-}
-
-// commit renders the page into the temporary file and moves it onto the
-// path.
-func (r *reportFile) commit(render func(io.Writer) error) error {
-	if err := render(r.tmp); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := r.tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := r.tmp.Close(); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	if err := os.Rename(r.tmp.Name(), r.path); err != nil {
-		return fmt.Errorf("writing report: %w", err)
-	}
-	r.done = true
-	return nil
-}
-
-// discard removes the temporary file unless the report was written.
-func (r *reportFile) discard() {
-	if !r.done {
-		_ = r.tmp.Close()
-		_ = os.Remove(r.tmp.Name())
-	}
-}
-
-func buildReport(scn *scenario.Scenario, res *offline.Result, checks []offline.Check) (reportPage, error) {
-	prices := groupPrices(scn)
-	data := chartSeries(scn, res, prices)
-	data.Markers = markers(res.Events)
-	data.Waits = waitHistogramOf(res.Waits)
-	js, err := json.Marshal(data) // escapes <, > and & so the data cannot end its script element
-	if err != nil {
-		return reportPage{}, fmt.Errorf("writing report: %w", err)
-	}
-	page := reportPage{Title: scn.Name, Description: scn.Description, Checks: checks, Data: template.JS(js),
-		UPlotJS: template.JS(uplot.JS), UPlotCSS: template.CSS(uplot.CSS), EventsTotal: len(res.Events)}
-	page.Groups, page.HasCost = groupRows(res, prices)
-	page.Summary = summarize(scn, res, checks, page.Groups, page.HasCost)
-	page.Worst = res.Waits[:min(len(res.Waits), worstPods)]
-	page.WaitsShown = len(res.Waits)
-	for _, e := range res.Events {
-		if len(page.Events) == maxEventRows {
-			break
-		}
-		if kind := markerKind(e.Type); kind != "" {
-			page.Events = append(page.Events, eventRow{At: e.At.String(), Kind: kind, Type: e.Type, Text: eventText(e)})
-		}
-	}
-	return page, nil
-}
-
-// groupPrices collects each group's price, including groups added by
-// events.
-func groupPrices(scn *scenario.Scenario) map[string]float64 {
-	out := map[string]float64{}
-	for _, g := range scn.NodeGroups {
-		out[g.Name] = g.PricePerHour
-	}
-	for _, e := range scn.Events {
-		if e.AddGroup != nil {
-			out[e.AddGroup.Name] = e.AddGroup.PricePerHour
-		}
-	}
-	return out
 }
 
 // chartSeries thins the samples to at most maxPoints and turns them into
@@ -284,7 +137,7 @@ func markers(events []offline.Event) []chartMarker {
 		if kind == "" || len(out) == maxMarkers {
 			continue
 		}
-		out = append(out, chartMarker{T: e.At.Seconds(), Kind: kind, Text: e.Type + " " + eventText(e)})
+		out = append(out, chartMarker{T: e.At.Seconds(), Kind: kind, Text: e.Type + " " + EventText(e)})
 	}
 	return out
 }

@@ -1,9 +1,10 @@
-package cli
+package report
 
 import (
 	"context"
 	"fmt"
 	"html"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +28,8 @@ func TestReportRendersInChromium(t *testing.T) {
 	chromium := lookChromium(t)
 	dir := t.TempDir()
 	report := filepath.Join(dir, "report.html")
-	if code, out, errOut := runCLI(t, "simulate", "--output", "none", "--report", report, reportScenario); code != 0 {
-		t.Fatalf("simulate exit %d: %s%s", code, out, errOut)
-	}
-	res := simulateFile(t, reportScenario)
+	scn, res := simulateFile(t, reportScenario)
+	writeReport(t, report, scn, res)
 	dom := runChromium(t, chromium, dir, "--dump-dom", "file://"+report+"#probe")
 	if !strings.Contains(dom, `data-script="ok"`) {
 		t.Fatalf("report script did not finish; DOM starts %q", dom[:min(len(dom), 500)])
@@ -124,8 +123,21 @@ func attr(t *testing.T, dom, marker, name string) string {
 	return m[1]
 }
 
+// writeReport renders the run's report to path as simulate --report does.
+func writeReport(t *testing.T, path string, scn *scenario.Scenario, res *offline.Result) {
+	t.Helper()
+	f, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Discard()
+	if err := f.Commit(func(w io.Writer) error { return WriteHTML(w, scn, res, res.Checks(scn)) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // simulateFile runs a scenario file in-process.
-func simulateFile(t *testing.T, path string) *offline.Result {
+func simulateFile(t *testing.T, path string) (*scenario.Scenario, *offline.Result) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -143,5 +155,5 @@ func simulateFile(t *testing.T, path string) *offline.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res
+	return scn, res
 }
