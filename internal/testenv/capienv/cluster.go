@@ -21,7 +21,10 @@ const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
 // CreateCluster creates the Cluster name in namespace of the management
 // cluster for the workload environment: its kubeconfig Secret (how the
 // manager reaches the workload cluster's Nodes) and a stand-in control
-// plane that reports itself initialized. The Cluster has no
+// plane that reports itself initialized and externally managed, as a
+// hosted control plane (EKS, AKS, GKE) does: Cluster API deletes the Node
+// of a deleted worker Machine only when the cluster has control-plane
+// Machines or such a control plane. The Cluster has no
 // infrastructure reference, so Cluster API counts its infrastructure as
 // provisioned.
 func CreateCluster(ctx context.Context, management *testenv.Env, workload *testenv.Env, namespace, name string) error {
@@ -49,6 +52,7 @@ func CreateCluster(ctx context.Context, management *testenv.Env, workload *teste
 		return fmt.Errorf("creating the control plane of cluster %s: %w", name, err)
 	}
 	_ = unstructured.SetNestedField(created.Object, true, "status", "initialization", "controlPlaneInitialized")
+	_ = unstructured.SetNestedField(created.Object, true, "status", "externalManagedControlPlane")
 	if _, err := dyn.Resource(ControlPlanes).Namespace(namespace).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("initializing the control plane of cluster %s: %w", name, err)
 	}
