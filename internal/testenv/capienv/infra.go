@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,6 +22,10 @@ import (
 // InfraFinalizer keeps a deleted SimMachine until the stand-in provider
 // has released its (imaginary) instance.
 const InfraFinalizer = "infrastructure.kscale.test/instance"
+
+// uninitializedTaint is Cluster API's taint of a node whose labels the
+// Machine controller has not synced yet.
+var uninitializedTaint = corev1.Taint{Key: "node.cluster.x-k8s.io/uninitialized", Effect: corev1.TaintEffectNoSchedule}
 
 // deploymentLabel names a Machine's (and its infrastructure machine's)
 // MachineDeployment; Cluster API sets it.
@@ -194,7 +199,12 @@ func (p *Infra) provision(ctx context.Context, m *unstructured.Unstructured, key
 		}
 		m = updated
 	}
-	if err := machinesim.RegisterNode(ctx, p.cfg.Workload, machinesim.NodeSpec{Name: m.GetName(), ProviderID: id, Shape: p.cfg.Shapes[key]}); err != nil {
+	shape := p.cfg.Shapes[key]
+	// The kubelet registers with Cluster API's uninitialized taint, as
+	// kubeadm's bootstrap makes it; the Machine controller lifts it once
+	// it has synced the node's labels.
+	shape.Taints = append(slices.Clone(shape.Taints), uninitializedTaint)
+	if err := machinesim.RegisterNode(ctx, p.cfg.Workload, machinesim.NodeSpec{Name: m.GetName(), ProviderID: id, Shape: shape}); err != nil {
 		return err
 	}
 	_ = unstructured.SetNestedField(m.Object, true, "status", "initialization", "provisioned")
