@@ -29,11 +29,13 @@ image:
 	go run ./hack/image --out bin/image --archive bin/kscale-image.tar \
 		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
-## testbin: build the control-plane binaries the tests run against and the real kwok
-## controller that plays their kubelets (each cached per version)
+## testbin: build the control-plane binaries the tests run against, the real kwok
+## controller that plays their kubelets and the real Cluster API core controller
+## manager of the clusterapi end-to-end tests (each cached per version)
 testbin:
 	hack/testbin/build.sh
 	hack/kwok/build.sh
+	hack/capi/build.sh
 
 ## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
 fidelity-oracle:
