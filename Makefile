@@ -58,7 +58,7 @@ fidelity: fidelity-oracle
 VPA_FIDELITY_STREAMS ?= 100000
 VPA_FIDELITY_SEED ?= 1
 vpa-fidelity:
-	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater|Budget)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
+	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater|Budget|InPlace)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
 
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:

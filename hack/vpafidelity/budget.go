@@ -7,6 +7,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
@@ -93,8 +94,29 @@ func budgetVPA(c *BudgetCase) *vpav1.VerticalPodAutoscaler {
 	return v
 }
 
+// budgetReplicaSet returns the ReplicaSet that owns the case's pods.
+func budgetReplicaSet(c *BudgetCase) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: budgetOwner}, Spec: appsv1.ReplicaSetSpec{Replicas: &c.Replicas}}
+}
+
+// countPhase counts the pods in phase.
+func countPhase(pods []*corev1.Pod, phase corev1.PodPhase) int {
+	n := 0
+	for _, p := range pods {
+		if p.Status.Phase == phase {
+			n++
+		}
+	}
+	return n
+}
+
+// resourceMilli returns a CPU quantity of m millicores.
+func resourceMilli(m int64) *resource.Quantity {
+	return resource.NewMilliQuantity(m, resource.DecimalSI)
+}
+
 func upstreamEvictions(c *BudgetCase) ([]string, error) {
-	rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: budgetOwner}, Spec: appsv1.ReplicaSetSpec{Replicas: &c.Replicas}}
+	rs := budgetReplicaSet(c)
 	objs := []runtime.Object{rs}
 	for _, p := range c.Pods {
 		objs = append(objs, p.DeepCopy())
@@ -139,13 +161,7 @@ func kscaleEvictions(c *BudgetCase) []string {
 	if err != nil {
 		return nil
 	}
-	pending := 0
-	for _, p := range c.Pods {
-		if p.Status.Phase == corev1.PodPending {
-			pending++
-		}
-	}
-	b := updater.NewBudget(configured, len(c.Pods), pending, c.Tolerance)
+	b := updater.NewBudget(configured, len(c.Pods), countPhase(c.Pods, corev1.PodPending), c.Tolerance)
 	var out []string
 	for _, p := range c.Pods {
 		isPending := p.Status.Phase == corev1.PodPending
