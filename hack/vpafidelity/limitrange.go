@@ -2,7 +2,6 @@ package vpafidelity
 
 import (
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 )
@@ -26,16 +25,11 @@ func withLimitTypes(c *PodCase, types ...corev1.LimitType) *PodCase {
 
 // limitRangeFamily names the part of the LimitRange path a disagreement ds
 // of c comes from (docs/vpa.md, open findings), or "" when the sides also
-// disagree without a LimitRange: upstream panics, or the sides agree once
-// the items of one type are left out (pod-limitrange: the pod items alone
+// disagree without a LimitRange: the sides agree once the items of one
+// type are left out (pod-limitrange: the pod items alone
 // disagree; container-limitrange: the container items alone), or only
 // without both.
 func limitRangeFamily(c *PodCase, ds []Diff) string {
-	for _, d := range ds {
-		if strings.Contains(d.Detail, errUpstreamPanic.Error()) {
-			return "upstream-panics"
-		}
-	}
 	if len(c.LimitRange.Spec.Limits) == 0 {
 		return ""
 	}

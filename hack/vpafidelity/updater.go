@@ -262,7 +262,7 @@ func CompareUpdater(c *PodCase) []Diff {
 	ks := recommendation.Process(c.Pod, c.VPA.Status.Recommendation, c.VPA.Spec.ResourcePolicy,
 		recommendation.MergeLimitRanges([]corev1.LimitRange{*c.LimitRange}))
 	if errors.Is(upErr, errUpstreamPanic) {
-		add("upstream-panics", "", "%v", upErr)
+		add(upstreamPanics, "", "%v", upErr)
 		return out
 	}
 	if upErr != nil {
@@ -331,6 +331,13 @@ func applyUpstream(proc vpautil.RecommendationProcessor, c *PodCase) (rec *vpav1
 
 // errUpstreamPanic marks a case upstream's code panics on.
 var errUpstreamPanic = errors.New("upstream panicked")
+
+// upstreamPanics is the documented deliberate difference (docs/vpa.md)
+// of a case upstream's code panics on: upstream's pod LimitRange step
+// assigns into the nil requests of a container it gives a recommendation,
+// which crashes its updater and fails its webhook call (the pod is then
+// admitted unchanged); kscale processes the pod.
+const upstreamPanics = Deliberate + "upstream-panics"
 
 // sameList reports whether two resource lists hold equal quantities.
 func sameList(a, b corev1.ResourceList) bool {
