@@ -334,9 +334,9 @@ var errUpstreamPanic = errors.New("upstream panicked")
 
 // upstreamPanics is the documented deliberate difference (docs/vpa.md)
 // of a case upstream's code panics on: upstream's pod LimitRange step
-// assigns into the nil requests of a container it gives a recommendation,
-// which crashes its updater and fails its webhook call (the pod is then
-// admitted unchanged); kscale processes the pod.
+// assigns into the nil bounds of the recommendation it makes up for a
+// container without one, which crashes its updater and fails its webhook
+// call (the pod is then admitted unchanged); kscale processes the pod.
 const upstreamPanics = Deliberate + "upstream-panics"
 
 // sameList reports whether two resource lists hold equal quantities.
