@@ -133,13 +133,17 @@ func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now t
 	if !a.cfg.Options.ScaleUpTemplateFromCloudProvider || g.Template.UnavailableReason != "" {
 		node = a.liveTemplate(g.ID, obs, now)
 	}
+	// Upstream's providers add their fake kube-proxy pod only to templates
+	// they build, never to a copy of a live node.
+	po := template.PodOptions{RequestsFromLimits: a.cfg.Options.DaemonSetRequestsFromLimits}
 	if node == nil {
 		var err error
 		if node, err = nodetemplate.FromProvider(g, a.allocatable(), a.ignore); err != nil {
 			return nil, err
 		}
+		po.KubeProxy = a.cfg.Options.TemplateKubeProxyPod
 	}
-	return &template.Template{Node: node, DaemonSetPods: template.DaemonSetPods(node, obs.daemonSets, a.cfg.Options.DaemonSetRequestsFromLimits)}, nil
+	return &template.Template{Node: node, DaemonSetPods: template.Pods(node, g.ID, obs.daemonSets, po)}, nil
 }
 
 // allocatable returns the estimator provider templates learn allocatable

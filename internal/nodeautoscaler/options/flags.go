@@ -31,6 +31,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 		"Provider templates take allocatable per instance type from live nodes (Zalando fork rule); false uses the provider's capacity as upstream")
 	fs.BoolVar(&o.DaemonSetRequestsFromLimits, "daemonset-requests-from-limits", o.DaemonSetRequestsFromLimits,
 		"Template DaemonSet pods count requests = limits for containers with limits only (Zalando fork rule); false counts no request as upstream")
+	fs.BoolVar(&o.TemplateKubeProxyPod, "template-kube-proxy-pod", o.TemplateKubeProxyPod,
+		"Templates built from the cloud provider carry a fake kube-proxy pod requesting 100m CPU, as upstream's providers add; false (kscale's rule) adds none")
 	fs.BoolVar(&o.BackoffNoFullScaleDown, "backoff-no-full-scale-down", o.BackoffNoFullScaleDown, "Back failed groups off until they recover and keep one sentinel instance requested")
 	o.addBackoffFlags(fs)
 	fs.DurationVar(&o.TemplateMismatchTimeout, "template-mismatch-timeout", o.TemplateMismatchTimeout, "How long a node group's learnt template differences and pod blocks outlive the last node that showed them")

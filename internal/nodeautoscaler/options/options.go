@@ -76,6 +76,12 @@ type Options struct {
 	// only set limits (the fork's rule F7, the default); false counts no
 	// request for them, as upstream.
 	DaemonSetRequestsFromLimits bool
+	// TemplateKubeProxyPod is kscale's --template-kube-proxy-pod: every
+	// template built from the provider carries the fake kube-proxy pod
+	// (100m CPU) upstream 1.36's providers add, as upstream; false, the
+	// default, adds none (the fork's rule F8 drops it beside a kube-proxy
+	// DaemonSet, kscale never adds it).
+	TemplateKubeProxyPod bool
 	// BackoffNoFullScaleDown is the fork's --backoff-no-full-scale-down.
 	BackoffNoFullScaleDown bool
 	// TemplateMismatchTimeout is kscale's --template-mismatch-timeout: how

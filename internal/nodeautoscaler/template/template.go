@@ -7,6 +7,8 @@ type Template struct {
 	// Node is the template node; never share it with a snapshot that
 	// renames or mutates nodes.
 	Node *corev1.Node
-	// DaemonSetPods are the pods DaemonSets would run on the node.
+	// DaemonSetPods are the pods every new node starts with: those
+	// DaemonSets would run on it and, with --template-kube-proxy-pod,
+	// upstream's fake kube-proxy mirror pod (see Pods).
 	DaemonSetPods []*corev1.Pod
 }
