@@ -52,7 +52,7 @@ func KubeProxyPod(group, nodeName string) *corev1.Pod {
 			Name: name, Namespace: metav1.NamespaceSystem, UID: types.UID("template-" + name),
 			Labels: map[string]string{"component": "kube-proxy", "tier": "node"},
 			Annotations: map[string]string{
-				"kubernetes.io/config.source":  "file",
+				"kubernetes.io/config.source": "file",
 				corev1.MirrorPodAnnotationKey: kubeProxyMirrorHash,
 			},
 		},

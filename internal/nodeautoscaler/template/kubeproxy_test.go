@@ -80,4 +80,3 @@ func assertFakeKubeProxy(t *testing.T, p *corev1.Pod) {
 		t.Errorf("fake pod requests %v, want cpu 100m only", req)
 	}
 }
-
