@@ -16,6 +16,7 @@ import (
 type awsFlags struct {
 	staticInstanceList bool
 	refreshInterval    time.Duration
+	upstreamActivities bool
 }
 
 // addFlags registers the AWS flags.
@@ -24,6 +25,8 @@ func (a *awsFlags) addFlags(fs *pflag.FlagSet) {
 		"AWS: use the built-in instance type table instead of calling DescribeInstanceTypes at start.")
 	fs.DurationVar(&a.refreshInterval, "aws-refresh-interval", aws.DefaultRefreshInterval,
 		"AWS: how long the described Auto Scaling groups and their instances are reused between loops; 0 describes them every loop, as --disable-node-instances-cache does.")
+	fs.BoolVar(&a.upstreamActivities, "aws-upstream-scaling-activities", false,
+		"AWS: fail a short group's placeholders as upstream does: only on a Failed scaling activity since the last SetDesiredCapacity, always as out-of-resources; false also takes Cancelled ones and classes them by message.")
 }
 
 // awsCloud builds the AWS Auto Scaling group provider: node groups from
@@ -75,7 +78,8 @@ func (a *awsCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 		interval = 0
 	}
 	p, err := aws.New(aws.Config{AutoScaling: clients.AutoScaling, EC2: clients.EC2, EKS: clients.EKS, Region: clients.Region, Static: a.static,
-		Discovery: a.discovery, Clock: deps.Clock, RefreshInterval: interval, StaticInstanceList: a.flags.staticInstanceList})
+		Discovery: a.discovery, Clock: deps.Clock, RefreshInterval: interval, StaticInstanceList: a.flags.staticInstanceList,
+		UpstreamScalingActivities: a.flags.upstreamActivities})
 	if err != nil {
 		return nil, err
 	}

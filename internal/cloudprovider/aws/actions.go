@@ -32,7 +32,7 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 	if size > g.max {
 		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.max, Bound: cloudprovider.BoundAboveMax}
 	}
-	if p.scaleUps[groupID] == nil {
+	if p.scaleUps[groupID] == nil && !p.cfg.UpstreamScalingActivities {
 		p.scaleUps[groupID] = p.reference(ctx, groupID)
 	}
 	if err := p.setDesired(ctx, "IncreaseSize", g, size); err != nil {
@@ -142,6 +142,7 @@ func (p *Provider) group(id string) (*asg, error) {
 
 // setDesired calls SetDesiredCapacity and records the new size.
 func (p *Provider) setDesired(ctx context.Context, op string, g *asg, size int) error {
+	start := p.cfg.Clock.Now()
 	_, err := p.cfg.AutoScaling.SetDesiredCapacity(ctx, &autoscaling.SetDesiredCapacityInput{
 		AutoScalingGroupName: awssdk.String(g.name), DesiredCapacity: awssdk.Int32(int32(size)), HonorCooldown: awssdk.Bool(false)})
 	if err != nil {
@@ -149,5 +150,6 @@ func (p *Provider) setDesired(ctx context.Context, op string, g *asg, size int) 
 	}
 	klog.FromContext(ctx).V(1).Info("Set desired capacity", "nodeGroup", g.name, "from", g.desired, "to", size)
 	g.desired = size
+	p.lastSet[g.name] = start
 	return nil
 }

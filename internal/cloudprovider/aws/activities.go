@@ -83,6 +83,10 @@ func failureOf(a *astypes.Activity) *cloudprovider.ErrorInfo {
 // and reads the activities of tracked groups for new failures. A failed
 // call keeps the group's state, as if it had no news.
 func (p *Provider) checkActivities(ctx context.Context) {
+	if p.cfg.UpstreamScalingActivities {
+		p.checkActivitiesUpstream(ctx)
+		return
+	}
 	for name := range p.scaleUps {
 		if g := p.groups[name]; g == nil || !g.short() {
 			delete(p.scaleUps, name)
@@ -141,4 +145,52 @@ func (p *Provider) activities(ctx context.Context, group string, limit int32) ([
 		return nil, err
 	}
 	return out.Activities, nil
+}
+
+// upstreamFailureCode and upstreamFailureMessage are what upstream's
+// placeholders of an unavailable group report.
+const (
+	upstreamFailureCode    = "placeholder-cannot-be-fulfilled"
+	upstreamFailureMessage = "AWS cannot provision any more instances for this node group"
+)
+
+// checkActivitiesUpstream applies upstream 1.36's rule on every refresh: a
+// short group is unavailable while the first page of its activities holds
+// a Failed one that started no earlier than the provider's last
+// SetDesiredCapacity of the group (any Failed one on the page when this
+// process never set it); Cancelled ones never count. Nothing is carried
+// between refreshes, and a failed call leaves the group available.
+func (p *Provider) checkActivitiesUpstream(ctx context.Context) {
+	clear(p.scaleUps)
+	for _, g := range p.groups {
+		if !g.short() {
+			continue
+		}
+		acts, err := p.activities(ctx, g.name, 0)
+		if err != nil {
+			klog.FromContext(ctx).Error(err, "Reading scaling activities failed", "nodeGroup", g.name)
+			continue
+		}
+		if a := upstreamFailure(acts, p.lastSet[g.name]); a != nil {
+			klog.FromContext(ctx).Info("Scaling activity failed", "nodeGroup", g.name, "status", a.StatusCode,
+				"description", awssdk.ToString(a.Description), "class", cloudprovider.ErrorOutOfResources)
+			p.scaleUps[g.name] = &scaleUp{failed: &cloudprovider.ErrorInfo{Class: cloudprovider.ErrorOutOfResources,
+				Code: upstreamFailureCode, Message: upstreamFailureMessage}}
+		}
+	}
+}
+
+// upstreamFailure walks activities newest first until one started before
+// since and returns the first Failed one, or nil.
+func upstreamFailure(acts []astypes.Activity, since time.Time) *astypes.Activity {
+	for i := range acts {
+		a := &acts[i]
+		if awssdk.ToTime(a.StartTime).Before(since) {
+			return nil
+		}
+		if a.StatusCode == astypes.ScalingActivityStatusCodeFailed {
+			return a
+		}
+	}
+	return nil
 }

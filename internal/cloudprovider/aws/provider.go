@@ -60,6 +60,13 @@ type Config struct {
 	// StaticInstanceList skips DescribeInstanceTypes and uses only the
 	// built-in table (--aws-use-static-instance-list).
 	StaticInstanceList bool
+	// UpstreamScalingActivities is --aws-upstream-scaling-activities: a
+	// short group's placeholders fail as upstream 1.36 fails them (only a
+	// Failed activity started since the provider's last SetDesiredCapacity
+	// of the group counts, always as out-of-resources), instead of kscale's
+	// rule (Failed or Cancelled since the newest activity before the first
+	// raise, classed by its message).
+	UpstreamScalingActivities bool
 }
 
 // Default fills unset fields.
@@ -118,6 +125,7 @@ type Provider struct {
 	nodegroups   map[string]nodegroupEntry    // EKS managed node groups by cluster/name
 	spot         map[string]spotEntry         // spot prices by types and zones
 	scaleUps     map[string]*scaleUp          // activity tracking of short groups
+	lastSet      map[string]time.Time         // when each group's desired capacity was last set, for the upstream rule
 	templateErrs map[string]string            // last template error per group, for logging changes
 }
 
@@ -130,7 +138,7 @@ func New(cfg Config) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("configuring the AWS provider: %w", err)
 	}
-	return &Provider{cfg: cfg, groups: map[string]*asg{}, launches: map[string]launchEntry{}, scaleUps: map[string]*scaleUp{},
+	return &Provider{cfg: cfg, groups: map[string]*asg{}, launches: map[string]launchEntry{}, scaleUps: map[string]*scaleUp{}, lastSet: map[string]time.Time{},
 		overrideReqs: map[string]requirementsEntry{}, selections: map[string]selectionEntry{}, nodegroups: map[string]nodegroupEntry{}, spot: map[string]spotEntry{}}, nil
 }
 

@@ -41,6 +41,7 @@ type stockout struct {
 	capacity int
 	desired  int // what the caller asked for; moto got min(desired, capacity)
 	message  string
+	pending  bool // record no failed activity: the launches are only slow
 }
 
 // activity is one scaling activity as the Auto Scaling API returns it.
@@ -79,6 +80,15 @@ func (p *Proxy) StockOut(group string, capacity int, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.stock[group] = &stockout{capacity: capacity, desired: -1, message: message}
+}
+
+// Hold keeps group at capacity instances as StockOut does, but records no
+// activity for the missing ones, as AWS does while their launches are
+// still in progress; tests add the activities they need with AddActivity.
+func (p *Proxy) Hold(group string, capacity int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stock[group] = &stockout{capacity: capacity, desired: -1, pending: true}
 }
 
 // Throttle answers the next n calls of action with a Throttling error.
@@ -191,7 +201,7 @@ func (p *Proxy) setDesired(w http.ResponseWriter, r *http.Request, form url.Valu
 	s := p.stock[group]
 	cause := fmt.Sprintf("At %s a user request explicitly set group desired capacity changing the desired capacity to %d.", time.Now().UTC().Format(time.RFC3339), desired)
 	if s != nil {
-		if desired > s.capacity && desired > s.desired {
+		if desired > s.capacity && desired > s.desired && !s.pending {
 			p.addActivityLocked(group, "Failed", s.message, cause)
 		}
 		s.desired = desired
