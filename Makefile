@@ -104,6 +104,12 @@ bench-live: testbin build
 upstream-ca:
 	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
 
+## proto: regenerate the Go code of the gRPC protocols (externalgrpc cloud provider, gRPC
+## expander) with Debian's protoc and the generators pinned in hack/proto/go.mod
+.PHONY: proto
+proto:
+	hack/proto/generate.sh
+
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:
 	hack/update-uplot.sh
