@@ -201,9 +201,13 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 		return err
 	}
 	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
-		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
+		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache,
+		GroupDefaults: groupDefaults(o.opts)})
 	if err != nil {
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
+	}
+	if cl.gpuLabel != "" {
+		o.opts.GPULabel = cl.gpuLabel
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
 	var events live.EventRecorder
