@@ -20,6 +20,8 @@ const (
 	labelZone         = "topology.kubernetes.io/zone"
 	labelRegion       = "topology.kubernetes.io/region"
 	labelArch         = "kubernetes.io/arch"
+	// labelHostname names one node; kscale names its template nodes itself.
+	labelHostname = "kubernetes.io/hostname"
 )
 
 // template reads a group's template node. A server that does not
@@ -44,8 +46,8 @@ func (p *Provider) template(ctx context.Context, id string) (cloudprovider.Templ
 }
 
 // TemplateFromNode turns a template node into a provider template: its
-// capacity (allocatable when it has no capacity), every label as a label
-// tag, its taints, and the instance type, zone, region and architecture
+// capacity (allocatable when it has no capacity), every label but the
+// hostname as a label tag, its taints, and the instance type, zone, region and architecture
 // from their well-known labels.
 func TemplateFromNode(n *corev1.Node) cloudprovider.Template {
 	capacity := n.Status.Capacity
@@ -62,7 +64,9 @@ func TemplateFromNode(n *corev1.Node) cloudprovider.Template {
 		t.Zones = []string{z}
 	}
 	for k, v := range n.Labels {
-		t.Tags[cloudprovider.TagLabelPrefix+k] = v
+		if k != labelHostname {
+			t.Tags[cloudprovider.TagLabelPrefix+k] = v
+		}
 	}
 	t.Taints = append(t.Taints, n.Spec.Taints...)
 	return t
