@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,13 +28,7 @@ func startExternalGRPCServer(t *testing.T, provider *kwok.Provider) (*externalgr
 	t.Helper()
 	ca := testpki.NewCA(t, "externalgrpc-ca")
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, data []byte) string { return testpki.WriteFile(t, dir, name, data) }
 	cert, key := ca.ClientPEM(t, "kscale")
 	srv := externalgrpctest.New(provider, "example.com/accelerator")
 	addr := srv.Start(t, &tls.Config{Certificates: []tls.Certificate{ca.Serving(t, []string{"localhost"}, nil)}, ClientCAs: ca.Pool(),

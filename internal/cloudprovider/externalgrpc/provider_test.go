@@ -2,8 +2,6 @@ package externalgrpc_test
 
 import (
 	"crypto/tls"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -283,13 +281,7 @@ func TestOptionalCallsUnimplemented(t *testing.T) {
 func TestMutualTLS(t *testing.T) {
 	ca, other := testpki.NewCA(t, "provider-ca"), testpki.NewCA(t, "other-ca")
 	dir := t.TempDir()
-	write := func(name string, data []byte) string {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	write := func(name string, data []byte) string { return testpki.WriteFile(t, dir, name, data) }
 	serverCert := ca.Serving(t, []string{"localhost"}, nil)
 	cert, key := ca.ClientPEM(t, "kscale")
 	otherCert, otherKey := other.ClientPEM(t, "intruder")

@@ -12,6 +12,8 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -112,4 +114,15 @@ func serial(tb testing.TB) *big.Int {
 		tb.Fatal(err)
 	}
 	return n
+}
+
+// WriteFile writes data (a certificate or key) to dir/name, readable by
+// the owner only, and returns the path.
+func WriteFile(tb testing.TB, dir, name string, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }

@@ -8,7 +8,6 @@ package externalgrpctest
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -17,12 +16,12 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc/protos"
+	"github.com/kscale/kscale/internal/grpctest"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
@@ -56,25 +55,7 @@ func New(cloud cloudprovider.Provider, gpuLabel string) *Server {
 // test ends, and returns the address.
 func (s *Server) Start(tb testing.TB, tc *tls.Config) string {
 	tb.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatalf("listening: %v", err)
-	}
-	opts := []grpc.ServerOption{grpc.UnaryInterceptor(s.Interceptor)}
-	if tc != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(tc)))
-	}
-	g := grpc.NewServer(opts...)
-	protos.RegisterCloudProviderServer(g, s)
-	done := make(chan error, 1)
-	go func() { done <- g.Serve(lis) }()
-	tb.Cleanup(func() {
-		g.Stop()
-		if err := <-done; err != nil {
-			tb.Errorf("serving the external gRPC cloud provider: %v", err)
-		}
-	})
-	return lis.Addr().String()
+	return grpctest.Serve(tb, tc, func(g *grpc.Server) { protos.RegisterCloudProviderServer(g, s) }, grpc.UnaryInterceptor(s.Interceptor))
 }
 
 // Interceptor counts calls and applies injected faults.

@@ -4,9 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"math/rand/v2"
-	"net"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,12 +12,12 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kscale/kscale/internal/custommetrics/testpki"
+	"github.com/kscale/kscale/internal/grpctest"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander/grpcexpander"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander/grpcexpander/protos"
@@ -74,27 +71,11 @@ func (s *server) setMode(m string) {
 func start(t *testing.T) (*server, *grpcexpander.Filter) {
 	t.Helper()
 	ca := testpki.NewCA(t, "expander-ca")
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{ca.Serving(t, []string{"localhost"}, nil)},
-		MinVersion: tls.VersionTLS12})))
 	srv := &server{}
-	protos.RegisterExpanderServer(g, srv)
-	done := make(chan error, 1)
-	go func() { done <- g.Serve(lis) }()
-	t.Cleanup(func() {
-		g.Stop()
-		if err := <-done; err != nil {
-			t.Errorf("serving: %v", err)
-		}
-	})
-	certFile := filepath.Join(t.TempDir(), "ca.crt")
-	if err := os.WriteFile(certFile, ca.PEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, port, _ := strings.Cut(lis.Addr().String(), ":")
+	addr := grpctest.Serve(t, &tls.Config{Certificates: []tls.Certificate{ca.Serving(t, []string{"localhost"}, nil)}, MinVersion: tls.VersionTLS12},
+		func(g *grpc.Server) { protos.RegisterExpanderServer(g, srv) })
+	certFile := testpki.WriteFile(t, t.TempDir(), "ca.crt", ca.PEM)
+	_, port, _ := strings.Cut(addr, ":")
 	conn, err := grpcexpander.Dial("localhost:"+port, certFile)
 	if err != nil {
 		t.Fatal(err)
