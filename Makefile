@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin aws-prices
 
 ## build: compile the kscale binary into bin/
 build:
@@ -29,11 +29,13 @@ image:
 	go run ./hack/image --out bin/image --archive bin/kscale-image.tar \
 		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
-## testbin: build the control-plane binaries the tests run against and the real kwok
-## controller that plays their kubelets (each cached per version)
+## testbin: build the control-plane binaries the tests run against, the real kwok
+## controller that plays their kubelets and the real Cluster API core controller
+## manager of the clusterapi end-to-end tests (each cached per version)
 testbin:
 	hack/testbin/build.sh
 	hack/kwok/build.sh
+	hack/capi/build.sh
 
 ## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
 fidelity-oracle:
@@ -109,6 +111,11 @@ upstream-ca:
 .PHONY: proto
 proto:
 	hack/proto/generate.sh
+
+## aws-prices: regenerate the AWS on-demand price table (internal/cloudprovider/aws/instance_prices.csv)
+## from the pinned Karpenter release's generated pricing file (hack/awsprices, via the Go module proxy)
+aws-prices:
+	go run ./hack/awsprices -out internal/cloudprovider/aws/instance_prices.csv
 
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:

@@ -81,7 +81,7 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 		return err
 	}
 	if maxSize := int(c.group.GetMaxSize()); target+delta > maxSize {
-		return &cloudprovider.SizeError{Group: groupID, Requested: target + delta, Limit: maxSize, Reason: "above max size"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: target + delta, Limit: maxSize, Bound: cloudprovider.BoundAboveMax}
 	}
 	_, err = call(ctx, p, "NodeGroupIncreaseSize", groupID, p.cfg.Client.NodeGroupIncreaseSize,
 		&protos.NodeGroupIncreaseSizeRequest{Id: groupID, Delta: int32(delta)})
@@ -108,27 +108,47 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 		}
 	}
 	if target-delta < live {
-		return &cloudprovider.SizeError{Group: groupID, Requested: target - delta, Limit: live, Reason: "below existing instances"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: target - delta, Limit: live, Bound: cloudprovider.BoundBelowInstances}
 	}
 	_, err = call(ctx, p, "NodeGroupDecreaseTargetSize", groupID, p.cfg.Client.NodeGroupDecreaseTargetSize,
 		&protos.NodeGroupDecreaseTargetSizeRequest{Id: groupID, Delta: int32(-delta)})
 	return err
 }
 
-// DeleteInstances deletes the real instances with NodeGroupDeleteNodes and
-// drops placeholders by lowering the target.
+// DeleteInstances deletes the listed instances with NodeGroupDeleteNodes
+// and drops kscale's placeholders by lowering the target. An id the group
+// does not list, or a target below the min size, fails before any call.
 func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instanceIDs []string) error {
-	if _, err := p.group(ctx, groupID); err != nil {
+	c, err := p.group(ctx, groupID)
+	if err != nil {
 		return err
+	}
+	insts, err := p.Instances(ctx, groupID)
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	target := 0
+	for _, in := range insts {
+		known[in.ID] = true
+		if in.Placeholder || in.State != cloudprovider.InstanceDeleting {
+			target++
+		}
 	}
 	var nodes []*protos.ExternalGrpcNode
 	placeholders := 0
 	for _, id := range instanceIDs {
-		if machineapi.IsPlaceholder(placeholderPrefix, id) {
+		switch {
+		case !known[id]:
+			return &cloudprovider.NotFoundError{Kind: "instance", Name: id}
+		case machineapi.IsPlaceholder(placeholderPrefix, id):
 			placeholders++
-			continue
+		default:
+			nodes = append(nodes, p.node(id))
 		}
-		nodes = append(nodes, p.node(id))
+	}
+	if minSize := int(c.group.GetMinSize()); target-len(instanceIDs) < minSize {
+		return &cloudprovider.SizeError{Group: groupID, Requested: target - len(instanceIDs), Limit: minSize, Bound: cloudprovider.BoundBelowMin}
 	}
 	if len(nodes) > 0 {
 		if _, err := call(ctx, p, "NodeGroupDeleteNodes", groupID, p.cfg.Client.NodeGroupDeleteNodes,

@@ -21,8 +21,8 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc/protos"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/grpctest"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
 // Server implements the CloudProvider service over a kscale provider.
@@ -32,6 +32,7 @@ type Server struct {
 	gpuLabel string
 
 	mu     sync.Mutex
+	hide   bool
 	faults map[string]Fault
 	calls  map[string]int
 	// deleted records the nodes each NodeGroupDeleteNodes named.
@@ -85,6 +86,15 @@ func (s *Server) SetFault(method string, f Fault) {
 		return
 	}
 	s.faults[method] = f
+}
+
+// HidePlaceholders makes NodeGroupNodes list only real machines, as a
+// server whose cloud has no record of undelivered capacity does; the
+// client then makes the placeholders itself.
+func (s *Server) HidePlaceholders() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.hide = true
 }
 
 // Calls returns how often a method was called.
@@ -199,16 +209,20 @@ func (s *Server) NodeGroupDeleteNodes(ctx context.Context, req *protos.NodeGroup
 	return &protos.NodeGroupDeleteNodesResponse{}, asStatus(s.cloud.DeleteInstances(ctx, req.GetId(), ids))
 }
 
-// NodeGroupNodes lists a group's machines (not its placeholders), by
-// provider id.
+// NodeGroupNodes lists a group's instances by provider id, placeholders
+// included as creating instances (with their creation error), as an
+// upstream provider such as AWS's lists the capacity it has not delivered.
 func (s *Server) NodeGroupNodes(ctx context.Context, req *protos.NodeGroupNodesRequest) (*protos.NodeGroupNodesResponse, error) {
 	insts, err := s.cloud.Instances(ctx, req.GetId())
 	if err != nil {
 		return nil, asStatus(err)
 	}
+	s.mu.Lock()
+	hide := s.hide
+	s.mu.Unlock()
 	out := &protos.NodeGroupNodesResponse{}
 	for _, in := range insts {
-		if in.Placeholder {
+		if hide && in.Placeholder {
 			continue
 		}
 		st := &protos.InstanceStatus{InstanceState: map[cloudprovider.InstanceState]protos.InstanceStatus_InstanceState{
@@ -233,7 +247,7 @@ func (s *Server) NodeGroupTemplateNodeInfo(ctx context.Context, req *protos.Node
 	if err != nil {
 		return nil, err
 	}
-	node, err := template.FromProvider(g, template.NewEstimator(), nil)
+	node, err := nodetemplate.FromProvider(g, nodetemplate.NewEstimator(), nil)
 	if err != nil {
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}
