@@ -54,13 +54,13 @@ FIDELITY_PAIRS ?= 1000000
 fidelity: fidelity-oracle
 	go test -count=1 -timeout 30m -run '^TestFidelity$$' -v ./internal/simulator/fidelity -args -fidelity.random -fidelity.pairs=$(FIDELITY_PAIRS)
 
-## vpa-fidelity: compare the VPA recommender model and the updater's priority with upstream VPA's
-## own code (tool module hack/vpafidelity) on VPA_FIDELITY_STREAMS random streams and as many
-## random pods, from VPA_FIDELITY_SEED
+## vpa-fidelity: compare the VPA recommender model, the updater's priority and eviction budget and
+## the webhook's patch with upstream VPA's own code (tool module hack/vpafidelity) on
+## VPA_FIDELITY_STREAMS random streams and as many random pods and budget cases, from VPA_FIDELITY_SEED
 VPA_FIDELITY_STREAMS ?= 100000
 VPA_FIDELITY_SEED ?= 1
 vpa-fidelity:
-	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
+	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater|Budget|InPlace)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
 
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:
