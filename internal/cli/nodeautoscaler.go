@@ -135,6 +135,10 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if gl, ok := o.builder.(gpuLabeler); ok {
 		o.opts.GPULabel = gl.gpuLabel()
 	}
+	if _, ok := o.builder.(kubeProxyTemplater); !ok && o.opts.TemplateKubeProxyPod {
+		return fmt.Errorf("--template-kube-proxy-pod: upstream's %s provider adds no kube-proxy pod to its templates, so kscale adds none either; the flag applies to aws, clusterapi, kwok and mcm",
+			o.cloud.provider)
+	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}

@@ -44,7 +44,9 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.yaml")
 	bad := filepath.Join(dir, "bad.yaml")
+	grpc := filepath.Join(dir, "grpc.yaml")
 	for path, data := range map[string]string{
+		grpc: "address: localhost:1\n",
 		good: "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m5.large]}\n",
 		bad:  "nodeGroups:\n- {name: a, max: 1, instanceTypes: [m9.huge]}\n",
 	} {
@@ -82,6 +84,7 @@ func TestNodeAutoscalerBadFlags(t *testing.T) {
 		{[]string{"--cloud-provider=aws", "--nodes=1:3:asg", "--dry-run", "--leader-elect-resource-name=cluster-autoscaler"}, "--leader-elect-resource-name"},
 		{[]string{"--cloud-config=" + good, "--shadow-record-file=x.jsonl"}, "--shadow-record-file: requires --dry-run"},
 		{[]string{"--cloud-config=" + good, "--shadow-compare-window=0s"}, "--shadow-compare-window"},
+		{[]string{"--cloud-provider=externalgrpc", "--cloud-config=" + grpc, "--template-kube-proxy-pod"}, "--template-kube-proxy-pod: upstream's externalgrpc provider"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
