@@ -2,6 +2,8 @@ package offline
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -39,4 +41,25 @@ func (w *World) initialSnapshot() (*simulator.Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// initialPods are a workload's pods at the start, in creation order.
+func (w *World) initialPods(wl *workload) []*corev1.Pod {
+	if wl.spec.Kind == "Pods" {
+		return w.podsOf(wl)
+	}
+	return w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name)
+}
+
+// bindOn binds pods to the nodes the workload's on names, nodes in name
+// order: where they run in the cluster the scenario was taken from, fit or
+// not, as a kubelet keeps running what it admitted.
+func (w *World) bindOn(wl *workload, pods []*corev1.Pod) {
+	i := 0
+	for _, node := range slices.Sorted(maps.Keys(wl.spec.On)) {
+		for range wl.spec.On[node] {
+			w.bindPod(pods[i], node, w.clock.Now())
+			i++
+		}
+	}
 }

@@ -160,6 +160,11 @@ type Workload struct {
 	// Scheduled binds the first N replicas at the start, packed onto the
 	// initial nodes.
 	Scheduled int `yaml:"scheduled"`
+	// On says where the Scheduled pods run at the start: node name ->
+	// how many of them run there. The nodes are named nodes of the
+	// scenario and the counts sum to Scheduled. Empty packs them first
+	// fit onto the initial nodes.
+	On map[string]int `yaml:"on"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.

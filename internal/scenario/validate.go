@@ -175,6 +175,12 @@ var workloadKinds = []string{"ReplicaSet", "Deployment", "Job", "DaemonSet", "Po
 
 func (c *checker) workloads(s *Scenario) map[string]string {
 	kinds := map[string]string{}
+	nodeNames := map[string]bool{}
+	for _, n := range s.Nodes {
+		if n.Name != "" {
+			nodeNames[n.Name] = true
+		}
+	}
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
 		at := p("workloads", i)
@@ -187,6 +193,7 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Replicas < 0 || w.Scheduled < 0 || w.Scheduled > w.Replicas, f("scheduled"), "workloads %q: need 0 <= scheduled <= replicas", w.Name)
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
+		c.placement(w, f("on"), nodeNames)
 		if w.PDB != nil {
 			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
 		}
@@ -195,4 +202,21 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		}
 	}
 	return kinds
+}
+
+// placement checks a workload's on: named nodes, positive counts summing
+// to scheduled.
+func (c *checker) placement(w *Workload, at []any, nodes map[string]bool) {
+	if len(w.On) == 0 {
+		return
+	}
+	sum := 0
+	for _, node := range slices.Sorted(maps.Keys(w.On)) {
+		n := w.On[node]
+		c.failf(!nodes[node], append(slices.Clone(at), node), "workloads %q: on: %q is not a named node of the scenario", w.Name, node)
+		c.failf(n <= 0, append(slices.Clone(at), node), "workloads %q: on: %q: count must be positive, got %d", w.Name, node, n)
+		sum += n
+	}
+	c.failf(sum != w.Scheduled, at, "workloads %q: on: the counts sum to %d, want scheduled (%d)", w.Name, sum, w.Scheduled)
+	c.failf(w.Kind == "DaemonSet", at, "workloads %q: on: a DaemonSet runs one pod on every node that fits it", w.Name)
 }

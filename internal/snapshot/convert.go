@@ -49,7 +49,7 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	b.res.Header = []string{
 		fmt.Sprintf("Written by kscale snapshot from %s at %s.", cmp.Or(c.Source, "a cluster"), opts.Now.UTC().Format(time.RFC3339)),
 		"Node group sizes, boot times, cloud capacity and the autoscaler's flags are not visible in the cluster: defaults are used.",
-		"Running pods are bound first fit onto the nodes when the simulation starts, not necessarily to the node they run on now.",
+		"Running pods start on the nodes they run on now (each workload's on).",
 		"Pods are named <workload>-<n> and labelled app=<workload>.",
 	}
 	for _, g := range opts.NodeGroups {

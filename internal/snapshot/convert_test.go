@@ -278,16 +278,15 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{"labels its pods app=web-2 (its workload name) instead of app=web"},
 	}, {
-		name: "running pods that first fit cannot place start pending",
+		name: "running pods stay on their node, even one a scheduler would not pick now",
 		c: cluster([]*corev1.Node{fixture.Node("sick", fixture.NotReady())}, []*corev1.Pod{
 			fixture.Pod("stuck", fixture.OnNode("sick"), fixture.Running()),
 		}),
 		check: func(t *testing.T, r *Result) {
-			if w := r.Scenario.Workloads[0]; w.Replicas != 1 || w.Scheduled != 0 {
-				t.Errorf("workload = %+v, want 1 replica, none scheduled", w)
+			if w := r.Scenario.Workloads[0]; w.Replicas != 1 || w.Scheduled != 1 || w.On["sick"] != 1 {
+				t.Errorf("workload = %+v, want 1 replica scheduled on sick", w)
 			}
 		},
-		notes: []string{"workload stuck: only 0 of its 1 running pods fit"},
 	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {

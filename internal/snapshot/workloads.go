@@ -144,7 +144,7 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 			b.res.notef("%s: %d pending pods are left out; the simulation runs a DaemonSet pod on every node that fits it", g.owner, pending)
 		}
 	default:
-		w.Replicas, w.Scheduled = len(g.pods), scheduled
+		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
 	}
 	if g.kind == kindJob {
 		b.res.notef("%s: the remaining run time of its pods is unknown; they run until the simulation ends", g.owner)
@@ -158,6 +158,20 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	}
 	b.lossyPodFields(g.owner, rep)
 	return w
+}
+
+// placement counts the bound pods per node (nil when none is bound).
+func placement(pods []*corev1.Pod) map[string]int {
+	var on map[string]int
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			if on == nil {
+				on = map[string]int{}
+			}
+			on[p.Spec.NodeName]++
+		}
+	}
+	return on
 }
 
 func ownerKind(p *corev1.Pod) string {
