@@ -1,0 +1,275 @@
+package snapfidelity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+
+	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
+	"github.com/kscale/kscale/internal/nodeautoscaler/dryrun"
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
+	"github.com/kscale/kscale/internal/offline"
+	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/snapshot"
+)
+
+// Harness runs generated clusters on one real control plane (kube-apiserver,
+// etcd and kube-scheduler), one after the other.
+type Harness struct {
+	// Client is a cluster-admin client.
+	Client kubernetes.Interface
+	// Source names the cluster in the snapshot's header.
+	Source string
+}
+
+// Outcome is one cluster's comparison.
+type Outcome struct {
+	// Live and Simulated are the two loops' decisions.
+	Live, Simulated Decisions
+	// Notes are what the snapshot listed as not captured.
+	Notes []string
+	// Scenario is the snapshot as written.
+	Scenario []byte
+}
+
+// Diff lists the differences between the live and the simulated loop.
+func (o *Outcome) Diff() []string { return Diff(o.Live, o.Simulated) }
+
+// Prepare creates the namespaces and priority classes every cluster uses.
+func (h *Harness) Prepare(ctx context.Context) error {
+	for _, ns := range Namespaces {
+		_, err := h.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	for name, v := range PriorityValues {
+		pc := &schedulingv1.PriorityClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Value: v}
+		if _, err := h.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating priority class %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Run builds c in the cluster, runs one dry-run loop on it, snapshots it,
+// simulates the snapshot for one loop, and removes c again.
+func (h *Harness) Run(ctx context.Context, c *Cluster) (out *Outcome, err error) {
+	defer func() { err = errors.Join(err, h.clean(context.WithoutCancel(ctx), c)) }()
+	provider, err := h.build(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	liveDecisions, err := h.liveLoop(ctx, c, provider)
+	if err != nil {
+		return nil, err
+	}
+	out, err = h.simulate(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out.Live = liveDecisions
+	return out, nil
+}
+
+// build starts the kwok cloud with c's nodes and creates the workloads'
+// objects; the scheduler then places the pending pods it can.
+func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error) {
+	p, err := kwok.New(kwok.Config{Client: h.Client, NodeGroups: c.Groups})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range c.Nodes {
+		if err := p.AddInstance(n.Group, n.Name, true, 0); err != nil {
+			return nil, fmt.Errorf("adding instance %s: %w", n.Name, err)
+		}
+	}
+	if err := p.Start(ctx); err != nil {
+		return nil, err
+	}
+	if err := p.Sync(ctx); err != nil {
+		return nil, err
+	}
+	if err := h.create(ctx, ObjectsOf(c)); err != nil {
+		return nil, err
+	}
+	return p, h.waitScheduled(ctx)
+}
+
+func (h *Harness) create(ctx context.Context, o Objects) error {
+	uids := map[string]string{}
+	for _, rs := range o.ReplicaSets {
+		got, err := h.Client.AppsV1().ReplicaSets(rs.Namespace).Create(ctx, rs, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating ReplicaSet %s/%s: %w", rs.Namespace, rs.Name, err)
+		}
+		uids[rs.Namespace+"/"+rs.Name] = string(got.UID)
+	}
+	for _, p := range o.Pods {
+		for i := range p.OwnerReferences {
+			p.OwnerReferences[i].UID = typesUID(uids[p.Namespace+"/"+p.OwnerReferences[i].Name])
+		}
+		if _, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	for _, pdb := range o.PDBs {
+		if _, err := h.Client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("creating PDB %s/%s: %w", pdb.Namespace, pdb.Name, err)
+		}
+	}
+	return nil
+}
+
+// waitScheduled waits until kube-scheduler bound every pending pod or
+// marked it unschedulable.
+func (h *Harness) waitScheduled(ctx context.Context) error {
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, ns := range Namespaces {
+			pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for i := range pods.Items {
+				if !decided(&pods.Items[i]) {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for kube-scheduler: %w", err)
+	}
+	return nil
+}
+
+func decided(p *corev1.Pod) bool {
+	if p.Spec.NodeName != "" {
+		return true
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+// liveLoop runs one loop of the node autoscaler in dry-run mode on the
+// cluster, as `kscale node-autoscaler --dry-run` wires it.
+func (h *Harness) liveLoop(ctx context.Context, c *Cluster, p *kwok.Provider) (Decisions, error) {
+	opts := options.Default()
+	if err := opts.Set(c.Settings); err != nil {
+		return Decisions{}, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	factory := live.NewFactory(h.Client)
+	cluster, err := live.NewCluster(factory)
+	if err != nil {
+		return Decisions{}, err
+	}
+	factory.Start(ctx.Done())
+	defer factory.Shutdown()
+	if err := cluster.WaitForSync(ctx); err != nil {
+		return Decisions{}, err
+	}
+	m, err := dryrun.NewMetrics(nil)
+	if err != nil {
+		return Decisions{}, err
+	}
+	rec := &Recorder{}
+	a, err := nodeautoscaler.New(nodeautoscaler.Config{Options: opts, Provider: dryrun.NewProvider(p, m), Cluster: cluster, Recorder: rec,
+		Clock: clock.RealClock{}, Rand: rand.New(rand.NewPCG(1, 42)), Registerer: prometheus.NewRegistry(),
+		ScaleDown: dryrun.NewCluster(actuation.NewKube(h.Client), m)})
+	if err != nil {
+		return Decisions{}, err
+	}
+	if err := a.RunOnce(ctx, time.Now()); err != nil {
+		return Decisions{}, fmt.Errorf("running the live loop: %w", err)
+	}
+	return rec.Decisions(a.ScaleDownCandidates()), nil
+}
+
+// simulate snapshots the cluster as `kscale snapshot --cloud-config`
+// does, with the loop's flags as the scenario's autoscaler section, and
+// runs `kscale simulate`'s world on it for one loop.
+func (h *Harness) simulate(ctx context.Context, c *Cluster) (*Outcome, error) {
+	cl, err := snapshot.Read(ctx, h.Client, snapshot.ReadOptions{Namespace: metav1.NamespaceSystem, ConfigMapName: "cluster-autoscaler-priority-expander"})
+	if err != nil {
+		return nil, err
+	}
+	cl.Source = h.Source
+	res, err := snapshot.Convert(cl, snapshot.Options{Now: time.Now(), Duration: time.Second, NodeGroups: c.Groups})
+	if err != nil {
+		return nil, err
+	}
+	res.Scenario.Autoscaler = scenario.Settings{Values: c.Settings}
+	if err := snapshot.Fit(res); err != nil {
+		return nil, err
+	}
+	data, err := snapshot.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	scn, err := scenario.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	w, err := offline.New(scn)
+	if err != nil {
+		return nil, err
+	}
+	r, err := w.Run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &Outcome{Simulated: SimulatedDecisions(r), Notes: res.Notes, Scenario: data}, nil
+}
+
+// clean deletes c's objects and nodes and the kwok cloud's state, and
+// waits until they are gone.
+func (h *Harness) clean(ctx context.Context, c *Cluster) error {
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}
+	var errs []error
+	for _, ns := range Namespaces {
+		errs = append(errs, h.Client.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}))
+	}
+	errs = append(errs, h.Client.CoreV1().Nodes().DeleteCollection(ctx, now, metav1.ListOptions{}))
+	if err := h.Client.CoreV1().ConfigMaps(metav1.NamespaceSystem).Delete(ctx, kwok.StateConfigMapName, now); err != nil && !apierrors.IsNotFound(err) {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("removing cluster %d: %w", c.Seed, err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		nodes, err := h.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil || len(nodes.Items) > 0 {
+			return false, err
+		}
+		pods, err := h.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		return err == nil && len(pods.Items) == 0, err
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for cluster %d to be removed: %w", c.Seed, err)
+	}
+	return nil
+}
