@@ -23,7 +23,7 @@ var (
 // the decisions. Any difference fails the test, shrunk to a small
 // cluster.
 func TestSnapshotFidelity(t *testing.T) {
-	env := testenv.Start(t, testenv.Options{Scheduler: true})
+	env := testenv.Start(t, Environment)
 	h := &Harness{Client: env.Client, Source: env.APIServerURL}
 	ctx := t.Context()
 	if err := h.Prepare(ctx); err != nil {

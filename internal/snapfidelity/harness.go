@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -12,6 +13,7 @@ import (
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -26,16 +28,24 @@ import (
 	"github.com/kscale/kscale/internal/offline"
 	"github.com/kscale/kscale/internal/scenario"
 	"github.com/kscale/kscale/internal/snapshot"
+	"github.com/kscale/kscale/internal/testenv"
 )
 
-// Harness runs generated clusters on one real control plane (kube-apiserver,
-// etcd and kube-scheduler), one after the other.
+// Harness runs generated clusters on one real control plane, one after
+// the other: kube-apiserver, etcd, kube-scheduler (it places the pending
+// pods it can, preempting lower priorities) and kube-controller-manager's
+// disruption controller (PDB status). The harness plays the kubelets
+// (bound pods run and are Ready) and the node lifecycle controller (a
+// Ready node loses the not-ready taint).
 type Harness struct {
 	// Client is a cluster-admin client.
 	Client kubernetes.Interface
 	// Source names the cluster in the snapshot's header.
 	Source string
 }
+
+// Environment is the control plane a Harness needs.
+var Environment = testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"disruption-controller"}}
 
 // Outcome is one cluster's comparison.
 type Outcome struct {
@@ -105,10 +115,108 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 	if err := p.Sync(ctx); err != nil {
 		return nil, err
 	}
+	if err := h.liftNotReadyTaints(ctx); err != nil {
+		return nil, err
+	}
 	if err := h.create(ctx, ObjectsOf(c)); err != nil {
 		return nil, err
 	}
-	return p, h.waitScheduled(ctx)
+	if err := h.waitScheduled(ctx); err != nil {
+		return nil, err
+	}
+	ready, err := h.runBoundPods(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return p, h.waitBudgets(ctx, ready)
+}
+
+// runBoundPods plays the kubelets: every bound pod runs and is Ready. It
+// returns the ready pods per namespace.
+func (h *Harness) runBoundPods(ctx context.Context) (map[string][]corev1.Pod, error) {
+	ready := map[string][]corev1.Pod{}
+	now := metav1.Now()
+	for _, ns := range Namespaces {
+		pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("listing pods: %w", err)
+		}
+		for i := range pods.Items {
+			p := &pods.Items[i]
+			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
+				continue
+			}
+			p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
+			p.Status.Conditions = []corev1.PodCondition{
+				{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+				{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
+			got, err := h.Client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("running pod %s/%s: %w", ns, p.Name, err)
+			}
+			ready[ns] = append(ready[ns], *got)
+		}
+	}
+	return ready, nil
+}
+
+// waitBudgets waits until kube-controller-manager's disruption controller
+// counted the ready pods in every PDB's status.
+func (h *Harness) waitBudgets(ctx context.Context, ready map[string][]corev1.Pod) error {
+	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, ns := range Namespaces {
+			pdbs, err := h.Client.PolicyV1().PodDisruptionBudgets(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return false, err
+			}
+			for i := range pdbs.Items {
+				b := &pdbs.Items[i]
+				sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
+				if err != nil {
+					return false, err
+				}
+				healthy := int32(0)
+				for j := range ready[ns] {
+					if sel.Matches(labels.Set(ready[ns][j].Labels)) {
+						healthy++
+					}
+				}
+				if b.Status.ObservedGeneration != b.Generation || b.Status.CurrentHealthy != healthy {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for the disruption controller: %w", err)
+	}
+	return nil
+}
+
+// liftNotReadyTaints removes the node.kubernetes.io/not-ready taint the
+// API server's TaintNodesByCondition admission puts on every new node, as
+// kube-controller-manager's node lifecycle controller does once the node
+// is Ready (the harness runs no controller manager: it would also mark the
+// kubelet-less nodes unreachable).
+func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
+	nodes, err := h.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing nodes: %w", err)
+	}
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		kept := slices.DeleteFunc(slices.Clone(n.Spec.Taints), func(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady })
+		if len(kept) == len(n.Spec.Taints) {
+			continue
+		}
+		n.Spec.Taints = kept
+		if _, err := h.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+			return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
+		}
+	}
+	return nil
 }
 
 func (h *Harness) create(ctx context.Context, o Objects) error {
@@ -178,15 +286,17 @@ func (h *Harness) liveLoop(ctx context.Context, c *Cluster, p *kwok.Provider) (D
 	if err := opts.Set(c.Settings); err != nil {
 		return Decisions{}, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	factory := live.NewFactory(h.Client)
 	cluster, err := live.NewCluster(factory)
 	if err != nil {
 		return Decisions{}, err
 	}
+	ctx, cancel := context.WithCancel(ctx)
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
+	defer func() {
+		cancel() // the informers stop, then Shutdown waits for them
+		factory.Shutdown()
+	}()
 	if err := cluster.WaitForSync(ctx); err != nil {
 		return Decisions{}, err
 	}
@@ -216,7 +326,8 @@ func (h *Harness) simulate(ctx context.Context, c *Cluster) (*Outcome, error) {
 		return nil, err
 	}
 	cl.Source = h.Source
-	res, err := snapshot.Convert(cl, snapshot.Options{Now: time.Now(), Duration: time.Second, NodeGroups: c.Groups})
+	res, err := snapshot.Convert(cl, snapshot.Options{Now: time.Now(), Duration: time.Second, NodeGroups: c.Groups,
+		MinSize: snapshot.SizeFromCluster, MaxSize: snapshot.SizeFromCluster})
 	if err != nil {
 		return nil, err
 	}
