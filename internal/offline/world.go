@@ -157,6 +157,7 @@ func (w *World) Run(ctx context.Context) (*Result, error) {
 func (w *World) tick(ctx context.Context) error {
 	now := w.clock.Now()
 	w.syncMachines(now)
+	w.expireTerminating(now)
 	w.reconcileWorkloads(now)
 	w.observeReadiness()
 	if err := w.schedule(now); err != nil {

@@ -165,6 +165,12 @@ type Workload struct {
 	// scenario and the counts sum to Scheduled. Empty packs them first
 	// fit onto the initial nodes.
 	On map[string]int `yaml:"on"`
+	// Terminating says the pods are being deleted (a deletion timestamp
+	// is set, as on a preemption victim or a pod in its grace period):
+	// they hold their node, scale-down ignores them, and they go this
+	// long after the start. Only for bare pods (kind Pods) that are all
+	// scheduled.
+	Terminating *Duration `yaml:"terminating"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.

@@ -194,6 +194,8 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
 		c.placement(w, f("on"), nodeNames)
+		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
+			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		if w.PDB != nil {
 			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
 		}

@@ -111,7 +111,10 @@ func (b *builder) attachPDB(c *Cluster, pdb *policyv1.PodDisruptionBudget) strin
 	for i := range c.Pods {
 		p := &c.Pods[i]
 		w, kept := b.podWorkload[p.Namespace+"/"+p.Name]
-		if kept && p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
+		// Terminating pods are no budget's concern: the disruption
+		// controller does not count them healthy and scale-down ignores
+		// them.
+		if kept && p.DeletionTimestamp == nil && p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
 			matched[w]++
 		}
 	}
@@ -123,7 +126,7 @@ func (b *builder) attachPDB(c *Cluster, pdb *policyv1.PodDisruptionBudget) strin
 	}
 	name := sortedKeys(matched)[0]
 	w := b.workloadByName(name)
-	if total := b.podCount(name); matched[name] != total {
+	if total := b.podCount(c, name); matched[name] != total {
 		return fmt.Sprintf("it selects %d of the %d pods of workload %s; a scenario PDB covers all of them", matched[name], total, name)
 	}
 	if w.PDB != nil {
@@ -152,10 +155,12 @@ func (b *builder) workloadByName(name string) *scenario.Workload {
 	return nil
 }
 
-func (b *builder) podCount(workload string) int {
+// podCount counts the workload's pods that are not terminating.
+func (b *builder) podCount(c *Cluster, workload string) int {
 	n := 0
-	for _, w := range b.podWorkload {
-		if w == workload {
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.DeletionTimestamp == nil && b.podWorkload[p.Namespace+"/"+p.Name] == workload {
 			n++
 		}
 	}

@@ -67,8 +67,10 @@ type outWorkload struct {
 	Replicas  int            `yaml:"replicas,omitempty"`
 	Scheduled int            `yaml:"scheduled,omitempty"`
 	On        map[string]int `yaml:"on,omitempty"`
-	Pod       outPod         `yaml:"pod"`
-	PDB       *outPDB        `yaml:"pdb,omitempty"`
+	// Terminating is the time left, as a duration string.
+	Terminating string  `yaml:"terminating,omitempty"`
+	Pod         outPod  `yaml:"pod"`
+	PDB         *outPDB `yaml:"pdb,omitempty"`
 }
 
 type outPod struct {
@@ -185,6 +187,9 @@ func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority}}
+	if w.Terminating != nil {
+		ow.Terminating = w.Terminating.String()
+	}
 	if w.PDB != nil {
 		ow.PDB = &outPDB{MinAvailable: w.PDB.MinAvailable, MaxUnavailable: w.PDB.MaxUnavailable}
 	}

@@ -33,6 +33,8 @@ type podGroup struct {
 	owner     string // "Deployment web", for notes
 	names     []string
 	pods      []*corev1.Pod
+	// terminating: one pod with a deletion timestamp.
+	terminating bool
 }
 
 // ownerOf sorts a pod into its group: key, scenario kind, description and
@@ -41,6 +43,11 @@ func ownerOf(p *corev1.Pod) (key string, g podGroup) {
 	g = podGroup{namespace: p.Namespace}
 	if app := p.Labels["app"]; app != "" {
 		g.names = append(g.names, app)
+	}
+	if p.DeletionTimestamp != nil {
+		g.kind, g.owner, g.terminating = kindPods, "terminating pod "+p.Namespace+"/"+p.Name, true
+		g.names = append(g.names, p.Name)
+		return p.Namespace + "/Terminating/" + p.Name, g
 	}
 	ref := metav1.GetControllerOf(p)
 	if ref == nil || ref.Kind == "Node" {
@@ -90,8 +97,8 @@ func (b *builder) keepPod(p *corev1.Pod) bool {
 	switch {
 	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
 		b.skipped["finished (Succeeded or Failed) pods"]++
-	case p.DeletionTimestamp != nil:
-		b.skipped["terminating pods"]++
+	case p.DeletionTimestamp != nil && p.Spec.NodeName == "":
+		b.skipped["terminating pods not bound to a node (the autoscaler ignores them)"]++
 	case len(p.Spec.SchedulingGates) > 0:
 		b.skipped["pods with scheduling gates (the autoscaler ignores them)"]++
 	case p.Spec.NodeName != "" && b.nodeGroup[p.Spec.NodeName] == "":
@@ -145,6 +152,9 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 		}
 	default:
 		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
+	}
+	if g.terminating {
+		w.Terminating = &scenario.Duration{Duration: max(0, g.pods[0].DeletionTimestamp.Sub(b.opts.Now))}
 	}
 	if g.kind == kindJob {
 		b.res.notef("%s: the remaining run time of its pods is unknown; they run until the simulation ends", g.owner)
