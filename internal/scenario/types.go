@@ -175,6 +175,11 @@ type Workload struct {
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.
 	StartupTime Duration `yaml:"startupTime"`
+	// Controller, for kind ReplicaSet, is the controller the pods name as
+	// their owner instead of a ReplicaSet of the workload's name (a
+	// StatefulSet, a ReplicationController, a custom controller), and
+	// whether it is missing (deleted, its pods left behind).
+	Controller *Controller `yaml:"controller"`
 	// Pod is the pod template.
 	Pod PodTemplate `yaml:"pod"`
 	// PDB adds a PodDisruptionBudget selecting the workload's pods.
@@ -209,4 +214,15 @@ type PDB struct {
 	MinAvailable string `yaml:"minAvailable"`
 	// MaxUnavailable is an int or percentage.
 	MaxUnavailable string `yaml:"maxUnavailable"`
+}
+
+// Controller is the owner a workload's pods name.
+type Controller struct {
+	// APIVersion is the owner reference's apiVersion (apps/v1, v1,
+	// example.com/v1, ...).
+	APIVersion string `yaml:"apiVersion"`
+	// Kind is the owner reference's kind.
+	Kind string `yaml:"kind"`
+	// Missing says the controller object does not exist.
+	Missing bool `yaml:"missing"`
 }

@@ -194,6 +194,10 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
 		c.placement(w, f("on"), nodeNames)
+		if ctl := w.Controller; ctl != nil {
+			c.failf(w.Kind != "ReplicaSet", f("controller"), "workloads %q: controller is only for kind ReplicaSet", w.Name)
+			c.failf(ctl.APIVersion == "" || ctl.Kind == "", f("controller"), "workloads %q: controller needs apiVersion and kind", w.Name)
+		}
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		if w.PDB != nil {

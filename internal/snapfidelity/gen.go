@@ -66,7 +66,23 @@ type Workload struct {
 	Pending int
 	// MaxUnavailable, when not nil, adds a PDB selecting the pods.
 	MaxUnavailable *int
+	// Owner is the controller of a ReplicaSet workload's pods: one of
+	// the Owner* constants.
+	Owner string
 }
+
+// Owners of a ReplicaSet workload's pods.
+const (
+	OwnerReplicaSet  = "ReplicaSet"
+	OwnerStatefulSet = "StatefulSet"
+	OwnerRC          = "ReplicationController"
+	// OwnerCustom is a custom controller (example.com/v1 Foo).
+	OwnerCustom = "Custom"
+	// OwnerMissing is a ReplicaSet that was deleted.
+	OwnerMissing = "Missing"
+)
+
+var owners = []string{OwnerReplicaSet, OwnerReplicaSet, OwnerStatefulSet, OwnerRC, OwnerCustom, OwnerMissing}
 
 // Workload kinds.
 const (
@@ -95,6 +111,9 @@ func Generate(seed int64) *Cluster {
 			Resources: scenario.Resources{"cpu": *resource.NewMilliQuantity(s.milliCPU, resource.DecimalSI),
 				"memory": *resource.NewQuantity(s.memMi<<20, resource.BinarySI), "pods": *resource.NewQuantity(110, resource.DecimalSI)},
 			BootTime: &scenario.Duration{}}
+		if r.IntN(4) == 0 {
+			g.AutoscalingOptions = map[string]string{"scaledownutilizationthreshold": "0.9"}
+		}
 		c.Groups = append(c.Groups, g)
 		for i := range nodes {
 			n := Node{Name: fmt.Sprintf("s%d-%s-%d", seed, name, i+1), Group: name}
@@ -137,7 +156,11 @@ func workload(r *rand.Rand, c *Cluster, i int, free map[string][2]int64) Workloa
 		}
 	}
 	w.Pending = r.IntN(4)
-	if w.Kind == KindReplicaSet && r.IntN(3) == 0 {
+	if w.Kind == KindReplicaSet {
+		w.Owner = owners[r.IntN(len(owners))]
+	}
+	// The disruption controller counts pods of the controllers it knows.
+	if w.Kind == KindReplicaSet && w.Owner != OwnerCustom && w.Owner != OwnerMissing && r.IntN(3) == 0 {
 		mu := r.IntN(2)
 		w.MaxUnavailable = &mu
 	}

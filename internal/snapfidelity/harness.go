@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
@@ -220,17 +221,33 @@ func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
 }
 
 func (h *Harness) create(ctx context.Context, o Objects) error {
-	uids := map[string]string{}
+	uids := map[string]types.UID{}
 	for _, rs := range o.ReplicaSets {
 		got, err := h.Client.AppsV1().ReplicaSets(rs.Namespace).Create(ctx, rs, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating ReplicaSet %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
-		uids[rs.Namespace+"/"+rs.Name] = string(got.UID)
+		uids[rs.Namespace+"/"+rs.Name] = got.UID
+	}
+	for _, ss := range o.StatefulSets {
+		got, err := h.Client.AppsV1().StatefulSets(ss.Namespace).Create(ctx, ss, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating StatefulSet %s/%s: %w", ss.Namespace, ss.Name, err)
+		}
+		uids[ss.Namespace+"/"+ss.Name] = got.UID
+	}
+	for _, rc := range o.RCs {
+		got, err := h.Client.CoreV1().ReplicationControllers(rc.Namespace).Create(ctx, rc, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating ReplicationController %s/%s: %w", rc.Namespace, rc.Name, err)
+		}
+		uids[rc.Namespace+"/"+rc.Name] = got.UID
 	}
 	for _, p := range o.Pods {
 		for i := range p.OwnerReferences {
-			p.OwnerReferences[i].UID = typesUID(uids[p.Namespace+"/"+p.OwnerReferences[i].Name])
+			if uid, ok := uids[p.Namespace+"/"+p.OwnerReferences[i].Name]; ok {
+				p.OwnerReferences[i].UID = uid
+			}
 		}
 		if _, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
@@ -357,11 +374,15 @@ func (h *Harness) simulate(ctx context.Context, c *Cluster) (*Outcome, error) {
 // clean deletes c's objects and nodes and the kwok cloud's state, and
 // waits until they are gone.
 func (h *Harness) clean(ctx context.Context, c *Cluster) error {
-	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0))}
+	// Background propagation: no orphan finalizer waits for the garbage
+	// collector, which does not run.
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0)), PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 	var errs []error
 	for _, ns := range Namespaces {
 		errs = append(errs, h.Client.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.AppsV1().StatefulSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.CoreV1().ReplicationControllers(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}))
 	}
 	errs = append(errs, h.Client.CoreV1().Nodes().DeleteCollection(ctx, now, metav1.ListOptions{}))

@@ -16,8 +16,13 @@ import (
 // Objects are the Kubernetes objects of a cluster's workloads; the nodes
 // come from the cloud (the kwok provider mirrors the groups' machines).
 type Objects struct {
-	// ReplicaSets own the pods of ReplicaSet workloads.
+	// ReplicaSets, StatefulSets and ReplicationControllers own the pods
+	// of ReplicaSet workloads.
 	ReplicaSets []*appsv1.ReplicaSet
+	// StatefulSets own pods of workloads with OwnerStatefulSet.
+	StatefulSets []*appsv1.StatefulSet
+	// RCs own pods of workloads with OwnerRC.
+	RCs []*corev1.ReplicationController
 	// Pods are bound (spec.nodeName set) or left to the scheduler.
 	Pods []*corev1.Pod
 	// PDBs select the pods of one workload each.
@@ -31,11 +36,7 @@ func ObjectsOf(c *Cluster) Objects {
 		sel := map[string]string{"app": w.Name}
 		var owner []metav1.OwnerReference
 		if w.Kind == KindReplicaSet {
-			rs := &appsv1.ReplicaSet{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
-				Spec: appsv1.ReplicaSetSpec{Replicas: ptr.To(int32(len(w.Bound) + w.Pending)), Selector: &metav1.LabelSelector{MatchLabels: sel},
-					Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: podSpec(w)}}}
-			o.ReplicaSets = append(o.ReplicaSets, rs)
-			owner = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: w.Name, UID: rsUID(w), Controller: ptr.To(true)}}
+			owner = []metav1.OwnerReference{o.addController(w, sel)}
 		}
 		for i := range len(w.Bound) + w.Pending {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: fmt.Sprintf("%s-%d", w.Name, i+1),
@@ -54,9 +55,33 @@ func ObjectsOf(c *Cluster) Objects {
 	return o
 }
 
-// rsUID is a placeholder the harness replaces with the created
-// ReplicaSet's UID.
-func rsUID(w Workload) types.UID { return types.UID("rs-" + w.Namespace + "-" + w.Name) }
+// addController adds the workload's controller object, when it has one,
+// and returns the pods' owner reference; the harness fills in the UID of
+// the created object (a missing or custom owner keeps a made-up one).
+func (o *Objects) addController(w Workload, sel map[string]string) metav1.OwnerReference {
+	replicas := ptr.To(int32(len(w.Bound) + w.Pending))
+	meta := metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: podSpec(w)}
+	ref := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
+		Controller: ptr.To(true)}
+	switch w.Owner {
+	case OwnerStatefulSet:
+		ref.Kind = "StatefulSet"
+		o.StatefulSets = append(o.StatefulSets, &appsv1.StatefulSet{ObjectMeta: meta,
+			Spec: appsv1.StatefulSetSpec{Replicas: replicas, Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: tmpl}})
+	case OwnerRC:
+		ref.APIVersion, ref.Kind = "v1", "ReplicationController"
+		o.RCs = append(o.RCs, &corev1.ReplicationController{ObjectMeta: meta,
+			Spec: corev1.ReplicationControllerSpec{Replicas: replicas, Selector: sel, Template: &tmpl}})
+	case OwnerCustom:
+		ref.APIVersion, ref.Kind = "example.com/v1", "Foo"
+	case OwnerMissing:
+	default:
+		o.ReplicaSets = append(o.ReplicaSets, &appsv1.ReplicaSet{ObjectMeta: meta,
+			Spec: appsv1.ReplicaSetSpec{Replicas: replicas, Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: tmpl}})
+	}
+	return ref
+}
 
 func podSpec(w Workload) corev1.PodSpec {
 	return corev1.PodSpec{PriorityClassName: w.PriorityClass, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
@@ -64,5 +89,3 @@ func podSpec(w Workload) corev1.PodSpec {
 			corev1.ResourceCPU:    *resource.NewMilliQuantity(w.MilliCPU, resource.DecimalSI),
 			corev1.ResourceMemory: *resource.NewQuantity(w.MemMi<<20, resource.BinarySI)}}}}}
 }
-
-func typesUID(s string) types.UID { return types.UID(s) }

@@ -246,7 +246,7 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{`group "Pool_A" is written as "pool-a"`, "labels rack differ", "span several zones", "node b-3: its capacity"},
 	}, {
-		name: "PDBs that a scenario cannot hold, and owners it does not know",
+		name: "PDBs that a scenario cannot hold, and owners that are not ReplicaSets",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
 			ownedPod("db-0", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"})),
 			ownedPod("db-1", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"}), fixture.WithRequests("cpu", "2")),
@@ -254,12 +254,12 @@ func TestConvertCases(t *testing.T) {
 		}, fixture.PDB("data", "x", func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector.MatchLabels = map[string]string{"tier": "data"} })),
 		check: func(t *testing.T, r *Result) {
 			for _, w := range r.Scenario.Workloads {
-				if w.PDB != nil || w.Kind != "ReplicaSet" {
-					t.Errorf("workload %+v, want a ReplicaSet without a PDB", w)
+				if w.PDB != nil || w.Kind != "ReplicaSet" || w.Controller == nil || w.Controller.Kind != "StatefulSet" || w.Controller.Missing {
+					t.Errorf("workload %+v, want a ReplicaSet workload owned by its StatefulSet, without a PDB", w)
 				}
 			}
 		},
-		notes: []string{"selects the pods of several workloads ([cache db])", "written as a ReplicaSet", "1 of its pods differ", "host port 6379"},
+		notes: []string{"selects the pods of several workloads ([cache db])", "1 of its pods differ", "host port 6379"},
 	}, {
 		name: "names: app labels taken twice, invalid names",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{

@@ -68,9 +68,16 @@ type outWorkload struct {
 	Scheduled int            `yaml:"scheduled,omitempty"`
 	On        map[string]int `yaml:"on,omitempty"`
 	// Terminating is the time left, as a duration string.
-	Terminating string  `yaml:"terminating,omitempty"`
-	Pod         outPod  `yaml:"pod"`
-	PDB         *outPDB `yaml:"pdb,omitempty"`
+	Terminating string         `yaml:"terminating,omitempty"`
+	Controller  *outController `yaml:"controller,omitempty"`
+	Pod         outPod         `yaml:"pod"`
+	PDB         *outPDB        `yaml:"pdb,omitempty"`
+}
+
+type outController struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Missing    bool   `yaml:"missing,omitempty"`
 }
 
 type outPod struct {
@@ -187,6 +194,9 @@ func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority}}
+	if c := w.Controller; c != nil {
+		ow.Controller = &outController{APIVersion: c.APIVersion, Kind: c.Kind, Missing: c.Missing}
+	}
 	if w.Terminating != nil {
 		ow.Terminating = w.Terminating.String()
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -159,9 +160,7 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	if g.kind == kindJob {
 		b.res.notef("%s: the remaining run time of its pods is unknown; they run until the simulation ends", g.owner)
 	}
-	if k := ownerKind(rep); g.kind == kindReplicaSet && k != kindReplicaSet {
-		b.res.notef("%s: written as a ReplicaSet (the scenario has no %s; a controller that keeps its replicas is closest)", g.owner, k)
-	}
+	b.controller(g, rep, &w)
 	if app := rep.Labels["app"]; app != "" && app != w.Name {
 		b.res.notef("%s: the simulation labels its pods app=%s (its workload name) instead of app=%s; selectors on app may match differently",
 			g.owner, w.Name, app)
@@ -184,11 +183,27 @@ func placement(pods []*corev1.Pod) map[string]int {
 	return on
 }
 
-func ownerKind(p *corev1.Pod) string {
-	if ref := metav1.GetControllerOf(p); ref != nil {
-		return ref.Kind
+// controller keeps the pods' owner when it is not a ReplicaSet that
+// exists: another controller kind (a StatefulSet, a ReplicationController,
+// a custom controller) or a checked controller that was deleted.
+func (b *builder) controller(g *podGroup, rep *corev1.Pod, w *scenario.Workload) {
+	ref := metav1.GetControllerOf(rep)
+	if ref == nil || ref.Kind == "Node" || g.terminating {
+		return
 	}
-	return ""
+	missing := b.controllers != nil && scaledown.IsCheckedController(ref) &&
+		!b.controllers[ControllerKey(rep.Namespace, ref.Kind, ref.Name, ref.UID)]
+	switch {
+	case g.kind == kindDaemonSet:
+		if missing {
+			b.res.notef("%s: its DaemonSet is gone; the simulation keeps running it", g.owner)
+		}
+		return
+	case g.kind == kindJob && !missing, g.kind == kindReplicaSet && ref.Kind == kindReplicaSet && !missing:
+		return
+	}
+	w.Kind = kindReplicaSet
+	w.Controller = &scenario.Controller{APIVersion: ref.APIVersion, Kind: ref.Kind, Missing: missing}
 }
 
 // podTemplate is the scenario's view of a pod: effective requests (init

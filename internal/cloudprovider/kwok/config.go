@@ -91,6 +91,11 @@ func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
 		return cfg, err
 	}
 	cfg.Template = tmpl
+	// The group's own autoscaling options, as the offline world applies
+	// them (the snapshot fidelity test found them ignored here).
+	if cfg.Options, err = scenario.GroupOptions(g); err != nil {
+		return cfg, fmt.Errorf("group %q: %w", g.Name, err)
+	}
 	if g.BootTime != nil {
 		if g.BootTime.Duration < 0 {
 			return cfg, fmt.Errorf("group %q: bootTime: must not be negative", g.Name)
