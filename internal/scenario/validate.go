@@ -198,6 +198,7 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 			c.failf(w.Kind != "ReplicaSet", f("controller"), "workloads %q: controller is only for kind ReplicaSet", w.Name)
 			c.failf(ctl.APIVersion == "" || ctl.Kind == "", f("controller"), "workloads %q: controller needs apiVersion and kind", w.Name)
 		}
+		c.failf(w.Terminating != nil && w.Terminating.Duration < 0, f("terminating"), "workloads %q: terminating must not be negative", w.Name)
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		if w.PDB != nil {

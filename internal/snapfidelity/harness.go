@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
@@ -147,19 +148,39 @@ func (h *Harness) runBoundPods(ctx context.Context) (map[string][]corev1.Pod, er
 			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 				continue
 			}
-			p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
-			p.Status.Conditions = []corev1.PodCondition{
-				{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
-				{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-				{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now}}
-			got, err := h.Client.CoreV1().Pods(ns).UpdateStatus(ctx, p, metav1.UpdateOptions{})
+			got, err := h.runPod(ctx, p, now)
 			if err != nil {
 				return nil, fmt.Errorf("running pod %s/%s: %w", ns, p.Name, err)
 			}
-			ready[ns] = append(ready[ns], *got)
+			if got.DeletionTimestamp == nil {
+				ready[ns] = append(ready[ns], *got)
+			}
 		}
 	}
 	return ready, nil
+}
+
+// runPod writes a bound pod's status as its kubelet does once it runs;
+// a conflict (the scheduler preempting it, say) retries on the latest pod.
+func (h *Harness) runPod(ctx context.Context, p *corev1.Pod, now metav1.Time) (*corev1.Pod, error) {
+	var got *corev1.Pod
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
+		p.Status.Conditions = append(slices.DeleteFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
+			return c.Type == corev1.PodScheduled || c.Type == corev1.PodReady || c.Type == corev1.ContainersReady
+		}), corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
+			corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now})
+		var err error
+		if got, err = h.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err == nil {
+			return nil
+		}
+		if fresh, getErr := h.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{}); getErr == nil {
+			p = fresh
+		}
+		return err
+	})
+	return got, err
 }
 
 // waitBudgets waits until kube-controller-manager's disruption controller
