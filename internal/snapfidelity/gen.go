@@ -45,6 +45,8 @@ type Node struct {
 	Name string
 	// Group is the node group.
 	Group string
+	// NotReady makes the node's kubelet report Ready=False.
+	NotReady bool
 }
 
 // Workload is a set of identical pods: a ReplicaSet's (with its
@@ -64,6 +66,8 @@ type Workload struct {
 	Bound []string
 	// Pending is the number of pods left to the scheduler.
 	Pending int
+	// Finished is how many of the bound pods have succeeded.
+	Finished int
 	// MaxUnavailable, when not nil, adds a PDB selecting the pods.
 	MaxUnavailable *int
 	// Owner is the controller of a ReplicaSet workload's pods: one of
@@ -116,7 +120,7 @@ func Generate(seed int64) *Cluster {
 		}
 		c.Groups = append(c.Groups, g)
 		for i := range nodes {
-			n := Node{Name: fmt.Sprintf("s%d-%s-%d", seed, name, i+1), Group: name}
+			n := Node{Name: fmt.Sprintf("s%d-%s-%d", seed, name, i+1), Group: name, NotReady: r.IntN(8) == 0}
 			c.Nodes = append(c.Nodes, n)
 			free[n.Name] = [2]int64{s.milliCPU, s.memMi}
 		}
@@ -156,6 +160,9 @@ func workload(r *rand.Rand, c *Cluster, i int, free map[string][2]int64) Workloa
 		}
 	}
 	w.Pending = r.IntN(4)
+	if len(w.Bound) > 0 && r.IntN(4) == 0 {
+		w.Finished = 1 + r.IntN(len(w.Bound))
+	}
 	if w.Kind == KindReplicaSet {
 		w.Owner = owners[r.IntN(len(owners))]
 	}

@@ -120,6 +120,9 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 	if err := h.liftNotReadyTaints(ctx); err != nil {
 		return nil, err
 	}
+	if err := h.failKubelets(ctx, c); err != nil {
+		return nil, err
+	}
 	if err := h.create(ctx, ObjectsOf(c)); err != nil {
 		return nil, err
 	}
@@ -152,7 +155,7 @@ func (h *Harness) runBoundPods(ctx context.Context) (map[string][]corev1.Pod, er
 			if err != nil {
 				return nil, fmt.Errorf("running pod %s/%s: %w", ns, p.Name, err)
 			}
-			if got.DeletionTimestamp == nil {
+			if got.DeletionTimestamp == nil && got.Status.Phase == corev1.PodRunning {
 				ready[ns] = append(ready[ns], *got)
 			}
 		}
@@ -166,11 +169,15 @@ func (h *Harness) runPod(ctx context.Context, p *corev1.Pod, now metav1.Time) (*
 	var got *corev1.Pod
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
+		ready := corev1.ConditionTrue
+		if p.Annotations[annotationFinished] == "true" {
+			p.Status.Phase, ready = corev1.PodSucceeded, corev1.ConditionFalse
+		}
 		p.Status.Conditions = append(slices.DeleteFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
 			return c.Type == corev1.PodScheduled || c.Type == corev1.PodReady || c.Type == corev1.ContainersReady
 		}), corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: now},
-			corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: now})
+			corev1.PodCondition{Type: corev1.PodReady, Status: ready, LastTransitionTime: now},
+			corev1.PodCondition{Type: corev1.ContainersReady, Status: ready, LastTransitionTime: now})
 		var err error
 		if got, err = h.Client.CoreV1().Pods(p.Namespace).UpdateStatus(ctx, p, metav1.UpdateOptions{}); err == nil {
 			return nil
@@ -236,6 +243,37 @@ func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
 		n.Spec.Taints = kept
 		if _, err := h.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
+		}
+	}
+	return nil
+}
+
+// failKubelets makes the NotReady nodes' kubelets report Ready=False,
+// with the not-ready taint the node lifecycle controller then puts on.
+func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
+	for _, n := range c.Nodes {
+		if !n.NotReady {
+			continue
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			node, err := h.Client.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			for i := range node.Status.Conditions {
+				if node.Status.Conditions[i].Type == corev1.NodeReady {
+					node.Status.Conditions[i].Status, node.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, metav1.Now()
+				}
+			}
+			if node, err = h.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+			node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
+			_, err = h.Client.CoreV1().Nodes().Update(ctx, node, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("failing the kubelet of node %s: %w", n.Name, err)
 		}
 	}
 	return nil

@@ -44,6 +44,9 @@ func ObjectsOf(c *Cluster) Objects {
 			if i < len(w.Bound) {
 				p.Spec.NodeName = w.Bound[i]
 			}
+			if i < w.Finished {
+				p.Annotations = map[string]string{annotationFinished: "true"}
+			}
 			o.Pods = append(o.Pods, p)
 		}
 		if w.MaxUnavailable != nil {
@@ -89,3 +92,6 @@ func podSpec(w Workload) corev1.PodSpec {
 			corev1.ResourceCPU:    *resource.NewMilliQuantity(w.MilliCPU, resource.DecimalSI),
 			corev1.ResourceMemory: *resource.NewQuantity(w.MemMi<<20, resource.BinarySI)}}}}}
 }
+
+// annotationFinished marks a pod the harness's kubelet reports Succeeded.
+const annotationFinished = "snapfidelity.kscale.dev/finished"

@@ -67,7 +67,9 @@ func dropNode(c *Cluster, i int) (bool, bool) {
 func (c *Cluster) removeNodes(names ...string) {
 	c.Nodes = slices.DeleteFunc(c.Nodes, func(n Node) bool { return slices.Contains(names, n.Name) })
 	for k := range c.Workloads {
-		c.Workloads[k].Bound = slices.DeleteFunc(c.Workloads[k].Bound, func(n string) bool { return slices.Contains(names, n) })
+		w := &c.Workloads[k]
+		w.Bound = slices.DeleteFunc(w.Bound, func(n string) bool { return slices.Contains(names, n) })
+		w.Finished = min(w.Finished, len(w.Bound))
 	}
 }
 
@@ -92,7 +94,9 @@ func dropGroup(c *Cluster, i int) (bool, bool) {
 func dropBound(c *Cluster, i int) (bool, bool) {
 	for k := range c.Workloads {
 		if i < len(c.Workloads[k].Bound) {
-			c.Workloads[k].Bound = slices.Delete(c.Workloads[k].Bound, i, i+1)
+			w := &c.Workloads[k]
+			w.Bound = slices.Delete(w.Bound, i, i+1)
+			w.Finished = min(w.Finished, len(w.Bound))
 			return true, true
 		}
 		i -= len(c.Workloads[k].Bound)
