@@ -288,6 +288,39 @@ func TestConvertCases(t *testing.T) {
 			}
 		},
 	}, {
+		name: "owners that are gone, pods being deleted, local storage",
+		c: func() *Cluster {
+			victim := fixture.Pod("victim", fixture.OnNode("n"), fixture.Running())
+			victim.DeletionTimestamp = &metav1.Time{Time: now.Add(20 * time.Second)}
+			gone := fixture.Pod("gone", fixture.OnNode("n"), fixture.Running())
+			gone.DeletionTimestamp = &metav1.Time{Time: now}
+			gone.Spec.NodeName = ""
+			scratch := ownedPod("scratch-0", "ReplicaSet", "scratch", "n", func(p *corev1.Pod) {
+				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+			})
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
+				ownedPod("orphan-0", "StatefulSet", "orphan", "n"), ownedPod("kept-0", "ReplicaSet", "kept", "n"), victim, gone, scratch})
+			c.Controllers = map[string]bool{ControllerKey("default", "ReplicaSet", "kept", "uid-kept"): true,
+				ControllerKey("default", "ReplicaSet", "scratch", "uid-scratch"): true}
+			return c
+		}(),
+		check: func(t *testing.T, r *Result) {
+			orphan, kept, victim := workloadNamed(r, "orphan-0"), workloadNamed(r, "kept-0"), workloadNamed(r, "victim")
+			if orphan == nil || orphan.Controller == nil || !orphan.Controller.Missing || orphan.Controller.Kind != "StatefulSet" {
+				t.Errorf("orphan = %+v, want its StatefulSet missing", orphan)
+			}
+			if kept == nil || kept.Controller != nil || kept.On["n"] != 1 {
+				t.Errorf("kept = %+v, want a plain ReplicaSet workload on n", kept)
+			}
+			if victim == nil || victim.Kind != "Pods" || victim.Terminating == nil || victim.Terminating.Duration != 20*time.Second || victim.On["n"] != 1 {
+				t.Errorf("victim = %+v, want a bare pod on n terminating in 20s", victim)
+			}
+			if w := workloadNamed(r, "gone"); w != nil {
+				t.Errorf("an unbound terminating pod is kept: %+v", w)
+			}
+		},
+		notes: []string{"1 terminating pods not bound to a node", "local storage volume tmp (scale-down: --skip-nodes-with-local-storage"},
+	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {
 			c := cluster(nil, nil)
@@ -350,4 +383,13 @@ func qty(r scenario.Resources, name corev1.ResourceName) string {
 		return ""
 	}
 	return q.String()
+}
+
+func workloadNamed(r *Result, name string) *scenario.Workload {
+	for i := range r.Scenario.Workloads {
+		if r.Scenario.Workloads[i].Name == name {
+			return &r.Scenario.Workloads[i]
+		}
+	}
+	return nil
 }

@@ -275,13 +275,16 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 	for _, c := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
 		for _, port := range c.Ports {
 			if port.HostPort != 0 {
-				lost = append(lost, "host port "+strconv.Itoa(int(port.HostPort)))
+				lost = append(lost, "host port "+strconv.Itoa(int(port.HostPort))+" (where the pod fits)")
 			}
 		}
 	}
 	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			lost = append(lost, "volume "+v.Name+" (volume topology)")
+		switch {
+		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+			lost = append(lost, "volume "+v.Name+" (its claim's binding and volume node affinity: where the pod fits, so scale-up and scale-down)")
+		case v.EmptyDir != nil || v.HostPath != nil:
+			lost = append(lost, "local storage volume "+v.Name+" (scale-down: --skip-nodes-with-local-storage keeps its node live, not in the simulation)")
 		}
 	}
 	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName {
