@@ -36,6 +36,9 @@ func TestSnapshotFidelity(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
+		if done := seed - *flagFirst + 1; done%100 == 0 {
+			t.Logf("%d clusters, %d with differences, %v", done, failed, time.Since(started).Round(time.Millisecond))
+		}
 		diff := out.Diff()
 		if len(diff) == 0 {
 			continue

@@ -58,8 +58,8 @@ type Workload struct {
 	Namespace string
 	// Kind is KindReplicaSet or KindPods.
 	Kind string
-	// MilliCPU and MemMi are each pod's requests.
-	MilliCPU, MemMi int64
+	// MilliCPU, MemMi and GPUs are each pod's requests.
+	MilliCPU, MemMi, GPUs int64
 	// PriorityClass is "" or one of the priority classes.
 	PriorityClass string
 	// Bound names the node of each running pod.
@@ -96,17 +96,20 @@ const (
 
 // shape is one node group's instance shape.
 type shape struct {
-	milliCPU, memMi int64
+	milliCPU, memMi, gpus int64
 }
 
-var shapes = []shape{{2000, 4096}, {4000, 8192}, {8000, 16384}, {4000, 16384}}
+var shapes = []shape{{2000, 4096, 0}, {4000, 8192, 0}, {8000, 16384, 0}, {4000, 16384, 0}, {8000, 32768, 2}}
+
+// ResourceGPU is the extended resource of GPU nodes and pods.
+const ResourceGPU = "nvidia.com/gpu"
 
 // Generate returns the cluster of seed; the same seed gives the same
 // cluster. 1 to 3 groups of 0 to 4 nodes, 1 to 6 workloads.
 func Generate(seed int64) *Cluster {
 	r := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
 	c := &Cluster{Seed: seed, Settings: settings(r)}
-	free := map[string][2]int64{}
+	free := map[string][3]int64{}
 	for gi := range 1 + r.IntN(3) {
 		s := shapes[r.IntN(len(shapes))]
 		name := fmt.Sprintf("g%d", gi+1)
@@ -115,6 +118,9 @@ func Generate(seed int64) *Cluster {
 			Resources: scenario.Resources{"cpu": *resource.NewMilliQuantity(s.milliCPU, resource.DecimalSI),
 				"memory": *resource.NewQuantity(s.memMi<<20, resource.BinarySI), "pods": *resource.NewQuantity(110, resource.DecimalSI)},
 			BootTime: &scenario.Duration{}}
+		if s.gpus > 0 {
+			g.Resources[ResourceGPU] = *resource.NewQuantity(s.gpus, resource.DecimalSI)
+		}
 		if r.IntN(4) == 0 {
 			g.AutoscalingOptions = map[string]string{"scaledownutilizationthreshold": "0.9"}
 		}
@@ -122,7 +128,7 @@ func Generate(seed int64) *Cluster {
 		for i := range nodes {
 			n := Node{Name: fmt.Sprintf("s%d-%s-%d", seed, name, i+1), Group: name, NotReady: r.IntN(8) == 0}
 			c.Nodes = append(c.Nodes, n)
-			free[n.Name] = [2]int64{s.milliCPU, s.memMi}
+			free[n.Name] = [3]int64{s.milliCPU, s.memMi, s.gpus}
 		}
 	}
 	for wi := range 1 + r.IntN(6) {
@@ -142,11 +148,14 @@ func settings(r *rand.Rand) map[string]string {
 	return s
 }
 
-func workload(r *rand.Rand, c *Cluster, i int, free map[string][2]int64) Workload {
+func workload(r *rand.Rand, c *Cluster, i int, free map[string][3]int64) Workload {
 	w := Workload{Name: fmt.Sprintf("w%d", i+1), Namespace: Namespaces[r.IntN(len(Namespaces))], Kind: KindReplicaSet,
 		MilliCPU: []int64{100, 250, 500, 1000, 1500, 3000}[r.IntN(6)], MemMi: []int64{128, 512, 1024, 2048, 6144}[r.IntN(5)]}
 	if r.IntN(4) == 0 {
 		w.Kind = KindPods
+	}
+	if r.IntN(6) == 0 {
+		w.GPUs = 1
 	}
 	switch r.IntN(4) {
 	case 0:
@@ -176,7 +185,7 @@ func workload(r *rand.Rand, c *Cluster, i int, free map[string][2]int64) Workloa
 
 // fits picks a node, from a random start, with room for one more pod of
 // w and takes the room; "" when none has it.
-func fits(r *rand.Rand, nodes []Node, free map[string][2]int64, w Workload) string {
+func fits(r *rand.Rand, nodes []Node, free map[string][3]int64, w Workload) string {
 	if len(nodes) == 0 {
 		return ""
 	}
@@ -184,8 +193,8 @@ func fits(r *rand.Rand, nodes []Node, free map[string][2]int64, w Workload) stri
 	for k := range nodes {
 		n := nodes[(start+k)%len(nodes)].Name
 		f := free[n]
-		if f[0] >= w.MilliCPU && f[1] >= w.MemMi {
-			free[n] = [2]int64{f[0] - w.MilliCPU, f[1] - w.MemMi}
+		if f[0] >= w.MilliCPU && f[1] >= w.MemMi && f[2] >= w.GPUs {
+			free[n] = [3]int64{f[0] - w.MilliCPU, f[1] - w.MemMi, f[2] - w.GPUs}
 			return n
 		}
 	}

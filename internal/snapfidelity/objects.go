@@ -87,10 +87,15 @@ func (o *Objects) addController(w Workload, sel map[string]string) metav1.OwnerR
 }
 
 func podSpec(w Workload) corev1.PodSpec {
+	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU:    *resource.NewMilliQuantity(w.MilliCPU, resource.DecimalSI),
+		corev1.ResourceMemory: *resource.NewQuantity(w.MemMi<<20, resource.BinarySI)}}
+	if w.GPUs > 0 {
+		gpus := *resource.NewQuantity(w.GPUs, resource.DecimalSI)
+		res.Requests[ResourceGPU], res.Limits = gpus, corev1.ResourceList{ResourceGPU: gpus}
+	}
 	return corev1.PodSpec{PriorityClassName: w.PriorityClass, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
-		Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
-			corev1.ResourceCPU:    *resource.NewMilliQuantity(w.MilliCPU, resource.DecimalSI),
-			corev1.ResourceMemory: *resource.NewQuantity(w.MemMi<<20, resource.BinarySI)}}}}}
+		Resources: res}}}
 }
 
 // annotationFinished marks a pod the harness's kubelet reports Succeeded.
