@@ -24,7 +24,7 @@ var _ nodeautoscaler.Cluster = worldCluster{}
 func (c worldCluster) View(context.Context) (*nodeautoscaler.View, error) {
 	cl := c.w.cluster
 	return &nodeautoscaler.View{Nodes: cl.nodeList(), Pods: cl.index, DaemonSets: slices.Clone(cl.daemonSets),
-		PDBs: c.w.pdbs(), Controllers: worldControllers{c.w}}, nil
+		PDBs: c.w.pdbs(), Controllers: worldControllers(c)}, nil
 }
 
 // worldControllers finds the workloads' controllers: every workload's
