@@ -6,6 +6,9 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
+
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
@@ -47,4 +50,33 @@ func (c worldControllers) DesiredReplicas(namespace string, ref *metav1.OwnerRef
 		return 0, false
 	}
 	return int32(wl.replicas), true
+}
+
+// managedOnly is the cloud as the autoscaler sees it: unmanaged groups
+// are not reported.
+type managedOnly struct {
+	*inmemory.Cloud
+	unmanaged map[string]bool
+}
+
+// NodeGroups implements cloudprovider.Provider without the unmanaged
+// groups.
+func (m managedOnly) NodeGroups(ctx context.Context) ([]cloudprovider.NodeGroup, error) {
+	groups, err := m.Cloud.NodeGroups(ctx)
+	return slices.DeleteFunc(groups, func(g cloudprovider.NodeGroup) bool { return m.unmanaged[g.ID] }), err
+}
+
+// provider is the cloud the autoscaler is given: the world's, without
+// the scenario's unmanaged groups.
+func (w *World) provider() cloudprovider.Provider {
+	unmanaged := map[string]bool{}
+	for _, g := range w.scn.NodeGroups {
+		if g.Unmanaged {
+			unmanaged[g.Name] = true
+		}
+	}
+	if len(unmanaged) == 0 {
+		return w.cloud
+	}
+	return managedOnly{Cloud: w.cloud, unmanaged: unmanaged}
 }

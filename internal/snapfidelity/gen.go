@@ -43,7 +43,8 @@ type Cluster struct {
 type Node struct {
 	// Name is the instance id and node name.
 	Name string
-	// Group is the node group.
+	// Group is the node group; "" is a node of no group (its provider
+	// id names no group of the cloud config).
 	Group string
 	// NotReady makes the node's kubelet report Ready=False.
 	NotReady bool
@@ -131,6 +132,11 @@ func Generate(seed int64) *Cluster {
 			free[n.Name] = [3]int64{s.milliCPU, s.memMi, s.gpus}
 		}
 	}
+	if r.IntN(4) == 0 {
+		n := Node{Name: fmt.Sprintf("s%d-other", seed)}
+		c.Nodes = append(c.Nodes, n)
+		free[n.Name] = [3]int64{4000, 8192, 0}
+	}
 	for wi := range 1 + r.IntN(6) {
 		c.Workloads = append(c.Workloads, workload(r, c, wi, free))
 	}
@@ -169,7 +175,8 @@ func workload(r *rand.Rand, c *Cluster, i int, free map[string][3]int64) Workloa
 		}
 	}
 	w.Pending = r.IntN(4)
-	if len(w.Bound) > 0 && r.IntN(4) == 0 {
+	// Bare pods may have finished; a ReplicaSet's pods restart instead.
+	if w.Kind == KindPods && len(w.Bound) > 0 && r.IntN(3) == 0 {
 		w.Finished = 1 + r.IntN(len(w.Bound))
 	}
 	if w.Kind == KindReplicaSet {

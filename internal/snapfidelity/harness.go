@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	schedulingv1 "k8s.io/api/scheduling/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -107,6 +108,12 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 		return nil, err
 	}
 	for _, n := range c.Nodes {
+		if n.Group == "" {
+			if err := h.createOtherNode(ctx, n); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := p.AddInstance(n.Group, n.Name, true, 0); err != nil {
 			return nil, fmt.Errorf("adding instance %s: %w", n.Name, err)
 		}
@@ -126,41 +133,59 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 	if err := h.create(ctx, ObjectsOf(c)); err != nil {
 		return nil, err
 	}
-	if err := h.waitScheduled(ctx); err != nil {
-		return nil, err
-	}
-	ready, err := h.runBoundPods(ctx)
+	ready, err := h.settle(ctx)
 	if err != nil {
 		return nil, err
 	}
 	return p, h.waitBudgets(ctx, ready)
 }
 
-// runBoundPods plays the kubelets: every bound pod runs and is Ready. It
-// returns the ready pods per namespace.
-func (h *Harness) runBoundPods(ctx context.Context) (map[string][]corev1.Pod, error) {
-	ready := map[string][]corev1.Pod{}
+// settle alternates kube-scheduler and the kubelets until nothing
+// changes: a pod that finishes frees room the scheduler may then use, and
+// the pod it binds must run before the cluster is read. It returns the
+// running pods per namespace.
+func (h *Harness) settle(ctx context.Context) (map[string][]corev1.Pod, error) {
+	for {
+		if err := h.waitScheduled(ctx); err != nil {
+			return nil, err
+		}
+		ready, started, err := h.runBoundPods(ctx)
+		if err != nil || started == 0 {
+			return ready, err
+		}
+	}
+}
+
+// runBoundPods plays the kubelets: every bound pod that is still Pending
+// runs and is Ready (or has succeeded, when the generator says so). It
+// returns the running pods per namespace and how many pods it started.
+func (h *Harness) runBoundPods(ctx context.Context) (ready map[string][]corev1.Pod, started int, err error) {
+	ready = map[string][]corev1.Pod{}
 	now := metav1.Now()
 	for _, ns := range Namespaces {
 		pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("listing pods: %w", err)
+			return nil, 0, fmt.Errorf("listing pods: %w", err)
 		}
 		for i := range pods.Items {
 			p := &pods.Items[i]
 			if p.Spec.NodeName == "" || p.DeletionTimestamp != nil {
 				continue
 			}
-			got, err := h.runPod(ctx, p, now)
-			if err != nil {
-				return nil, fmt.Errorf("running pod %s/%s: %w", ns, p.Name, err)
+			if p.Status.Phase == corev1.PodPending {
+				started++
+				got, err := h.runPod(ctx, p, now)
+				if err != nil {
+					return nil, 0, fmt.Errorf("running pod %s/%s: %w", ns, p.Name, err)
+				}
+				p = got
 			}
-			if got.DeletionTimestamp == nil && got.Status.Phase == corev1.PodRunning {
-				ready[ns] = append(ready[ns], *got)
+			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+				ready[ns] = append(ready[ns], *p)
 			}
 		}
 	}
-	return ready, nil
+	return ready, started, nil
 }
 
 // runPod writes a bound pod's status as its kubelet does once it runs;
@@ -244,6 +269,28 @@ func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
 		if _, err := h.Client.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
 		}
+	}
+	return nil
+}
+
+// createOtherNode registers a Ready node of no node group, as a
+// control-plane or hand-made node is: 4 CPUs, 8Gi, a provider id outside
+// the kwok cloud.
+func (h *Harness) createOtherNode(ctx context.Context, n Node) error {
+	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
+		corev1.ResourcePods: resource.MustParse("110")}
+	now := metav1.Now()
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
+		Spec: corev1.NodeSpec{ProviderID: "external:///" + n.Name},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity, Conditions: []corev1.NodeCondition{
+			{Type: corev1.NodeReady, Status: corev1.ConditionTrue, LastHeartbeatTime: now, LastTransitionTime: now, Reason: "KubeletReady"}}}}
+	created, err := h.Client.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("creating node %s: %w", n.Name, err)
+	}
+	created.Status = node.Status
+	if _, err := h.Client.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("writing the status of node %s: %w", n.Name, err)
 	}
 	return nil
 }

@@ -45,6 +45,7 @@ type outGroup struct {
 	// AutoscalingOptions and PricePerHour come from a cloud config only.
 	AutoscalingOptions map[string]string `yaml:"autoscalingOptions,omitempty"`
 	PricePerHour       float64           `yaml:"pricePerHour,omitempty"`
+	Unmanaged          bool              `yaml:"unmanaged,omitempty"`
 }
 
 type outCloudError struct {
@@ -178,7 +179,7 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 	if e := g.StockoutError; e != nil {
 		og.StockoutError = &outCloudError{Class: e.Class, Code: e.Code, Message: e.Message}
 	}
-	og.AutoscalingOptions, og.PricePerHour = g.AutoscalingOptions, g.PricePerHour
+	og.AutoscalingOptions, og.PricePerHour, og.Unmanaged = g.AutoscalingOptions, g.PricePerHour, g.Unmanaged
 	if r := g.RealNodes; r != nil {
 		taints, err := plain(r.Taints.Value, len(r.Taints.Value) == 0)
 		if err != nil {

@@ -60,6 +60,9 @@ func ParseCloudConfig(data []byte) (*CloudConfig, error) {
 			errs = append(errs, fmt.Errorf("nodeGroups[%d].name: %q defined twice", i, g.Name))
 		}
 		seen[g.Name] = true
+		if g.Unmanaged {
+			errs = append(errs, fmt.Errorf("nodeGroups[%d].unmanaged: only scenario files have unmanaged groups; a cloud's groups are its managed ones", i))
+		}
 		if _, err := groupConfig(g); err != nil {
 			errs = append(errs, fmt.Errorf("nodeGroups[%d]: %w", i, err))
 		}
