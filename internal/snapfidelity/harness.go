@@ -37,7 +37,8 @@ import (
 // Harness runs generated clusters on one real control plane, one after
 // the other: kube-apiserver, etcd, kube-scheduler (it places the pending
 // pods it can, preempting lower priorities) and kube-controller-manager's
-// disruption controller (PDB status). The harness plays the kubelets
+// disruption controller (PDB status) and ReplicaSet controller (it
+// replaces preemption victims). The harness plays the kubelets
 // (bound pods run and are Ready) and the node lifecycle controller (a
 // Ready node loses the not-ready taint).
 type Harness struct {
@@ -48,7 +49,8 @@ type Harness struct {
 }
 
 // Environment is the control plane a Harness needs.
-var Environment = testenv.Options{Scheduler: true, ControllerManager: true, Controllers: []string{"disruption-controller"}}
+var Environment = testenv.Options{Scheduler: true, ControllerManager: true,
+	Controllers: []string{"disruption-controller", "replicaset-controller"}}
 
 // Outcome is one cluster's comparison.
 type Outcome struct {
@@ -381,13 +383,39 @@ func (h *Harness) waitScheduled(ctx context.Context) error {
 					return false, nil
 				}
 			}
+			if ok, err := h.replicated(ctx, ns, pods.Items); !ok || err != nil {
+				return false, err
+			}
 		}
 		return true, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for kube-scheduler: %w", err)
+		return fmt.Errorf("waiting for kube-scheduler and the ReplicaSet controller: %w", err)
 	}
 	return nil
+}
+
+// replicated reports whether every ReplicaSet of the namespace has its
+// replicas in pods that are not being deleted: the ReplicaSet controller
+// replaced the preemption victims.
+func (h *Harness) replicated(ctx context.Context, ns string, pods []corev1.Pod) (bool, error) {
+	sets, err := h.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err
+	}
+	active := map[types.UID]int32{}
+	for i := range pods {
+		if ref := metav1.GetControllerOf(&pods[i]); ref != nil && pods[i].DeletionTimestamp == nil {
+			active[ref.UID]++
+		}
+	}
+	for i := range sets.Items {
+		rs := &sets.Items[i]
+		if rs.Status.ObservedGeneration != rs.Generation || active[rs.UID] != ptr.Deref(rs.Spec.Replicas, 1) {
+			return false, nil
+		}
+	}
+	return true, nil
 }
 
 func decided(p *corev1.Pod) bool {
@@ -484,9 +512,9 @@ func (h *Harness) clean(ctx context.Context, c *Cluster) error {
 	// collector, which does not run.
 	now := metav1.DeleteOptions{GracePeriodSeconds: ptr.To(int64(0)), PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 	var errs []error
+	// Controllers first, so the ReplicaSet controller replaces no pod.
 	for _, ns := range Namespaces {
-		errs = append(errs, h.Client.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
-			h.Client.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+		errs = append(errs, h.Client.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.AppsV1().StatefulSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.CoreV1().ReplicationControllers(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}))
@@ -499,6 +527,13 @@ func (h *Harness) clean(ctx context.Context, c *Cluster) error {
 		return fmt.Errorf("removing cluster %d: %w", c.Seed, err)
 	}
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		for _, ns := range Namespaces {
+			// Again each time: a pod the ReplicaSet controller made
+			// before it saw its ReplicaSet go.
+			if err := h.Client.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil {
+				return false, err
+			}
+		}
 		nodes, err := h.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil || len(nodes.Items) > 0 {
 			return false, err
