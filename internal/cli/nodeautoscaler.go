@@ -23,6 +23,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
+	"github.com/kscale/kscale/internal/cloudprovider/providers"
+	"github.com/kscale/kscale/internal/cloudprovider/registry"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
@@ -50,8 +52,8 @@ type nodeAutoscalerOptions struct {
 	dryRun        bool
 	shadow        shadowFlags
 	fs            *pflag.FlagSet
-	cloud         cloudFlags
-	builder       cloudBuilder
+	cloud         *registry.Flags
+	builder       registry.Builder
 	cmn           commonFlags
 }
 
@@ -60,7 +62,7 @@ func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
 func newNodeAutoscalerCommand() *cobra.Command {
 	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
+		&nodeAutoscalerOptions{opts: options.Default(), cloud: providers.NewFlags()}, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
 }
 
 // addFlags registers the autoscaler's options and the live flags, with
@@ -84,7 +86,7 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.batch.Max, "scale-up-batch-max-duration", live.DefaultBatchMax, "The longest a loop started by a pod turning unschedulable waits for the burst to end (--scale-up-batch-idle-duration).")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "Shadow mode: decide every loop as live but make no cloud call and write nothing but the own status ConfigMap (default "+shadowStatusName+") and Lease (default "+shadowLeaseName+"); see docs/shadow-mode.md.")
 	o.shadow.addFlags(fs)
-	o.cloud.addFlags(fs)
+	o.cloud.AddFlags(fs, providers.Default)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
@@ -126,12 +128,6 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.completeDryRun(o.shadow.check(o.dryRun)); err != nil {
 		return err
 	}
-	if st, ok := o.builder.(startupTainter); ok {
-		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
-	}
-	if gl, ok := o.builder.(gpuLabeler); ok {
-		o.opts.GPULabel = gl.gpuLabel()
-	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
@@ -139,8 +135,16 @@ func (o *nodeAutoscalerOptions) complete() error {
 		return err
 	}
 	var err error
-	o.builder, err = o.cloud.complete()
-	return err
+	if o.builder, err = o.cloud.Complete(); err != nil {
+		return err
+	}
+	if st, ok := o.builder.(registry.StartupTainter); ok {
+		o.opts.StartupTaints = append(o.opts.StartupTaints, st.StartupTaints()...)
+	}
+	if gl, ok := o.builder.(registry.GPULabeler); ok {
+		o.opts.GPULabel = gl.GPULabel()
+	}
+	return nil
 }
 
 // restConfig loads the client configuration.
@@ -200,10 +204,10 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 	if err != nil {
 		return err
 	}
-	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
+	cl, err := o.builder.Build(ctx, registry.Deps{Client: client, RESTConfig: cfg, Factory: factory, WaitForSync: cluster.WaitForSync,
 		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
 	if err != nil {
-		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
+		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.Common.Provider, err)
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
 	var events live.EventRecorder
@@ -232,7 +236,7 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 			return err
 		}
 	}
-	runner, err := o.runner(ctx, client, loopDeps{provider: cl.provider, cluster: cluster, events: events, watcher: watcher}, priorities, reg, health, trigger)
+	runner, err := o.runner(ctx, client, loopDeps{provider: cl.Provider, cluster: cluster, events: events, watcher: watcher}, priorities, reg, health, trigger)
 	if err != nil {
 		return err
 	}
@@ -241,7 +245,7 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 	defer factory.Shutdown()
 	defer nsFactory.Shutdown()
 	g, ctx := errgroup.WithContext(ctx)
-	for _, task := range cl.tasks {
+	for _, task := range cl.Tasks {
 		g.Go(func() error { return task(ctx) })
 	}
 	g.Go(func() error { return runner.Run(ctx) })

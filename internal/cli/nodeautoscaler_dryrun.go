@@ -64,7 +64,7 @@ func (o *nodeAutoscalerOptions) completeDryRun(err error) error {
 	if err != nil || !o.dryRun {
 		return err
 	}
-	if o.cloud.provider == "kwok" {
+	if o.cloud.Common.Provider == "kwok" {
 		return errors.New("--dry-run: not supported with --cloud-provider=kwok (kscale's emulated cloud writes its nodes itself); use the provider of the cluster's real cloud")
 	}
 	if !o.fs.Changed("status-config-map-name") {
