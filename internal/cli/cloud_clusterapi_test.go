@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
-	"github.com/kscale/kscale/internal/cloudprovider/providers"
-	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 func TestClusterAPIBadFlags(t *testing.T) {
@@ -41,7 +39,7 @@ func TestClusterAPIBadFlags(t *testing.T) {
 // TestClusterAPITraitsReachOptions checks that the provider's startup
 // taint and GPU label reach the autoscaler's options.
 func TestClusterAPITraitsReachOptions(t *testing.T) {
-	o := &nodeAutoscalerOptions{opts: options.Default(), cloud: providers.NewFlags()}
+	o := newNodeAutoscalerOptions()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	o.addFlags(fs)
 	if err := fs.Parse([]string{"--cloud-provider=clusterapi"}); err != nil {
