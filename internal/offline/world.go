@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -132,6 +133,10 @@ func (w *World) restart() error {
 
 // Run simulates the whole duration, one scan interval per tick.
 func (w *World) Run(ctx context.Context) (*Result, error) {
+	// The simulated autoscaler logs one level quieter than a live one: its
+	// decisions are the timeline, and its default-level lines (such as
+	// each increase) would repeat them on stderr; -v=1 shows them.
+	ctx = klog.NewContext(ctx, klog.FromContext(ctx).V(1))
 	step := w.scn.Options.ScanInterval
 	next := 0
 	for at := time.Duration(0); at <= w.scn.Duration.Duration; at += step {

@@ -15,13 +15,31 @@ import (
 const SpreadTimeoutAnnotation = "zalando.org/topology-spread-timeout"
 
 // podSpec is everything the filters need from a pod, parsed once and
-// shared by every pod of an equivalence group.
+// shared by every pod of an equivalence group. A snapshot holds one per
+// bound pod, so what most pods lack (node affinity, ports, pod affinity,
+// spread, claims, disk volumes, features) is kept apart in constraints,
+// which plain pods share.
 type podSpec struct {
 	namespace   string
 	labels      map[string]string
 	requests    scheduling.Resources
 	tolerations []corev1.Toleration
 	nodeName    string
+	priority    int32
+	// spreadDropped is true when the spread timeout removed the constraints.
+	spreadDropped bool
+	// size orders groups for first-fit decreasing in estimates.
+	size float64
+	// pod is the representative pod.
+	pod *corev1.Pod
+	// constraints are never written once newPodSpec returned: a pod
+	// without any points at the one unconstrained value.
+	*constraints
+}
+
+// constraints are the parsed filters of a pod beyond resources, taints
+// and priority.
+type constraints struct {
 	nodeMatcher scheduling.NodeMatcher
 	ports       []scheduling.HostPort
 	affinity    []scheduling.AffinityTerm
@@ -36,16 +54,20 @@ type podSpec struct {
 	// notSimulated names a feature of the pod the simulator does not
 	// model; such a pod fits no node.
 	notSimulated string
-	priority     int32
 	// parseErr is set when a selector of the pod does not parse; such a
 	// pod fits nowhere.
 	parseErr error
-	// spreadDropped is true when the spread timeout removed the constraints.
-	spreadDropped bool
-	// size orders groups for first-fit decreasing in estimates.
-	size float64
-	// pod is the representative pod.
-	pod *corev1.Pod
+}
+
+// unconstrained is the constraints value of a pod without any: an empty
+// node matcher and nothing else. It is only read.
+var unconstrained = &constraints{nodeMatcher: scheduling.NewNodeMatcher(&corev1.Pod{})}
+
+// none reports whether c holds nothing but an empty node matcher.
+func (c *constraints) none() bool {
+	return c.nodeMatcher.IsEmpty() && len(c.ports) == 0 && len(c.affinity) == 0 && len(c.anti) == 0 &&
+		len(c.spread) == 0 && len(c.claims) == 0 && len(c.diskVolumes) == 0 && c.features.IsEmpty() &&
+		c.notSimulated == "" && c.parseErr == nil
 }
 
 // newPodSpec parses the pod. now decides the spread timeout.
@@ -55,36 +77,48 @@ func newPodSpec(pod *corev1.Pod, now time.Time) *podSpec {
 		requests:    scheduling.PodRequests(pod),
 		tolerations: pod.Spec.Tolerations,
 		nodeName:    pod.Spec.NodeName,
-		nodeMatcher: scheduling.NewNodeMatcher(pod),
-		ports:       scheduling.PodHostPorts(pod),
-		claims:      scheduling.PodClaimNames(pod),
 	}
 	if pod.Spec.Priority != nil {
 		s.priority = *pod.Spec.Priority
 	}
-	s.features = scheduling.PodRequiredFeatures(pod)
-	s.notSimulated = notSimulated(pod)
+	c := parseConstraints(pod, now, &s.spreadDropped)
+	if c.none() {
+		c = unconstrained
+	}
+	s.constraints = c
+	return s
+}
+
+// parseConstraints parses the pod's constraints; spreadDropped is set
+// when the spread timeout removed its spread constraints.
+func parseConstraints(pod *corev1.Pod, now time.Time, spreadDropped *bool) *constraints {
+	c := &constraints{
+		nodeMatcher:  scheduling.NewNodeMatcher(pod),
+		ports:        scheduling.PodHostPorts(pod),
+		claims:       scheduling.PodClaimNames(pod),
+		features:     scheduling.PodRequiredFeatures(pod),
+		notSimulated: notSimulated(pod),
+	}
 	for i := range pod.Spec.Volumes {
 		if v := &pod.Spec.Volumes[i]; scheduling.HasDiskConflictVolume(v) {
-			s.diskVolumes = append(s.diskVolumes, v)
+			c.diskVolumes = append(c.diskVolumes, v)
 		}
 	}
 	var err error
-	if s.affinity, err = scheduling.RequiredAffinityTerms(pod); err != nil {
-		s.parseErr = err
-		return s
+	if c.affinity, err = scheduling.RequiredAffinityTerms(pod); err != nil {
+		c.parseErr = err
+		return c
 	}
-	if s.anti, err = scheduling.RequiredAntiAffinityTerms(pod); err != nil {
-		s.parseErr = err
-		return s
+	if c.anti, err = scheduling.RequiredAntiAffinityTerms(pod); err != nil {
+		c.parseErr = err
+		return c
 	}
 	if spreadExpired(pod, now) {
-		s.spreadDropped = true
-	} else if s.spread, err = scheduling.HardSpreadConstraints(pod); err != nil {
-		s.parseErr = err
-		return s
+		*spreadDropped = true
+	} else if c.spread, err = scheduling.HardSpreadConstraints(pod); err != nil {
+		c.parseErr = err
 	}
-	return s
+	return c
 }
 
 // notSimulated returns the feature of the pod that the simulator does not

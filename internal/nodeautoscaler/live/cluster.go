@@ -103,9 +103,11 @@ func NewCluster(factory informers.SharedInformerFactory) (*Cluster, error) {
 
 // NewFactory returns the shared informer factory for a cluster-wide
 // client. Its caches keep only what the node autoscaler reads (see
-// StripUnread).
+// StripUnread), and cached pods share equal labels, owner references,
+// tolerations and container resources (see sharer).
 func NewFactory(client kubernetes.Interface) informers.SharedInformerFactory {
-	return informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithTransform(StripUnread))
+	return informers.NewSharedInformerFactoryWithOptions(client, 0,
+		informers.WithTransform(newSharer(defaultShareLimit).transform))
 }
 
 // PodEventHandler returns the handler the Cluster registered on the pod

@@ -23,7 +23,12 @@ const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 // pod's service account token among them) go; emptyDir, hostPath, claims
 // and every other source stay. Of a container status it keeps the name,
 // readiness, restart count and resources (in-place resize); the state and
-// image go. Of a node
+// image go. Of a pod's status it keeps the phase, start time, container
+// statuses and the conditions a decision reads (PodScheduled, Ready,
+// PodResizePending, DisruptionTarget) with their type, status and reason
+// (and when a pod turned unschedulable), in a list of their exact length;
+// IPs, messages, the nominated node and the QoS class go, and so does the
+// pod's security context, which no scheduling filter reads. Of a node
 // it drops the list of images on it. Objects the transform does not know
 // pass through with only their metadata trimmed.
 func StripUnread(obj any) (any, error) {
@@ -42,6 +47,11 @@ func StripUnread(obj any) (any, error) {
 
 func stripPod(p *corev1.Pod) {
 	p.Spec.Volumes = slices.DeleteFunc(p.Spec.Volumes, unreadVolume)
+	p.Spec.SecurityContext = nil
+	p.Status = corev1.PodStatus{Phase: p.Status.Phase, StartTime: p.Status.StartTime,
+		Conditions:            readConditions(p.Status.Conditions),
+		InitContainerStatuses: p.Status.InitContainerStatuses, ContainerStatuses: p.Status.ContainerStatuses,
+		EphemeralContainerStatuses: p.Status.EphemeralContainerStatuses}
 	for i := range p.Spec.InitContainers {
 		stripContainer(&p.Spec.InitContainers[i])
 	}
@@ -59,6 +69,40 @@ func stripPod(p *corev1.Pod) {
 				Resources: s.Resources, AllocatedResources: s.AllocatedResources}
 		}
 	}
+}
+
+// readConditionTypes are the pod conditions a decision reads: scheduling
+// (PodScheduled=False/Unschedulable), PDB health (Ready), in-place resize
+// (PodResizePending, read by the scheduler's request helper) and eviction
+// in progress (DisruptionTarget).
+var readConditionTypes = []corev1.PodConditionType{corev1.PodScheduled, corev1.PodReady, corev1.PodResizePending, corev1.DisruptionTarget}
+
+// readConditions returns the conditions of readConditionTypes in a new
+// slice of their exact length, with their messages and times dropped (no
+// decision reads them; the transition time of PodScheduled=False stays),
+// or nil.
+func readConditions(in []corev1.PodCondition) []corev1.PodCondition {
+	n := 0
+	for _, c := range in {
+		if slices.Contains(readConditionTypes, c.Type) {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]corev1.PodCondition, 0, n)
+	for _, c := range in {
+		if slices.Contains(readConditionTypes, c.Type) {
+			kept := corev1.PodCondition{Type: c.Type, Status: c.Status, Reason: c.Reason}
+			if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+				// The unschedulable-pod trigger reads when it turned so.
+				kept.LastTransitionTime = c.LastTransitionTime
+			}
+			out = append(out, kept)
+		}
+	}
+	return out
 }
 
 // unreadVolume reports the volume sources no decision reads: they are

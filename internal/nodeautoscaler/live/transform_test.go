@@ -30,9 +30,17 @@ func TestStripUnread(t *testing.T) {
 					{Name: "v", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
 					{Name: "conf", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
 					{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "d"}}},
-				}},
-			Status: corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "registry/app:1",
-				Ready: true, Resources: &res, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
+				}, SecurityContext: &corev1.PodSecurityContext{}},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: "10.0.0.1", HostIP: "192.168.0.1", QOSClass: corev1.PodQOSBurstable,
+				Conditions: []corev1.PodCondition{
+					{Type: corev1.PodInitialized, Status: corev1.ConditionTrue},
+					{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, Message: "bound", LastTransitionTime: metav1.Unix(1, 0)},
+					{Type: corev1.ContainersReady, Status: corev1.ConditionTrue},
+					{Type: corev1.PodReady, Status: corev1.ConditionTrue},
+					{Type: corev1.PodResizePending, Status: corev1.ConditionTrue, Reason: corev1.PodReasonInfeasible},
+				},
+				ContainerStatuses: []corev1.ContainerStatus{{Name: "app", Image: "registry/app:1",
+					Ready: true, Resources: &res, State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}}},
 		}
 	}
 	p := full()
@@ -56,6 +64,13 @@ func TestStripUnread(t *testing.T) {
 		{"sidecar restart policy kept", p.Spec.InitContainers[0].RestartPolicy != nil},
 		{"status resources kept, state dropped", p.Status.ContainerStatuses[0].Resources != nil && p.Status.ContainerStatuses[0].State.Running == nil},
 		{"phase kept", p.Status.Phase == corev1.PodRunning},
+		{"read conditions kept in order without messages and times, exact length", len(p.Status.Conditions) == 3 && cap(p.Status.Conditions) == 3 &&
+			p.Status.Conditions[0].Type == corev1.PodScheduled && p.Status.Conditions[0].Message == "" &&
+			p.Status.Conditions[0].LastTransitionTime.IsZero() &&
+			p.Status.Conditions[1].Type == corev1.PodReady &&
+			p.Status.Conditions[2].Type == corev1.PodResizePending && p.Status.Conditions[2].Reason == corev1.PodReasonInfeasible},
+		{"IPs and QoS class dropped", p.Status.PodIP == "" && p.Status.HostIP == "" && p.Status.QOSClass == ""},
+		{"pod security context dropped", p.Spec.SecurityContext == nil},
 		{"requests unchanged", equality.Semantic.DeepEqual(scheduling.PodRequests(p), scheduling.PodRequests(want))},
 	}
 	for _, c := range checks {
@@ -71,5 +86,19 @@ func TestStripUnread(t *testing.T) {
 	}
 	if n.ManagedFields != nil || n.Status.Images != nil || n.Status.Allocatable.Cpu().MilliValue() != 4000 {
 		t.Errorf("node after StripUnread: %+v", n)
+	}
+}
+
+// TestStripUnreadKeepsUnschedulableSince checks that the time a pod turned
+// unschedulable survives: the unschedulable-pod trigger reads it.
+func TestStripUnreadKeepsUnschedulableSince(t *testing.T) {
+	since := metav1.Unix(1000, 0)
+	p := &corev1.Pod{Status: corev1.PodStatus{Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled,
+		Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: since, Message: "0/3 nodes"}}}}
+	if _, err := StripUnread(p); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Status.Conditions; len(c) != 1 || !c[0].LastTransitionTime.Equal(&since) || c[0].Message != "" {
+		t.Errorf("conditions after StripUnread: %+v", c)
 	}
 }
