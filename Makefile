@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin aws-prices
 
 ## build: compile the kscale binary into bin/
 build:
@@ -29,11 +29,13 @@ image:
 	go run ./hack/image --out bin/image --archive bin/kscale-image.tar \
 		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
-## testbin: build the control-plane binaries the tests run against and the real kwok
-## controller that plays their kubelets (each cached per version)
+## testbin: build the control-plane binaries the tests run against, the real kwok
+## controller that plays their kubelets and the real Cluster API core controller
+## manager of the clusterapi end-to-end tests (each cached per version)
 testbin:
 	hack/testbin/build.sh
 	hack/kwok/build.sh
+	hack/capi/build.sh
 
 ## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
 fidelity-oracle:
@@ -52,13 +54,13 @@ FIDELITY_PAIRS ?= 1000000
 fidelity: fidelity-oracle
 	go test -count=1 -timeout 30m -run '^TestFidelity$$' -v ./internal/simulator/fidelity -args -fidelity.random -fidelity.pairs=$(FIDELITY_PAIRS)
 
-## vpa-fidelity: compare the VPA recommender model and the updater's priority with upstream VPA's
-## own code (tool module hack/vpafidelity) on VPA_FIDELITY_STREAMS random streams and as many
-## random pods, from VPA_FIDELITY_SEED
+## vpa-fidelity: compare the VPA recommender model, the updater's priority and eviction budget and
+## the webhook's patch with upstream VPA's own code (tool module hack/vpafidelity) on
+## VPA_FIDELITY_STREAMS random streams and as many random pods and budget cases, from VPA_FIDELITY_SEED
 VPA_FIDELITY_STREAMS ?= 100000
 VPA_FIDELITY_SEED ?= 1
 vpa-fidelity:
-	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
+	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater|Budget|InPlace)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
 
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:
@@ -103,6 +105,11 @@ bench-live: testbin build
 ## (CA_GIT_DIR: kubernetes-sigs/cluster-autoscaler, AUTOSCALER_GIT_DIR: kubernetes/autoscaler)
 upstream-ca:
 	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
+
+## aws-prices: regenerate the AWS on-demand price table (internal/cloudprovider/aws/instance_prices.csv)
+## from the pinned Karpenter release's generated pricing file (hack/awsprices, via the Go module proxy)
+aws-prices:
+	go run ./hack/awsprices -out internal/cloudprovider/aws/instance_prices.csv
 
 ## uplot: re-fetch the vendored uPlot (third_party/uplot) with npm and check its checksums
 uplot:

@@ -76,7 +76,7 @@ func CompareAll(s *Stream) []Diff {
 		compareBounds(add, "bounds", name, up.Bounds[name], ks.Bounds[name])
 		compareRecommendation(add, name, up.Recommendation[name], ks.Recommendation[name])
 	}
-	compareCheckpoints(add, "checkpoint", up.Checkpoints, ks.Checkpoints)
+	compareCheckpoints(add, "checkpoint", up.Checkpoints, ks.Checkpoints, up.CheckpointScale)
 	for _, from := range []struct {
 		kind string
 		cps  map[string]vpav1.VerticalPodAutoscalerCheckpointStatus
@@ -91,7 +91,7 @@ func CompareAll(s *Stream) []Diff {
 		for _, name := range slices.Sorted(maps.Keys(lu.Bounds)) {
 			compareBounds(add, from.kind, name, lu.Bounds[name], lk.Bounds[name])
 		}
-		compareCheckpoints(add, from.kind, lu.Checkpoints, lk.Checkpoints)
+		compareCheckpoints(add, from.kind, lu.Checkpoints, lk.Checkpoints, nil)
 	}
 	return out
 }
@@ -99,8 +99,8 @@ func CompareAll(s *Stream) []Diff {
 type adder func(kind, container, format string, a ...any)
 
 func compareState(add adder, name string, u, k State) {
-	compareHistogram(add, "histogram", name+" cpu", &u.CPU, &k.CPU)
-	compareHistogram(add, "histogram", name+" memory", &u.Memory, &k.Memory)
+	compareHistogram(add, "histogram", name+" cpu", &u.CPU, &k.CPU, 0)
+	compareHistogram(add, "histogram", name+" memory", &u.Memory, &k.Memory, 0)
 	for i, p := range percentilePoints {
 		if !near(u.CPUPercentiles[i], k.CPUPercentiles[i]) || !near(u.MemoryPercentiles[i], k.MemoryPercentiles[i]) {
 			add("histogram", name, "percentile %v: cpu upstream %v kscale %v, memory upstream %v kscale %v",
@@ -114,13 +114,16 @@ func compareState(add adder, name string, u, k State) {
 }
 
 // compareHistogram compares two histograms in stored form: reference
-// time exactly, total weight within relTolerance, bucket weights within 1
-// (they are rounded after scaling).
-func compareHistogram(add adder, kind, name string, u, k *vpav1.HistogramCheckpoint) {
+// time exactly, total weight within relTolerance of the larger of itself
+// and scale, bucket weights within 1 (they are rounded after scaling).
+// scale is the largest weight the total was computed from (0 when it is
+// the total itself): after a subtraction of nearly all of it, the total is
+// only known to within the rounding of that weight.
+func compareHistogram(add adder, kind, name string, u, k *vpav1.HistogramCheckpoint, scale float64) {
 	if !u.ReferenceTimestamp.Equal(&k.ReferenceTimestamp) {
 		add(kind, name, "reference time: upstream %s, kscale %s", u.ReferenceTimestamp.UTC(), k.ReferenceTimestamp.UTC())
 	}
-	if !near(u.TotalWeight, k.TotalWeight) {
+	if !near(u.TotalWeight, k.TotalWeight) && math.Abs(u.TotalWeight-k.TotalWeight) > relTolerance*scale {
 		add(kind, name, "total weight: upstream %v, kscale %v", u.TotalWeight, k.TotalWeight)
 	}
 	keys := map[int]bool{}
@@ -176,7 +179,10 @@ func compareRecommendation(add adder, name string, u, k vpav1.RecommendedContain
 	}
 }
 
-func compareCheckpoints(add adder, kind string, u, k map[string]vpav1.VerticalPodAutoscalerCheckpointStatus) {
+// compareCheckpoints compares the checkpoints of both sides; scale gives
+// per container name the memory total before the open windows' peaks were
+// subtracted (see compareHistogram), nil when nothing was subtracted.
+func compareCheckpoints(add adder, kind string, u, k map[string]vpav1.VerticalPodAutoscalerCheckpointStatus, scale map[string]float64) {
 	names := slices.Sorted(maps.Keys(u))
 	if kn := slices.Sorted(maps.Keys(k)); !slices.Equal(names, kn) {
 		add(kind, "", "containers: upstream %v, kscale %v", names, kn)
@@ -184,8 +190,8 @@ func compareCheckpoints(add adder, kind string, u, k map[string]vpav1.VerticalPo
 	}
 	for _, name := range names {
 		uc, kc := u[name], k[name]
-		compareHistogram(add, kind, name+" cpu", &uc.CPUHistogram, &kc.CPUHistogram)
-		compareHistogram(add, kind, name+" memory", &uc.MemoryHistogram, &kc.MemoryHistogram)
+		compareHistogram(add, kind, name+" cpu", &uc.CPUHistogram, &kc.CPUHistogram, 0)
+		compareHistogram(add, kind, name+" memory", &uc.MemoryHistogram, &kc.MemoryHistogram, scale[name])
 		if uc.Version != kc.Version || !uc.FirstSampleStart.Equal(&kc.FirstSampleStart) ||
 			!uc.LastSampleStart.Equal(&kc.LastSampleStart) || uc.TotalSamplesCount != kc.TotalSamplesCount {
 			add(kind, name, "version/first/last/samples: upstream %s %s %s %d, kscale %s %s %s %d",

@@ -14,6 +14,7 @@ require (
 	k8s.io/apimachinery v0.36.6
 	k8s.io/autoscaler/vertical-pod-autoscaler v1.7.3
 	k8s.io/client-go v0.36.6
+	k8s.io/klog/v2 v2.140.0
 )
 
 require (
@@ -67,7 +68,6 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	k8s.io/component-base v0.36.6 // indirect
-	k8s.io/klog/v2 v2.140.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20260317180543-43fb72c5454a // indirect
 	k8s.io/utils v0.0.0-20261023123148-ca04ba58ecab // indirect
 	sigs.k8s.io/controller-runtime v0.24.1 // indirect

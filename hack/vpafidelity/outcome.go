@@ -38,6 +38,10 @@ type Outcome struct {
 	Recommendation map[string]vpav1.RecommendedContainerResources
 	// Checkpoints are the statuses this side writes per container name.
 	Checkpoints map[string]vpav1.VerticalPodAutoscalerCheckpointStatus
+	// CheckpointScale is, per container name, the memory histogram's total
+	// before the peaks of open windows were subtracted from it, at the
+	// checkpoint's reference time (set by the upstream side).
+	CheckpointScale map[string]float64
 }
 
 // Loaded is what one side makes of a set of checkpoints: the bounds it

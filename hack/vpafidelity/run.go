@@ -28,6 +28,9 @@ type Report struct {
 	// kscale and others do not: upstream merges a VPA's aggregates in Go
 	// map order, and its merge drops different sub-epsilon weights per order.
 	OrderDependent int
+	// Revived counts streams whose sides agree once the samples that may
+	// decay below epsilon are left out (SubEpsilonPercentile).
+	Revived int
 	// Deliberate counts streams per documented deliberate difference.
 	Deliberate map[string]int
 	// New lists unexplained streams (the first maxShrunk are shrunk).
@@ -62,6 +65,10 @@ func Run(first int64, n int) *Report {
 		res := stableResidual(s)
 		if len(res) == 0 {
 			r.OrderDependent++
+			continue
+		}
+		if n := withoutDecayedSamples(s); n != nil && len(stableResidual(n)) == 0 {
+			r.Revived++
 			continue
 		}
 		count(r.NewKinds, res)
@@ -126,8 +133,10 @@ func count(m map[string]int, ds []Diff) {
 // String prints the figures of the run and every shrunk finding.
 func (r *Report) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "vpa-fidelity: %d streams in %s: %d agree, %d agree with one of upstream's merge orders, %d explained by pending defects, %d new\n",
-		r.Streams, r.Elapsed.Round(time.Millisecond), r.Agree, r.OrderDependent, r.Streams-r.Agree-r.OrderDependent-len(r.New), len(r.New))
+	fmt.Fprintf(&b, "vpa-fidelity: %d streams in %s: %d agree, %d agree with one of upstream's merge orders, "+
+		"%d agree without the samples that decay below epsilon (%s), %d explained by pending defects, %d new\n",
+		r.Streams, r.Elapsed.Round(time.Millisecond), r.Agree, r.OrderDependent, r.Revived, SubEpsilonPercentile,
+		r.Streams-r.Agree-r.OrderDependent-r.Revived-len(r.New), len(r.New))
 	for _, k := range slices.Sorted(maps.Keys(r.Known)) {
 		fmt.Fprintf(&b, "  pending defects %s: %d streams\n", k, r.Known[k])
 	}

@@ -143,14 +143,54 @@ func GeneratePodCase(seed int64) *PodCase {
 	c.LimitRange = &corev1.LimitRange{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: "lr"}}
 	for _, typ := range []corev1.LimitType{corev1.LimitTypeContainer, corev1.LimitTypePod} {
 		if r.IntN(3) == 0 {
-			item := corev1.LimitRangeItem{Type: typ, Min: randList(r, 4), Max: scaledList(randList(r, 4), 20)}
-			if typ == corev1.LimitTypeContainer && r.IntN(2) == 0 {
-				item.Default = randList(r, 4)
-			}
-			c.LimitRange.Spec.Limits = append(c.LimitRange.Spec.Limits, item)
+			c.LimitRange.Spec.Limits = append(c.LimitRange.Spec.Limits, randLimitRangeItem(r, typ))
 		}
 	}
 	return c
+}
+
+// randLimitRangeItem returns a LimitRange item the API server accepts and
+// stores: per resource min <= defaultRequest <= default <= max (each may
+// be left out), defaults only for containers, then the API server's
+// defaulting (SetDefaults_LimitRangeItem): a container item's default limit
+// is its max where unset, and its default request its default limit, else
+// its min.
+func randLimitRangeItem(r *rand.Rand, typ corev1.LimitType) corev1.LimitRangeItem {
+	item := corev1.LimitRangeItem{Type: typ, Min: corev1.ResourceList{}, Max: corev1.ResourceList{}}
+	if typ == corev1.LimitTypeContainer {
+		item.Default, item.DefaultRequest = corev1.ResourceList{}, corev1.ResourceList{}
+	}
+	for res, q := range randList(r, 0) {
+		f := 1 + r.IntN(20)
+		if r.IntN(4) > 0 {
+			item.Min[res] = q
+		}
+		if r.IntN(4) > 0 {
+			item.Max[res] = scaled(q, f)
+		}
+		if typ == corev1.LimitTypeContainer && r.IntN(2) == 0 {
+			item.Default[res] = scaled(q, 1+r.IntN(f))
+		}
+	}
+	if typ != corev1.LimitTypeContainer {
+		return item
+	}
+	for res, q := range item.Max {
+		if _, ok := item.Default[res]; !ok {
+			item.Default[res] = q.DeepCopy()
+		}
+	}
+	for res, q := range item.Default {
+		if _, ok := item.DefaultRequest[res]; !ok {
+			item.DefaultRequest[res] = q.DeepCopy()
+		}
+	}
+	for res, q := range item.Min {
+		if _, ok := item.DefaultRequest[res]; !ok {
+			item.DefaultRequest[res] = q.DeepCopy()
+		}
+	}
+	return item
 }
 
 // randList returns CPU and memory quantities, each left out with
@@ -222,7 +262,7 @@ func CompareUpdater(c *PodCase) []Diff {
 	ks := recommendation.Process(c.Pod, c.VPA.Status.Recommendation, c.VPA.Spec.ResourcePolicy,
 		recommendation.MergeLimitRanges([]corev1.LimitRange{*c.LimitRange}))
 	if errors.Is(upErr, errUpstreamPanic) {
-		add("upstream-panics", "", "%v", upErr)
+		add(upstreamPanics, "", "%v", upErr)
 		return out
 	}
 	if upErr != nil {
@@ -291,6 +331,13 @@ func applyUpstream(proc vpautil.RecommendationProcessor, c *PodCase) (rec *vpav1
 
 // errUpstreamPanic marks a case upstream's code panics on.
 var errUpstreamPanic = errors.New("upstream panicked")
+
+// upstreamPanics is the documented deliberate difference (docs/vpa.md)
+// of a case upstream's code panics on: upstream's pod LimitRange step
+// assigns into the nil bounds of the recommendation it makes up for a
+// container without one, which crashes its updater and fails its webhook
+// call (the pod is then admitted unchanged); kscale processes the pod.
+const upstreamPanics = Deliberate + "upstream-panics"
 
 // sameList reports whether two resource lists hold equal quantities.
 func sameList(a, b corev1.ResourceList) bool {

@@ -2,6 +2,7 @@ package vpafidelity
 
 import (
 	"fmt"
+	"math"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -96,6 +97,10 @@ func (u Upstream) Run(s *Stream) *Outcome {
 	// buildAggregateContainerStateMap): a fresh merge per container name,
 	// minus the peak of every live container whose window is still open.
 	cpStates := vpa.AggregateStateByContainerName()
+	before := map[string]vpav1.HistogramCheckpoint{}
+	for name, st := range cpStates {
+		before[name] = saveHistogram(st.AggregateMemoryPeaks)
+	}
 	for _, pod := range cluster.Pods() {
 		for name, c := range pod.Containers {
 			if st, ok := cpStates[name]; ok && vpa.UsesAggregation(cluster.MakeAggregateStateKey(pod, name)) && now.Before(c.WindowEnd) {
@@ -104,6 +109,11 @@ func (u Upstream) Run(s *Stream) *Outcome {
 		}
 	}
 	out.Checkpoints = upstreamCheckpoints(cpStates)
+	out.CheckpointScale = map[string]float64{}
+	for name, b := range before {
+		shift := out.Checkpoints[name].MemoryHistogram.ReferenceTimestamp.Sub(b.ReferenceTimestamp.Time)
+		out.CheckpointScale[name] = b.TotalWeight * math.Exp2(-float64(shift)/float64(s.Flags.MemoryHalfLife))
+	}
 	return out
 }
 

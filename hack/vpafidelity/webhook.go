@@ -2,6 +2,7 @@ package vpafidelity
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,7 +42,11 @@ func CompareWebhook(c *PodCase) []Diff {
 	for _, calc := range upCalcs {
 		ops, err := calculatePatches(calc, c)
 		if err != nil {
-			add("webhook-upstream-error", "", "%v", err)
+			kind := "webhook-upstream-error"
+			if errors.Is(err, errUpstreamPanic) {
+				kind = upstreamPanics
+			}
+			add(kind, "", "%v", err)
 			return out
 		}
 		upOps = append(upOps, ops...)

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/go-logr/logr"
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/component-base/featuregate"
@@ -208,29 +207,4 @@ func (c *commonFlags) vpaGates() features.Gates {
 		return features.Gates{}
 	}
 	return features.FromGate(c.gate)
-}
-
-// withCommonFlags gives a command that is not a long-running component
-// (simulate, snapshot) the logging and feature-gate flags: they are
-// validated and applied before its RunE.
-func withCommonFlags(cmd *cobra.Command) *cobra.Command {
-	c := &commonFlags{}
-	c.add(cmd.Flags(), commonSpec{noProfiling: true})
-	run := cmd.RunE
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		if err := c.complete(); err != nil {
-			return &UsageError{Err: err}
-		}
-		ctx := cmd.Context()
-		if ctx == nil {
-			ctx = context.Background()
-		}
-		ctx, err := c.apply(ctx, cmd.Flags(), cmd.ErrOrStderr())
-		if err != nil {
-			return &UsageError{Err: err}
-		}
-		cmd.SetContext(ctx)
-		return run(cmd, args)
-	}
-	return cmd
 }

@@ -15,7 +15,8 @@ import (
 
 // machineWorld is a workload cluster (real kube-scheduler, deployment and
 // replicaset controllers) and a separate management cluster with a
-// machine API's real CRDs, joined by the machinesim stand-in controller,
+// machine API's real CRDs, joined by the machine API's controllers (Cluster
+// API's real ones through capienv; for MCM the machinesim stand-in, runSim),
 // with the real kwok controller as the workload nodes' kubelets. The Cluster API and MCM end-to-end tests
 // share it.
 type machineWorld struct {

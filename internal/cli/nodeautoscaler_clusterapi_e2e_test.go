@@ -16,22 +16,26 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi/clusterapitest"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
+	"github.com/kscale/kscale/internal/testenv/capienv"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
 // capiNamespace holds the Cluster API objects in the management cluster.
 const capiNamespace = "clusters"
 
-// capiMDLabel names a node's MachineDeployment (set by the stand-in).
+// capiMDLabel names a node's MachineDeployment (set by the stand-in
+// infrastructure provider, as a kubelet's --node-labels would).
 const capiMDLabel = "kscale.test/md"
 
 // capiUnneededOption is the per-group scale-down unneeded time annotation.
 const capiUnneededOption = clusterapi.DefaultGroup + "/autoscaling-options-scaledownunneededtime"
 
-// capiWorld is the shared machineWorld with the real Cluster API CRDs in
-// the management cluster.
+// capiWorld is the shared machineWorld with the real Cluster API CRDs and
+// the real Cluster API core controller manager in the management cluster,
+// and the stand-in infrastructure provider as the cloud (capienv).
 type capiWorld struct {
 	*machineWorld
+	capi *capienv.Controllers
 }
 
 // capiRBAC names the manifests that grant the command its rights: the
@@ -60,7 +64,7 @@ func capiSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementKubeco
 // flags for the workload and the management cluster.
 func capiSetupWith(t *testing.T, rbac capiRBAC, workloadFlags, managementFlags []string) (w *capiWorld, workloadKubeconfig, managementKubeconfig string) {
 	t.Helper()
-	w = &capiWorld{machineWorld: startMachineWorldWith(t, clusterapitest.Install, capiNamespace, workloadFlags, managementFlags)}
+	w = &capiWorld{machineWorld: startMachineWorldWith(t, capienv.Install, capiNamespace, workloadFlags, managementFlags)}
 	ctx := t.Context()
 	prio := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: live.PriorityConfigMapName, Namespace: "kube-system"},
 		Data: map[string]string{live.PriorityConfigMapKey: "50: ['.*preferred.*']\n10: ['.*']\n"}}
@@ -73,15 +77,15 @@ func capiSetupWith(t *testing.T, rbac capiRBAC, workloadFlags, managementFlags [
 		return machinesim.Shape{Labels: map[string]string{capiMDLabel: md, "pool": pool, corev1.LabelInstanceTypeStable: "sim-" + cpu + "cpu"},
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
 	}
-	w.runSim(t, machinesim.Config{Flavor: clusterapitest.Flavor{}, BootTime: time.Second,
-		Shapes: map[string]machinesim.Shape{
+	w.capi = capienv.Start(t, capienv.Config{Management: w.management, Workload: w.workload, Namespace: capiNamespace,
+		Infra: capienv.InfraConfig{BootTime: time.Second, Shapes: map[string]machinesim.Shape{
 			capiNamespace + "/md-small":             shape("md-small", "small", "2", "8Gi"),
 			capiNamespace + "/md-big":               shape("md-big", "big", "8", "32Gi"),
 			capiNamespace + "/md-preferred":         shape("md-preferred", "spill", "4", "16Gi"),
 			capiNamespace + "/md-fallback":          shape("md-fallback", "spill", "4", "16Gi"),
 			capiNamespace + "/md-preferred-v1beta2": shape("md-preferred-v1beta2", "spill2", "4", "16Gi"),
 			capiNamespace + "/md-fallback-v1beta2":  shape("md-fallback-v1beta2", "spill2", "4", "16Gi"),
-		}})
+		}}})
 	w.createMDs(t)
 	return w, serviceAccountKubeconfig(t, w.workload, rbac.account), serviceAccountKubeconfig(t, w.management, rbac.account)
 }
@@ -111,6 +115,12 @@ func (w *capiWorld) createMDs(t *testing.T) {
 	}
 	for _, s := range mds {
 		s.Namespace = capiNamespace
+		// The MachineSet controller clones each Machine's SimMachine from
+		// the template (no status: the annotations are the only capacity).
+		tmpl := clusterapitest.InfraTemplate(capiNamespace, s.Name)
+		if _, err := w.dyn.Resource(clusterapitest.InfraTemplates).Namespace(capiNamespace).Create(t.Context(), tmpl, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating the SimMachineTemplate of %s: %v", s.Name, err)
+		}
 		obj := s.Object()
 		if _, err := w.dyn.Resource(clusterapitest.MachineDeployments).Namespace(capiNamespace).Create(t.Context(), obj, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("creating %s: %v", s.Name, err)
@@ -198,7 +208,7 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 		})
 	})
 	t.Run("a group whose machines fail backs off and the next takes over", func(t *testing.T) {
-		w.sim.Fail(capiNamespace+"/md-preferred", &machinesim.Failure{Reason: "InsufficientResources", Message: "no sim-4cpu capacity left"})
+		w.capi.Infra.Fail(capiNamespace+"/md-preferred", &machinesim.Failure{Reason: "InsufficientResources", Message: "no sim-4cpu capacity left"})
 		naDeploy(t, env, "spill", 1, "spill", "3")
 		naExpectRunning(t, env, "spill", 1)
 		got := w.nodesOf(t)
@@ -209,8 +219,8 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 			n, err := w.replicas(ctx, "md-preferred")
 			return err == nil && n == 0, err
 		})
-		if !slices.ContainsFunc(w.sim.Deleted(), func(m string) bool { return strings.HasPrefix(m, capiNamespace+"/md-preferred-") }) {
-			t.Errorf("no failed md-preferred machine was removed: %v", w.sim.Deleted())
+		if !slices.ContainsFunc(w.capi.Infra.Deleted(), func(m string) bool { return strings.HasPrefix(m, capiNamespace+"/md-preferred-") }) {
+			t.Errorf("no failed md-preferred machine was removed: %v", w.capi.Infra.Deleted())
 		}
 		naPoll(t, "md-preferred backed off for InsufficientResources in the status ConfigMap", func(ctx context.Context) (bool, error) {
 			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
@@ -221,8 +231,8 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 			return strings.Contains(g, "status: Backoff") && strings.Contains(g, "errorCode: InsufficientResources"), nil
 		})
 	})
-	t.Run("a group whose machines fail the v1beta2 way (conditions only) backs off", func(t *testing.T) {
-		w.sim.Fail(capiNamespace+"/md-preferred-v1beta2", &machinesim.Failure{Reason: "InstanceProvisionFailed", Message: "quota exceeded", Conditions: true})
+	t.Run("a group whose machines fail with a provider reason ending in Failed backs off", func(t *testing.T) {
+		w.capi.Infra.Fail(capiNamespace+"/md-preferred-v1beta2", &machinesim.Failure{Reason: "InstanceProvisionFailed", Message: "quota exceeded"})
 		naDeploy(t, env, "spill2", 1, "spill2", "3")
 		naExpectRunning(t, env, "spill2", 1)
 		if got := w.nodesOf(t); got["md-fallback-v1beta2"] != 1 || got["md-preferred-v1beta2"] != 0 {
@@ -252,6 +262,12 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 			return false, nil
 		})
 	})
+	t.Run("kscale rides out a restart of the Cluster API manager", func(t *testing.T) {
+		w.capi.Manager.Stop()
+		if err := w.capi.Manager.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
 	// md-small's own 2s unneeded time (the global one is 1h) lets it
 	// shrink within the test.
 	t.Run("scale-down removes exactly the chosen machines", func(t *testing.T) {
@@ -259,8 +275,9 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Keep the newest md-small node: without the delete-machine
-		// annotation, the MachineSet would remove the newest first.
+		// Keep the newest md-small node; which machines go is up to the
+		// delete-machine annotation (Cluster API's MachineSet deletes at
+		// random among unannotated ones).
 		items := nodes.Items
 		slices.SortFunc(items, func(a, b corev1.Node) int { return a.CreationTimestamp.Compare(b.CreationTimestamp.Time) })
 		keep := items[len(items)-1].Name
@@ -272,13 +289,13 @@ func TestNodeAutoscalerClusterAPI(t *testing.T) {
 		if _, err := env.Client.CoreV1().Nodes().Patch(t.Context(), keep, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		deletedBefore := len(w.sim.Deleted())
+		deletedBefore := len(w.capi.Infra.Deleted())
 		naScale(t, env, "small", 0)
 		naPoll(t, "md-small down to its kept node", func(ctx context.Context) (bool, error) {
 			n, err := w.replicas(ctx, "md-small")
 			return err == nil && n == 1 && w.nodesOf(t)["md-small"] == 1, err
 		})
-		gone := w.sim.Deleted()[deletedBefore:]
+		gone := w.capi.Infra.Deleted()[deletedBefore:]
 		slices.Sort(gone)
 		slices.Sort(want)
 		if !slices.Equal(gone, want) {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kscale/kscale/internal/offline"
+	"github.com/kscale/kscale/internal/offline/report"
 	"github.com/kscale/kscale/internal/scenario"
 	"github.com/kscale/kscale/internal/whatif"
 )
@@ -93,22 +93,22 @@ func runSimulate(cmd *cobra.Command, path string, f *simulateFlags) error {
 	if f.seeds > 1 {
 		return runSeeds(cmd, path, scn, f)
 	}
-	var report *reportFile
+	var out *report.File
 	if f.report != "" {
-		if report, err = createReport(f.report); err != nil { // before the run, which may take minutes
+		if out, err = createReport(f.report); err != nil { // before the run, which may take minutes
 			return err
 		}
-		defer report.discard()
+		defer out.Discard()
 	}
 	res, checks, err := simulateOnce(cmd, path, scn, f)
 	if err != nil {
 		return err
 	}
-	if err := writeOutput(cmd.OutOrStdout(), f.output, scn, res, checks, f.check); err != nil {
+	if err := report.WriteOutput(cmd.OutOrStdout(), f.output, scn, res, checks, f.check); err != nil {
 		return err
 	}
-	if report != nil {
-		if err := report.write(scn, res, checks); err != nil {
+	if out != nil {
+		if err := out.Commit(func(w io.Writer) error { return report.WriteHTML(w, scn, res, checks) }); err != nil {
 			return err
 		}
 	}
@@ -152,6 +152,16 @@ func simulateOnce(cmd *cobra.Command, path string, scn *scenario.Scenario, f *si
 	return res, res.Checks(scn), nil
 }
 
+// createReport starts the --report file; a path that cannot take it is a
+// usage error.
+func createReport(path string) (*report.File, error) {
+	out, err := report.Create(path)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--report: %w", err)}
+	}
+	return out, nil
+}
+
 // indent puts every joined error on its own line.
 func indent(err error) error {
 	lines := strings.Split(err.Error(), "\n")
@@ -173,33 +183,6 @@ func checkResult(check bool, checks []offline.Check) error {
 	}
 	if failed > 0 {
 		return fmt.Errorf("%d of %d expectations failed", failed, len(checks))
-	}
-	return nil
-}
-
-func writeOutput(w io.Writer, format string, scn *scenario.Scenario, res *offline.Result, checks []offline.Check, check bool) error {
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		events := res.Events
-		if events == nil {
-			events = []offline.Event{}
-		}
-		return enc.Encode(struct {
-			Scenario string          `json:"scenario"`
-			Events   []offline.Event `json:"events"`
-			Final    offline.Final   `json:"final"`
-			Checks   []offline.Check `json:"checks"`
-		}{scn.Name, events, res.Final, checks})
-	case "none":
-		return writeChecks(w, checks, true)
-	}
-	if err := writeTimeline(w, scn, res); err != nil {
-		return err
-	}
-	if check || len(checks) > 0 {
-		return writeChecks(w, checks, false)
 	}
 	return nil
 }

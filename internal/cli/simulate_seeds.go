@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kscale/kscale/internal/offline"
+	"github.com/kscale/kscale/internal/offline/report"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -77,7 +78,7 @@ func writeSeeds(w io.Writer, format string, scn *scenario.Scenario, runs []seedR
 		if _, err := fmt.Fprintf(w, "seed %d:\n", r.Seed); err != nil {
 			return err
 		}
-		if err := writeChecks(w, r.Checks, true); err != nil {
+		if err := report.WriteChecks(w, r.Checks, true); err != nil {
 			return err
 		}
 	}

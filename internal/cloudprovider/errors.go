@@ -25,21 +25,49 @@ func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
 // IsNotFound reports whether err is or wraps a NotFoundError.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }
 
+// SizeBound names the bound a refused size change would cross.
+type SizeBound string
+
+// The bounds of a node group's target size.
+const (
+	// BoundAboveMax: the target would exceed the group's max size
+	// (IncreaseSize).
+	BoundAboveMax SizeBound = "above max size"
+	// BoundBelowInstances: the target would drop below the number of
+	// instances that exist (DecreaseTargetSize may only remove
+	// placeholders).
+	BoundBelowInstances SizeBound = "below existing instances"
+	// BoundBelowMin: the target would drop below the group's min size
+	// (DeleteInstances).
+	BoundBelowMin SizeBound = "below min size"
+)
+
 // SizeError reports a size change that would leave a group's bounds.
 type SizeError struct {
 	// Group is the node group id.
 	Group string
 	// Requested is the target size the call would have produced.
 	Requested int
-	// Limit is the bound it would cross (max size, or the instance count).
+	// Limit is the value of the bound it would cross (the max size, the
+	// instance count or the min size).
 	Limit int
-	// Reason says which bound: "above max size" or "below existing instances".
-	Reason string
+	// Bound says which bound.
+	Bound SizeBound
 }
 
 // Error describes the rejected size.
 func (e *SizeError) Error() string {
-	return fmt.Sprintf("node group %q: size %d is %s (%d)", e.Group, e.Requested, e.Reason, e.Limit)
+	return fmt.Sprintf("node group %q: size %d is %s (%d)", e.Group, e.Requested, e.Bound, e.Limit)
+}
+
+// SizeBoundOf returns the bound of the SizeError err is or wraps, and
+// false when it holds none.
+func SizeBoundOf(err error) (SizeBound, bool) {
+	var s *SizeError
+	if !errors.As(err, &s) {
+		return "", false
+	}
+	return s.Bound, true
 }
 
 // IsSizeError reports whether err is or wraps a SizeError.

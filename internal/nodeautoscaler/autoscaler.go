@@ -15,12 +15,12 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
 	"github.com/kscale/kscale/internal/nodeautoscaler/mismatch"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
 // Config wires an Autoscaler.
@@ -81,10 +81,10 @@ func (c *Config) Validate() error {
 type Autoscaler struct {
 	cfg       Config
 	state     *clusterstate.Registry
-	estimator *template.Estimator
+	estimator *nodetemplate.Estimator
 	expander  *expander.Chain
 	metrics   *metrics
-	ignore    template.IgnoreTaint
+	ignore    nodetemplate.IgnoreTaint
 	snapshots snapshotCache
 	guard     *mismatch.Guard
 	health    clusterHealthGate
@@ -124,7 +124,7 @@ func New(cfg Config) (*Autoscaler, error) {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	return &Autoscaler{scaleDowner: sd, guard: guard,
-		cfg: cfg, estimator: template.NewEstimator(), expander: chain, metrics: m,
+		cfg: cfg, estimator: nodetemplate.NewEstimator(), expander: chain, metrics: m,
 		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore:  ignoreTaint(rules, o.StatusTaints),
@@ -263,7 +263,7 @@ var transientTaints = map[string]bool{
 
 // ignoreTaint reports the taint keys templates drop: the transient ones,
 // startup taints and status taints.
-func ignoreTaint(rules clusterstate.ReadinessRules, status []string) template.IgnoreTaint {
+func ignoreTaint(rules clusterstate.ReadinessRules, status []string) nodetemplate.IgnoreTaint {
 	return func(key string) bool {
 		if transientTaints[key] || rules.IsStartupTaint(key) || slices.Contains(status, key) {
 			return true

@@ -11,6 +11,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/backoff"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaleup"
@@ -134,7 +135,7 @@ func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now t
 	}
 	if node == nil {
 		var err error
-		if node, err = template.FromProvider(g, a.allocatable(), a.ignore); err != nil {
+		if node, err = nodetemplate.FromProvider(g, a.allocatable(), a.ignore); err != nil {
 			return nil, err
 		}
 	}
@@ -143,7 +144,7 @@ func (a *Autoscaler) template(g cloudprovider.NodeGroup, obs *observation, now t
 
 // allocatable returns the estimator provider templates learn allocatable
 // from: none (the provider's capacity) without --learn-allocatable-from-nodes.
-func (a *Autoscaler) allocatable() *template.Estimator {
+func (a *Autoscaler) allocatable() *nodetemplate.Estimator {
 	if !a.cfg.Options.LearnAllocatable {
 		return nil
 	}
@@ -155,7 +156,7 @@ func (a *Autoscaler) liveTemplate(group string, obs *observation, now time.Time)
 	for _, n := range obs.nodes {
 		if g, ok := a.state.NodeGroupOf(n); ok && g == group && !n.Spec.Unschedulable && rules.Bucket(n, now) == clusterstate.Ready &&
 			!clusterstate.HasTaint(n, clusterstate.ToBeDeletedTaint) {
-			return template.FromLiveNode(group, n, a.ignore)
+			return nodetemplate.FromLiveNode(group, n, a.ignore)
 		}
 	}
 	return nil

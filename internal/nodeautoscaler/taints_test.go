@@ -5,10 +5,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
 // TestTemplatesDropTransientTaints checks which taints of a live node a
@@ -36,7 +36,7 @@ func TestTemplatesDropTransientTaints(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
 			live := fixture.Node("n", fixture.WithTaints(corev1.Taint{Key: tt.key, Effect: corev1.TaintEffectNoSchedule}))
-			got := template.FromLiveNode("g", live, ignore)
+			got := nodetemplate.FromLiveNode("g", live, ignore)
 			if dropped := len(got.Spec.Taints) == 0; dropped != tt.drop {
 				t.Fatalf("taint %q dropped = %v, want %v", tt.key, dropped, tt.drop)
 			}
@@ -59,7 +59,7 @@ func TestZalandoNotReadyTaintFlag(t *testing.T) {
 		if ready := rules.IsReady(live); ready == on {
 			t.Errorf("flag %v: node with the taint ready = %v, want %v", on, ready, !on)
 		}
-		kept := len(template.FromLiveNode("g", live, ignoreTaint(rules, o.StatusTaints)).Spec.Taints) == 1
+		kept := len(nodetemplate.FromLiveNode("g", live, ignoreTaint(rules, o.StatusTaints)).Spec.Taints) == 1
 		if kept == on {
 			t.Errorf("flag %v: template keeps the taint = %v, want %v", on, kept, !on)
 		}

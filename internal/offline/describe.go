@@ -4,18 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/scenario"
 )
-
-func resourceQuantity(s string) *resource.Quantity {
-	q := resource.MustParse(s)
-	return &q
-}
 
 // tagsOf recovers labels and taints from a template's tags.
 func tagsOf(t cloudprovider.Template) (map[string]string, []corev1.Taint) {

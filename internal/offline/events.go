@@ -2,47 +2,14 @@ package offline
 
 import (
 	"fmt"
-	"hash/fnv"
 	"slices"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/scenario"
 )
-
-// templateOf builds a provider template from scenario fields: catalog types
-// or one inline type, the zone, and labels and taints as tags.
-func templateOf(group string, types []string, res scenario.Resources, zone string, labels map[string]string, taints []corev1.Taint) (cloudprovider.Template, error) {
-	t := cloudprovider.Template{Tags: map[string]string{}}
-	for _, name := range types {
-		it, err := inmemory.LookupInstanceType(name)
-		if err != nil {
-			return t, fmt.Errorf("node group %q: %w", group, err)
-		}
-		t.InstanceTypes = append(t.InstanceTypes, it)
-	}
-	if len(res) > 0 {
-		capacity := res.List()
-		if _, ok := capacity[corev1.ResourcePods]; !ok {
-			capacity[corev1.ResourcePods] = *resourceQuantity(inmemory.DefaultMaxPods)
-		}
-		t.InstanceTypes = append(t.InstanceTypes, cloudprovider.InstanceType{Name: inlineTypeName(capacity), Capacity: capacity})
-	}
-	if zone != "" {
-		t.Zones = []string{zone}
-	}
-	for k, v := range labels {
-		t.Tags[cloudprovider.TagLabelPrefix+k] = v
-	}
-	for _, taint := range taints {
-		t.Tags[cloudprovider.TagTaintPrefix+taint.Key] = taint.Value + ":" + string(taint.Effect)
-	}
-	return t, nil
-}
 
 // apply carries out one scenario event.
 func (w *World) apply(e scenario.Event) error {
@@ -76,7 +43,7 @@ func (w *World) apply(e scenario.Event) error {
 	case e.UnannotateNode != nil:
 		return w.annotate(e.UnannotateNode.Node, e.UnannotateNode.Key, "", false)
 	case e.SetCloudError != nil:
-		return w.cloud.SetCreationError(e.SetCloudError.Group, cloudError(e.SetCloudError.CloudError))
+		return w.cloud.SetCreationError(e.SetCloudError.Group, e.SetCloudError.Info(cloudprovider.ErrorOther))
 	case e.ClearCloudError != "":
 		return w.cloud.ClearCreationError(e.ClearCloudError)
 	case e.RestartAutoscaler:
@@ -108,7 +75,8 @@ func (w *World) changeGroup(c scenario.GroupChange) error {
 		}
 		if len(c.InstanceTypes) > 0 || len(c.Resources) > 0 {
 			labels, taints := tagsOf(cfg.Template)
-			if t, err := templateOf(c.Name, c.InstanceTypes, c.Resources, first(cfg.Template.Zones), labels, taints); err == nil {
+			if t, err := inmemory.TemplateOf(inmemory.TemplateSpec{Group: c.Name, InstanceTypes: c.InstanceTypes, Resources: c.Resources.List(),
+				Zone: first(cfg.Template.Zones), Labels: labels, Taints: taints}); err == nil {
 				cfg.Template.InstanceTypes = t.InstanceTypes
 			}
 		}
@@ -120,7 +88,7 @@ func (w *World) changeGroup(c scenario.GroupChange) error {
 			if c.Taints != nil {
 				taints = c.Taints.Value
 			}
-			t, _ := templateOf(c.Name, nil, nil, "", labels, taints)
+			t, _ := inmemory.TemplateOf(inmemory.TemplateSpec{Group: c.Name, Labels: labels, Taints: taints})
 			cfg.Template.Tags = t.Tags
 		}
 		if c.BootTime != nil {
@@ -195,34 +163,4 @@ func (w *World) annotate(node, key, value string, set bool) error {
 	}
 	w.cluster.addNode(c)
 	return nil
-}
-
-// inlineTypeName names an inline instance type by its resources, so a
-// changed size is a different type whose allocatable is not taken from live
-// nodes of the old size, and two groups that differ only in GPUs or other
-// extended resources (or a pod count other than the default) do not share
-// a name. The name is a valid label value: resource names have "/" turned
-// into "_", and a name longer than a label value allows ends in a hash of
-// the full name instead of the extra resources.
-func inlineTypeName(capacity corev1.ResourceList) string {
-	base := fmt.Sprintf("custom-%dm-%dMi", capacity.Cpu().MilliValue(), capacity.Memory().Value()>>20)
-	extras := make([]string, 0, len(capacity))
-	for r, q := range capacity {
-		if r == corev1.ResourceCPU || r == corev1.ResourceMemory ||
-			(r == corev1.ResourcePods && q.Cmp(*resourceQuantity(inmemory.DefaultMaxPods)) == 0) {
-			continue
-		}
-		extras = append(extras, strings.ReplaceAll(string(r), "/", "_")+"-"+q.String())
-	}
-	if len(extras) == 0 {
-		return base
-	}
-	slices.Sort(extras)
-	name := base + "-" + strings.Join(extras, "-")
-	if len(name) <= validation.LabelValueMaxLength {
-		return name
-	}
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return fmt.Sprintf("%s-x%08x", base, h.Sum32())
 }

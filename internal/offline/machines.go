@@ -7,7 +7,6 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
-	"github.com/kscale/kscale/internal/scenario"
 )
 
 // syncMachines plays kubelet and cloud controller: a running machine
@@ -71,26 +70,11 @@ func (w *World) newNode(m inmemory.Machine, now time.Time) (*corev1.Node, error)
 	if err != nil {
 		return nil, err
 	}
-	applyRealNodes(n, w.realNodes[m.Group])
+	w.realNodes[m.Group].Apply(n)
 	n.Spec.Taints = append(n.Spec.Taints, w.startTaints[m.ID]...)
 	if w.notReady[m.ID] {
 		n.Status.Conditions[0].Status, n.Status.Conditions[0].Reason = corev1.ConditionFalse, "KubeletNotReady"
 		n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule})
 	}
 	return n, nil
-}
-
-// applyRealNodes makes a registering node differ from its group's template
-// as the scenario says another controller or a wrong tag makes it.
-func applyRealNodes(n *corev1.Node, r *scenario.RealNodes) {
-	if r == nil {
-		return
-	}
-	for _, k := range r.RemoveLabels {
-		delete(n.Labels, k)
-	}
-	for k, v := range r.Labels {
-		n.Labels[k] = v
-	}
-	n.Spec.Taints = append(n.Spec.Taints, r.Taints.Value...)
 }

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -45,7 +45,7 @@ func (w *World) sample() {
 	if w.watches.zones {
 		s.Zones = map[string]int{}
 		for _, n := range w.cluster.nodes {
-			if z, ok := n.Labels[template.LabelZone]; ok {
+			if z, ok := n.Labels[nodetemplate.LabelZone]; ok {
 				s.Zones[z]++
 			}
 		}

@@ -4,58 +4,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/scenario"
 	"github.com/kscale/kscale/internal/simulator"
 )
 
-// DefaultBootTime is a group's boot time when the scenario sets none.
-const DefaultBootTime = 2 * time.Minute
-
-// groupConfig turns a scenario node group into the cloud's config.
-func groupConfig(g scenario.NodeGroup) (inmemory.GroupConfig, error) {
-	cfg := inmemory.GroupConfig{ID: g.Name, MaxSize: g.Max, BootTime: DefaultBootTime, Capacity: inmemory.Unlimited}
-	tmpl, err := templateOf(g.Name, g.InstanceTypes, g.Resources, g.Zone, g.Labels, g.Taints.Value)
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Template = tmpl
-	cfg.Template.PricePerHour = g.PricePerHour
-	if cfg.Options, err = scenario.GroupOptions(g); err != nil {
-		return cfg, err
-	}
-	if g.BootTime != nil {
-		cfg.BootTime = g.BootTime.Duration
-	}
-	if g.Capacity != nil {
-		cfg.Capacity = g.Capacity.Limit
-	}
-	if e := g.StockoutError; e != nil {
-		info := cloudError(*e)
-		if e.Class == "" {
-			info.Class = cloudprovider.ErrorOutOfResources
-		}
-		cfg.StockoutError = &info
-	}
-	return cfg, nil
-}
-
-func cloudError(e scenario.CloudError) cloudprovider.ErrorInfo {
-	info := cloudprovider.ErrorInfo{Class: cloudprovider.ErrorClass(e.Class), Code: e.Code, Message: e.Message}
-	if info.Class == "" {
-		info.Class = cloudprovider.ErrorOther
-	}
-	if info.Code == "" {
-		info.Code = "Failed"
-	}
-	return info
-}
-
 // addGroup adds a group with its initial target; min size applies after the
 // initial nodes are in.
 func (w *World) addGroup(g scenario.NodeGroup) error {
-	cfg, err := groupConfig(g)
+	cfg, err := g.GroupConfig()
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		workload(e.ScaleWorkload, "scaleWorkload")
 	case e.ChangeGroup != nil:
 		group(e.ChangeGroup.Name, "changeGroup")
-		c.realNodes(e.ChangeGroup.RealNodes, append(slices.Clone(at), "changeGroup", "realNodes"))
+		c.entryProblems(e.ChangeGroup.RealNodes.Problems(), append(slices.Clone(at), "changeGroup", "realNodes"))
 	case e.AddGroup != nil:
 		c.nodeGroup(e.AddGroup, append(slices.Clone(at), "addGroup"), st.groups)
 	case e.RemoveGroup != "":
@@ -79,7 +79,7 @@ func (c *checker) event(e *Event, at []any, st *eventState) {
 		group(e.RemoveInstance.Group, "removeInstance")
 	case e.SetCloudError != nil:
 		group(e.SetCloudError.Group, "setCloudError")
-		c.cloudError(&e.SetCloudError.CloudError, append(slices.Clone(at), "setCloudError"))
+		c.entryProblems(e.SetCloudError.Problems(), append(slices.Clone(at), "setCloudError"))
 	case e.ClearCloudError != "":
 		group(e.ClearCloudError, "clearCloudError")
 	case e.TaintNode != nil:

@@ -24,7 +24,7 @@ func TestParseHostile(t *testing.T) {
 		{"too many loops", "apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 100h\nautoscaler:\n  scan-interval: 1s\n", "line 5: duration 100h0m0s / scan-interval 1s is 360000 loops; at most 300000"},
 		{"huge group", head + "nodeGroups:\n  - {name: a, max: 10000000, instanceTypes: [m5.large]}\n", "line 5: nodeGroups \"a\": max 10000000; at most 100000"},
 		{"huge start", head + "nodeGroups:\n  - {name: a, max: 30000, min: 25000, instanceTypes: [m5.large]}\n", "line 5: nodeGroups \"a\": the groups start with 25000 nodes (min, target, initial nodes); at most 20000"},
-		{"target below min", head + "nodeGroups:\n  - {name: a, min: 2, max: 3, target: 1, instanceTypes: [m5.large]}\n", "line 5: nodeGroups \"a\": target 1 outside [min 2, max 3]"},
+		{"target below min", head + "nodeGroups:\n  - {name: a, min: 2, max: 3, target: 1, instanceTypes: [m5.large]}\n", "line 5: nodeGroups \"a\": target: 1 outside [min 2, max 3]"},
 		{"unclosed flow sequence", head + "nodeGroups: [1, 2\nworkloads: []\n", "line 5: did not find expected ',' or ']' (in the collection that starts on line 4)"},
 		{"key inside a sequence", head + "nodeGroups:\n  - name: a\n  max: 2\n", "line 6: did not find expected '-' indicator (in the collection that starts on line 5)"},
 		{"sequence entry inside a map", head + "autoscaler:\n  scan-interval: 10s\n  - x\n", "line 6: did not find expected key (in the collection that starts on line 5)"},

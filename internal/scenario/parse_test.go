@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		{"wrong kind", "apiVersion: kscale.dev/v1alpha1\nkind: Scene\nduration: 1m\n", "line 2: kind"},
 		{"missing duration", "apiVersion: kscale.dev/v1alpha1\nkind: Scenario\n", "duration: must be positive"},
 		{"bad type", head + "nodeGroups:\n  - name: ng-1\n    max: lots\n", "line 6: cannot unmarshal"},
-		{"unknown instance type", head + "nodeGroups:\n  - name: ng-1\n    max: 3\n    instanceTypes: [x9.huge]\n", "line 7: nodeGroups \"ng-1\": unknown instance type"},
+		{"unknown instance type", head + "nodeGroups:\n  - name: ng-1\n    max: 3\n    instanceTypes: [x9.huge]\n", "line 7: nodeGroups \"ng-1\": instanceTypes: unknown instance type"},
 		{"bad quantity", head + "nodeGroups:\n  - name: ng-1\n    max: 3\n    resources: {cpu: lots, memory: 1Gi}\n", "line 7: resource \"cpu\": bad quantity"},
 		{"unknown option", head + "autoscaler:\n  scan-intervall: 5s\n", "line 5: autoscaler: --scan-intervall: unknown option"},
 		{"invalid option", head + "autoscaler:\n  expander: cheapest\n", "line 5: autoscaler: --expander"},
@@ -79,9 +79,9 @@ func TestParseErrors(t *testing.T) {
 		{"negative seed", head + "seed: -1\n", "line 4: cannot unmarshal"},
 		{"two documents", head + "---\nkind: x\n", "only one YAML document"},
 		{"not a map", "- a\n- b\n", "line 1: want a YAML map"},
-		{"negative price", head + group + "    pricePerHour: -0.1\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number from 0 to 1e+06"},
-		{"NaN price", head + group + "    pricePerHour: .nan\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number"},
-		{"huge price", head + group + "    pricePerHour: 1e300\n", "line 8: nodeGroups \"ng-1\": pricePerHour must be a number"},
+		{"negative price", head + group + "    pricePerHour: -0.1\n", "line 8: nodeGroups \"ng-1\": pricePerHour: must be a number from 0 to 1e+06"},
+		{"NaN price", head + group + "    pricePerHour: .nan\n", "line 8: nodeGroups \"ng-1\": pricePerHour: must be a number"},
+		{"huge price", head + group + "    pricePerHour: 1e300\n", "line 8: nodeGroups \"ng-1\": pricePerHour: must be a number"},
 		{"syntax", "a: [\n", "line"},
 	}
 	for _, tt := range tests {

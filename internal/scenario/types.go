@@ -3,6 +3,7 @@ package scenario
 import (
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
@@ -58,79 +59,18 @@ type CloudSettings struct {
 	InstanceRefreshInterval Duration `yaml:"instanceRefreshInterval"`
 }
 
-// NodeGroup describes one node group of the simulated cloud.
-type NodeGroup struct {
-	// Name is the group id.
-	Name string `yaml:"name"`
-	// Min is the minimum size (default 0).
-	Min int `yaml:"min"`
-	// Max is the maximum size.
-	Max int `yaml:"max"`
-	// Target is the initial target size; the group starts with at least
-	// its min size and its initial nodes (InitialTarget).
-	Target int `yaml:"target"`
-	// InstanceTypes names built-in catalog types; several mean a mixed group.
-	InstanceTypes []string `yaml:"instanceTypes"`
-	// Resources defines one inline instance type instead of InstanceTypes.
-	Resources Resources `yaml:"resources"`
-	// Reserved is what the kubelet reserves on real nodes
-	// (allocatable = capacity - reserved); the autoscaler must learn it.
-	Reserved Resources `yaml:"reserved"`
-	// Zone is the group's availability zone.
-	Zone string `yaml:"zone"`
-	// Labels are template node labels (provider tags).
-	Labels map[string]string `yaml:"labels"`
-	// Taints are template node taints (provider tags).
-	Taints K8s[[]corev1.Taint] `yaml:"taints"`
-	// BootTime is how long an instance takes from request to a ready node
-	// (default 2m).
-	BootTime *Duration `yaml:"bootTime"`
-	// Capacity is how many more instances the cloud can deliver.
-	Capacity *Capacity `yaml:"capacity"`
-	// StockoutError is reported on waiting placeholders once capacity ran
-	// out; without it the autoscaler only notices by timeout.
-	StockoutError *CloudError `yaml:"stockoutError"`
-	// RealNodes says how the group's registered nodes differ from its
-	// template; the autoscaler is not told.
-	RealNodes *RealNodes `yaml:"realNodes"`
-	// AutoscalingOptions are the group's own values of the settings a
-	// provider lets a group override, by upstream's keys
-	// (scaledownunneededtime, scaledownutilizationthreshold, ...), as the
-	// clusterapi annotations or AWS tags carry them.
-	AutoscalingOptions map[string]string `yaml:"autoscalingOptions"`
-	// PricePerHour is what one of the group's instances costs per hour,
-	// in any currency: the group's template price (the price expander)
-	// and the report's cost per group.
-	PricePerHour float64 `yaml:"pricePerHour"`
-}
-
-// InitialTarget is the target size a group starts with, before its
-// initial nodes are counted: the written target, raised to the min size
-// as a cloud keeps a group's desired size at least at its minimum.
-func (g NodeGroup) InitialTarget() int { return max(g.Target, g.Min) }
-
-// RealNodes describes how a group's registered nodes differ from what its
-// template (the provider's tags) says, as when another controller taints
-// every new node or a tag is wrong.
-type RealNodes struct {
-	// Taints are put on every node of the group when it registers.
-	Taints K8s[[]corev1.Taint] `yaml:"taints"`
-	// Labels are set on every node of the group, overriding the
-	// template's values.
-	Labels map[string]string `yaml:"labels"`
-	// RemoveLabels are template labels the nodes do not carry.
-	RemoveLabels []string `yaml:"removeLabels"`
-}
-
-// CloudError is an instance creation error the cloud reports.
-type CloudError struct {
-	// Class is out-of-resources or other (default other).
-	Class string `yaml:"class"`
-	// Code is the cloud's error code (default Failed).
-	Code string `yaml:"code"`
-	// Message is the error text.
-	Message string `yaml:"message"`
-}
+// The node-group entry and its parts, shared with the kwok provider's
+// cloud config: their one home, validation and conversion to the
+// simulated cloud's groups are in package cloudprovider/inmemory.
+type (
+	// NodeGroup describes one node group of the simulated cloud.
+	NodeGroup = inmemory.NodeGroupEntry
+	// RealNodes describes how a group's registered nodes differ from its
+	// template.
+	RealNodes = inmemory.RealNodes
+	// CloudError is an instance creation error the cloud reports.
+	CloudError = inmemory.CloudError
+)
 
 // Node is an instance running at the start (or added by an event).
 type Node struct {

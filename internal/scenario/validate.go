@@ -3,15 +3,10 @@ package scenario
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/kscale/kscale/internal/cloudprovider"
-
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
@@ -31,9 +26,6 @@ func (c *checker) failf(cond bool, path []any, format string, args ...any) {
 }
 
 func p(parts ...any) []any { return parts }
-
-// maxPricePerHour bounds an instance's price, so costs stay finite.
-const maxPricePerHour = 1e6
 
 func validate(s *Scenario, t tree) error {
 	c := &checker{t: t}
@@ -88,71 +80,18 @@ func (c *checker) options(s *Scenario) {
 }
 
 func (c *checker) nodeGroup(g *NodeGroup, at []any, groups map[string]bool) {
-	f := func(field string) []any { return append(slices.Clone(at), field) }
-	c.failf(len(validation.IsDNS1123Subdomain(g.Name)) > 0, f("name"), "nodeGroups.name: %q is not a valid name (lowercase letters, digits, '-', '.')", g.Name)
-	c.failf(groups[g.Name], f("name"), "nodeGroups.name: %q defined twice", g.Name)
+	c.failf(groups[g.Name], append(slices.Clone(at), "name"), "nodeGroups.name: %q defined twice", g.Name)
 	groups[g.Name] = true
-	c.failf(g.Min < 0 || g.Max < g.Min, f("max"), "nodeGroups %q: need 0 <= min (%d) <= max (%d)", g.Name, g.Min, g.Max)
-	c.failf(g.Max == 0, f("max"), "nodeGroups %q: max must be set and positive", g.Name)
-	c.failf(g.Target != 0 && g.Target < g.Min || g.Target > g.Max, f("target"), "nodeGroups %q: target %d outside [min %d, max %d] (without target the group starts at min)", g.Name, g.Target, g.Min, g.Max)
-	c.failf((len(g.InstanceTypes) == 0) == (len(g.Resources) == 0), at,
-		"nodeGroups %q: set exactly one of instanceTypes and resources", g.Name)
-	for _, it := range g.InstanceTypes {
-		_, err := inmemory.LookupInstanceType(it)
-		c.failf(err != nil, f("instanceTypes"), "nodeGroups %q: %v", g.Name, err)
-	}
-	if len(g.Resources) > 0 {
-		_, cpu := g.Resources["cpu"]
-		_, mem := g.Resources["memory"]
-		c.failf(!cpu || !mem, f("resources"), "nodeGroups %q: resources need cpu and memory", g.Name)
-	}
-	c.failf(g.BootTime != nil && g.BootTime.Duration < 0, f("bootTime"), "nodeGroups %q: bootTime must not be negative", g.Name)
-	c.failf(!(g.PricePerHour >= 0 && g.PricePerHour <= maxPricePerHour), f("pricePerHour"),
-		"nodeGroups %q: pricePerHour must be a number from 0 to %g, got %v", g.Name, float64(maxPricePerHour), g.PricePerHour)
-	c.cloudError(g.StockoutError, f("stockoutError"))
-	c.realNodes(g.RealNodes, f("realNodes"))
-	_, err := GroupOptions(*g)
-	c.failf(err != nil, f("autoscalingOptions"), "nodeGroups %q: autoscalingOptions: %v", g.Name, err)
-}
-
-// GroupOptions parses a node group's autoscalingOptions.
-func GroupOptions(g NodeGroup) (cloudprovider.Options, error) {
-	values := make([]cloudprovider.OptionValue, 0, len(g.AutoscalingOptions))
-	for _, k := range slices.Sorted(maps.Keys(g.AutoscalingOptions)) {
-		values = append(values, cloudprovider.OptionValue{Key: k, Source: "autoscalingOptions." + k, Value: g.AutoscalingOptions[k]})
-	}
-	o, err := cloudprovider.ParseOptions(g.Name, values, cloudprovider.AllOptions)
-	if err != nil {
-		var oe *cloudprovider.OptionsError
-		if errors.As(err, &oe) {
-			return o, errors.New(strings.Join(oe.Problems, "; "))
-		}
-	}
-	return o, err
-}
-
-func (c *checker) realNodes(r *RealNodes, at []any) {
-	if r == nil {
-		return
-	}
-	for i, t := range r.Taints.Value {
-		ok := slices.Contains([]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect)
-		c.failf(!ok || t.Key == "", append(slices.Clone(at), "taints", i), "realNodes.taints: need a key and an effect of NoSchedule, PreferNoSchedule or NoExecute")
-	}
-	for k := range r.Labels {
-		c.failf(len(validation.IsQualifiedName(k)) > 0, append(slices.Clone(at), "labels"), "realNodes.labels: %q is not a valid label key", k)
-	}
-	for _, k := range r.RemoveLabels {
-		c.failf(len(validation.IsQualifiedName(k)) > 0, append(slices.Clone(at), "removeLabels"), "realNodes.removeLabels: %q is not a valid label key", k)
+	for _, pr := range g.Problems() {
+		c.failf(true, append(slices.Clone(at), pr.Path...), "nodeGroups %q: %s", g.Name, pr.Msg)
 	}
 }
 
-func (c *checker) cloudError(e *CloudError, at []any) {
-	if e == nil {
-		return
+// entryProblems reports the problems of an entry part written at at.
+func (c *checker) entryProblems(ps []inmemory.EntryProblem, at []any) {
+	for _, pr := range ps {
+		c.failf(true, append(slices.Clone(at), pr.Path...), "%s", pr.Msg)
 	}
-	c.failf(e.Class != "" && e.Class != "out-of-resources" && e.Class != "other", append(slices.Clone(at), "class"),
-		"class: want out-of-resources or other, got %q", e.Class)
 }
 
 func (c *checker) nodes(s *Scenario, groups map[string]bool) {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -237,7 +237,7 @@ func templateMismatch(g scenario.NodeGroup, n *corev1.Node) string {
 	s := shapeOf(n)
 	switch {
 	case len(g.InstanceTypes) > 0:
-		if !slices.Contains(g.InstanceTypes, n.Labels[template.LabelInstanceType]) || len(s.instanceTypes) == 0 {
+		if !slices.Contains(g.InstanceTypes, n.Labels[nodetemplate.LabelInstanceType]) || len(s.instanceTypes) == 0 {
 			what = append(what, "capacity")
 		}
 	default:

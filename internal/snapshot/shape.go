@@ -10,15 +10,15 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
 // simLabels are node labels the simulation sets on every node itself
 // (hostname, instance type, zone); a group's labels leave them out.
 var simLabels = map[string]bool{
-	template.LabelHostname: true, template.LabelInstanceType: true, template.LabelInstanceTypeBeta: true,
-	template.LabelZone: true, template.LabelZoneBeta: true,
+	nodetemplate.LabelHostname: true, nodetemplate.LabelInstanceType: true, nodetemplate.LabelInstanceTypeBeta: true,
+	nodetemplate.LabelZone: true, nodetemplate.LabelZoneBeta: true,
 }
 
 // Taints written by the autoscaler and the node controller that a new node
@@ -56,7 +56,7 @@ func listKey(r scenario.Resources) string {
 func shapeOf(n *corev1.Node) shape {
 	capacity := nonZero(n.Status.Capacity)
 	var s shape
-	if it, err := inmemory.LookupInstanceType(n.Labels[template.LabelInstanceType]); err == nil &&
+	if it, err := inmemory.LookupInstanceType(n.Labels[nodetemplate.LabelInstanceType]); err == nil &&
 		equality.Semantic.DeepEqual(nonZero(it.Capacity), capacity) {
 		s.instanceTypes = []string{it.Name}
 	} else {
@@ -174,8 +174,8 @@ func ready(n *corev1.Node) bool {
 }
 
 func zoneOf(n *corev1.Node) string {
-	if z := n.Labels[template.LabelZone]; z != "" {
+	if z := n.Labels[nodetemplate.LabelZone]; z != "" {
 		return z
 	}
-	return n.Labels[template.LabelZoneBeta]
+	return n.Labels[nodetemplate.LabelZoneBeta]
 }

@@ -9,6 +9,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kscale/kscale/internal/scenario"
+	"github.com/kscale/kscale/internal/yamlstrict"
 )
 
 // Bounds on what a file may ask for: steps (duration/step), a generated
@@ -23,7 +24,7 @@ const (
 // *scenario.ParseError values naming the line and field.
 func Parse(data []byte) (*File, error) {
 	var f File
-	root, err := scenario.DecodeStrict(data, &f)
+	root, err := yamlstrict.DecodeStrict(data, &f)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +44,7 @@ type checker struct {
 
 func (c *checker) failf(bad bool, path []any, format string, args ...any) {
 	if bad && len(c.errs) < 50 {
-		c.errs = append(c.errs, &scenario.ParseError{Line: scenario.Line(c.root, path...), Msg: fmt.Sprintf(format, args...)})
+		c.errs = append(c.errs, &scenario.ParseError{Line: yamlstrict.Line(c.root, path...), Msg: fmt.Sprintf(format, args...)})
 	}
 }
 

@@ -30,7 +30,7 @@ func (p *Provider) IncreaseSize(ctx context.Context, groupID string, delta int) 
 	}
 	size := g.desired + delta
 	if size > g.max {
-		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.max, Reason: "above max size"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.max, Bound: cloudprovider.BoundAboveMax}
 	}
 	if p.scaleUps[groupID] == nil {
 		p.scaleUps[groupID] = p.reference(ctx, groupID)
@@ -56,7 +56,7 @@ func (p *Provider) DecreaseTargetSize(ctx context.Context, groupID string, delta
 	}
 	size := g.desired - delta
 	if size < g.live() {
-		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.live(), Reason: "below existing instances"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: size, Limit: g.live(), Bound: cloudprovider.BoundBelowInstances}
 	}
 	return p.setDesired(ctx, "DecreaseTargetSize", g, size)
 }
@@ -90,7 +90,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, ids []st
 		placeholders++
 	}
 	if g.desired-placeholders-len(real) < g.min {
-		return &cloudprovider.SizeError{Group: groupID, Requested: g.desired - placeholders - len(real), Limit: g.min, Reason: "below min size"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: g.desired - placeholders - len(real), Limit: g.min, Bound: cloudprovider.BoundBelowMin}
 	}
 	p.stale = true
 	if placeholders > 0 {

@@ -13,7 +13,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
 	"github.com/kscale/kscale/internal/cloudprovider/aws/awstest"
 	"github.com/kscale/kscale/internal/cloudprovider/nodegroupspec"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 )
 
 // TestGroupsAsEKSRunsThemAgainstMoto builds the templates of an
@@ -57,11 +57,11 @@ func TestGroupsAsEKSRunsThemAgainstMoto(t *testing.T) {
 		if len(names) != 4 || names[0] != "m5.2xlarge" || names[3] != "r5.xlarge" {
 			t.Fatalf("selected types %v (reason %q)", names, g.Template.UnavailableReason)
 		}
-		n, err := template.FromProvider(g, template.NewEstimator(), nil)
+		n, err := nodetemplate.FromProvider(g, nodetemplate.NewEstimator(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n.Status.Capacity.Cpu().String() != "4" || n.Status.Capacity.Memory().String() != "16Gi" || n.Labels[template.LabelInstanceType] != template.MultipleTypes {
+		if n.Status.Capacity.Cpu().String() != "4" || n.Status.Capacity.Memory().String() != "16Gi" || n.Labels[nodetemplate.LabelInstanceType] != nodetemplate.MultipleTypes {
 			t.Errorf("capacity %v, labels %v", n.Status.Capacity, n.Labels)
 		}
 		calls := proxy.Calls("GetInstanceTypesFromInstanceRequirements")
@@ -71,7 +71,7 @@ func TestGroupsAsEKSRunsThemAgainstMoto(t *testing.T) {
 		}
 	})
 	t.Run("an EKS managed node group's ASG has its labels and taints", func(t *testing.T) {
-		n, err := template.FromProvider(groups["eks-data"], template.NewEstimator(), nil)
+		n, err := nodetemplate.FromProvider(groups["eks-data"], nodetemplate.NewEstimator(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

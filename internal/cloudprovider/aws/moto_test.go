@@ -13,7 +13,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
 	"github.com/kscale/kscale/internal/cloudprovider/aws/awstest"
 	"github.com/kscale/kscale/internal/cloudprovider/nodegroupspec"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 )
 
 const stockoutMessage = "We currently do not have sufficient m6g.large capacity in the Availability Zone you requested (eu-central-1a). " +
@@ -68,7 +68,7 @@ func TestProviderAgainstMoto(t *testing.T) {
 		}{
 			"general":  {max: 5, cpu: "2", arch: "amd64", label: "general", typ: "m5.large"},
 			"graviton": {max: 3, cpu: "2", arch: "arm64", typ: "m6g.large"},
-			"mixed":    {max: 3, cpu: "2", arch: "amd64", typ: template.MultipleTypes},
+			"mixed":    {max: 3, cpu: "2", arch: "amd64", typ: nodetemplate.MultipleTypes},
 			"legacy":   {max: 1, cpu: "4", arch: "amd64", typ: "c5.xlarge"},
 		}
 		if len(groups) != len(want) {
@@ -76,12 +76,12 @@ func TestProviderAgainstMoto(t *testing.T) {
 		}
 		for id, w := range want {
 			g := groups[id]
-			n, err := template.FromProvider(g, template.NewEstimator(), nil)
+			n, err := nodetemplate.FromProvider(g, nodetemplate.NewEstimator(), nil)
 			if err != nil {
 				t.Fatalf("%s: %v", id, err)
 			}
-			if g.MaxSize != w.max || n.Status.Capacity.Cpu().String() != w.cpu || n.Labels[template.LabelArch] != w.arch ||
-				n.Labels["pool"] != w.label || n.Labels[template.LabelInstanceType] != w.typ || n.Labels[template.LabelZone] != awstest.Zones[0] {
+			if g.MaxSize != w.max || n.Status.Capacity.Cpu().String() != w.cpu || n.Labels[nodetemplate.LabelArch] != w.arch ||
+				n.Labels["pool"] != w.label || n.Labels[nodetemplate.LabelInstanceType] != w.typ || n.Labels[nodetemplate.LabelZone] != awstest.Zones[0] {
 				t.Errorf("%s: max %d, capacity %v, labels %v", id, g.MaxSize, n.Status.Capacity, n.Labels)
 			}
 		}

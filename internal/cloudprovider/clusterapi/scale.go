@@ -94,7 +94,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 	}
 	next := func(cur int) (int, error) {
 		if cur-n < g.ng.MinSize {
-			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - n, Limit: g.ng.MinSize, Reason: "below min size"}
+			return 0, &cloudprovider.SizeError{Group: groupID, Requested: cur - n, Limit: g.ng.MinSize, Bound: cloudprovider.BoundBelowMin}
 		}
 		return cur - n, nil
 	}

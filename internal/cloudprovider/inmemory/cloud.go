@@ -150,7 +150,7 @@ func (c *Cloud) IncreaseSize(_ context.Context, groupID string, delta int) error
 			return fmt.Errorf("increasing size of node group %q: delta %d must be positive", groupID, delta)
 		}
 		if g.target+delta > g.cfg.MaxSize {
-			return &cloudprovider.SizeError{Group: groupID, Requested: g.target + delta, Limit: g.cfg.MaxSize, Reason: "above max size"}
+			return &cloudprovider.SizeError{Group: groupID, Requested: g.target + delta, Limit: g.cfg.MaxSize, Bound: cloudprovider.BoundAboveMax}
 		}
 		g.target += delta
 		c.syncLocked()
@@ -165,7 +165,7 @@ func (c *Cloud) DecreaseTargetSize(_ context.Context, groupID string, delta int)
 			return fmt.Errorf("decreasing target size of node group %q: delta %d must be positive", groupID, delta)
 		}
 		if g.target-delta < g.live() {
-			return &cloudprovider.SizeError{Group: groupID, Requested: g.target - delta, Limit: g.live(), Reason: "below existing instances"}
+			return &cloudprovider.SizeError{Group: groupID, Requested: g.target - delta, Limit: g.live(), Bound: cloudprovider.BoundBelowInstances}
 		}
 		g.target -= delta
 		return nil
@@ -203,7 +203,7 @@ func (c *Cloud) DeleteInstances(_ context.Context, groupID string, ids []string)
 		ms = append(ms, g.machines[i])
 	}
 	if g.target-len(ids) < g.cfg.MinSize {
-		return &cloudprovider.SizeError{Group: groupID, Requested: g.target - len(ids), Limit: g.cfg.MinSize, Reason: "below min size"}
+		return &cloudprovider.SizeError{Group: groupID, Requested: g.target - len(ids), Limit: g.cfg.MinSize, Bound: cloudprovider.BoundBelowMin}
 	}
 	now := c.clock.Now()
 	for _, m := range ms {

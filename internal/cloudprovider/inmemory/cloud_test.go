@@ -1,7 +1,6 @@
 package inmemory
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -80,35 +79,6 @@ func TestInstanceLifecycle(t *testing.T) {
 	}
 	if got := states(t, c); len(got) != 0 {
 		t.Fatalf("after delete: got %v want none", got)
-	}
-}
-
-func TestSizeErrors(t *testing.T) {
-	c, _ := newTestCloud(t, Unlimited)
-	ctx := t.Context()
-	if err := c.IncreaseSize(ctx, "ng-1", 6); !cloudprovider.IsSizeError(err) {
-		t.Fatalf("increase above max: got %v", err)
-	}
-	if err := c.IncreaseSize(ctx, "ng-1", 2); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.DecreaseTargetSize(ctx, "ng-1", 1); !cloudprovider.IsSizeError(err) {
-		t.Fatalf("decrease below instances: got %v", err)
-	}
-	if err := c.DeleteInstances(ctx, "ng-1", []string{"i-1", "nope"}); !cloudprovider.IsNotFound(err) {
-		t.Fatalf("delete unknown: got %v", err)
-	}
-	if got := states(t, c); len(got) != 2 {
-		t.Fatalf("a failed delete must change nothing, got %v", got)
-	}
-	if err := c.IncreaseSize(ctx, "nope", 1); !cloudprovider.IsNotFound(err) {
-		t.Fatalf("unknown group: got %v", err)
-	}
-	if err := c.SetAPIError("ng-1", errors.New("throttled")); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.IncreaseSize(ctx, "ng-1", 1); !cloudprovider.IsAPIError(err) {
-		t.Fatalf("api error: got %v", err)
 	}
 }
 

@@ -106,7 +106,7 @@ func (c *Cloud) AddInstance(groupID, instanceID string, incrementTarget bool, bo
 		}
 		if incrementTarget {
 			if g.target+1 > g.cfg.MaxSize {
-				return &cloudprovider.SizeError{Group: groupID, Requested: g.target + 1, Limit: g.cfg.MaxSize, Reason: "above max size"}
+				return &cloudprovider.SizeError{Group: groupID, Requested: g.target + 1, Limit: g.cfg.MaxSize, Bound: cloudprovider.BoundAboveMax}
 			}
 			g.target++
 		} else if g.live() >= g.target {

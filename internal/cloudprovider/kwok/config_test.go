@@ -33,7 +33,7 @@ nodeGroups:
 		{name: "empty", data: "", wantErr: "empty file"},
 		{name: "no groups", data: "nodeGroups: []", wantErr: "at least one group"},
 		{name: "unknown field", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m5.large]\n  flavour: x\n", wantErr: "flavour"},
-		{name: "unknown type", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m9.huge]\n", wantErr: "nodeGroups[0]: group \"a\": instanceTypes"},
+		{name: "unknown type", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m9.huge]\n", wantErr: "line 4: nodeGroups[0] (\"a\"): instanceTypes: unknown instance type \"m9.huge\""},
 		{name: "both types and resources", data: "nodeGroups:\n- name: a\n  max: 1\n  instanceTypes: [m5.large]\n  resources: {cpu: 1, memory: 1Gi}\n", wantErr: "exactly one"},
 		{name: "no max", data: "nodeGroups:\n- name: a\n  instanceTypes: [m5.large]\n", wantErr: "max"},
 		{name: "bad name", data: "nodeGroups:\n- name: A_B\n  max: 1\n  instanceTypes: [m5.large]\n", wantErr: "not a valid name"},
@@ -41,7 +41,7 @@ nodeGroups:
 		{name: "target above max", data: "nodeGroups:\n- {name: a, max: 1, target: 2, instanceTypes: [m5.large]}\n", wantErr: "target"},
 		{name: "fractional max", data: "nodeGroups:\n- {name: a, max: 2.5, instanceTypes: [m5.large]}\n", wantErr: "line 2: want a whole number, got 2.5"},
 		{name: "min without target", groups: 1, data: "nodeGroups:\n- {name: a, min: 2, max: 3, instanceTypes: [m5.large]}\n"},
-		{name: "target below min", data: "nodeGroups:\n- {name: a, min: 2, max: 3, target: 1, instanceTypes: [m5.large]}\n", wantErr: "target: 1 outside [min 2, max 3]"},
+		{name: "target below min", data: "nodeGroups:\n- {name: a, min: 2, max: 3, target: 1, instanceTypes: [m5.large]}\n", wantErr: "line 2: nodeGroups[0] (\"a\"): target: 1 outside [min 2, max 3]"},
 		{name: "min above max", data: "nodeGroups:\n- {name: a, min: 4, max: 3, instanceTypes: [m5.large]}\n", wantErr: "min: need 0 <= min (4) <= max (3)"},
 		{name: "resources without memory", data: "nodeGroups:\n- {name: a, max: 1, resources: {cpu: 1}}\n", wantErr: "need cpu and memory"},
 	}

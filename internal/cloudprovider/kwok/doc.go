@@ -11,7 +11,10 @@
 // NotReady and tainted while it boots, Ready once it has booted; a deleting
 // or vanished machine loses its node. The groups come from a --cloud-config
 // file with the same schema as the nodeGroups section of scenario files
-// (ParseCloudConfig). The cloud itself lives in memory; on start-up
+// (ParseCloudConfig, inmemory.NodeGroupEntry), and every field is honoured
+// as the simulator honours it: autoscalingOptions become the group's
+// options, pricePerHour its template price, and realNodes changes the
+// nodes the provider registers. The cloud itself lives in memory; on start-up
 // Provider.Start adopts the nodes that carry its provider ids, so a
 // restarted or newly elected process sees the same groups and sizes.
 //

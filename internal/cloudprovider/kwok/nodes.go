@@ -18,7 +18,7 @@ import (
 	kwokstages "github.com/kscale/kscale/deploy/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
-	"github.com/kscale/kscale/internal/nodeautoscaler/template"
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 )
 
 // AnnotationReadyAt is set on the node of a booting machine: when the
@@ -201,6 +201,7 @@ func (p *Provider) newNode(m inmemory.Machine) (*corev1.Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	p.realNodes[m.Group].Apply(n)
 	n.Annotations = map[string]string{kwokstages.NodeAnnotation: kwokstages.NodeAnnotationValue}
 	if m.Running {
 		return n, nil
@@ -232,7 +233,7 @@ func readyCondition(status corev1.ConditionStatus, now time.Time) corev1.NodeCon
 // capacity, and reserved subtracted for allocatable. It is pure; the
 // offline world of `kscale simulate` builds its nodes with it too.
 func MachineNode(m inmemory.Machine, g cloudprovider.NodeGroup, reserved corev1.ResourceList, now time.Time) (*corev1.Node, error) {
-	tmpl, err := template.FromProvider(g, template.NewEstimator(), nil)
+	tmpl, err := nodetemplate.FromProvider(g, nodetemplate.NewEstimator(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -245,8 +246,8 @@ func MachineNode(m inmemory.Machine, g cloudprovider.NodeGroup, reserved corev1.
 		}
 	}
 	labels := maps.Clone(tmpl.Labels)
-	labels[template.LabelHostname] = m.ID
-	labels[template.LabelInstanceType], labels[template.LabelInstanceTypeBeta] = m.InstanceType.Name, m.InstanceType.Name
+	labels[nodetemplate.LabelHostname] = m.ID
+	labels[nodetemplate.LabelInstanceType], labels[nodetemplate.LabelInstanceTypeBeta] = m.InstanceType.Name, m.InstanceType.Name
 	return &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: m.ID, Labels: labels, CreationTimestamp: metav1.NewTime(now)},
 		Spec:       corev1.NodeSpec{ProviderID: m.ProviderID, Taints: slices.Clone(tmpl.Spec.Taints)},

@@ -18,7 +18,6 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cmstore"
-	"github.com/kscale/kscale/internal/scenario"
 )
 
 // ProviderIDPrefix starts the spec.providerID of every node the kwok
@@ -32,7 +31,7 @@ type Config struct {
 	// Clock drives boot times and the node reconciler.
 	Clock clock.WithTicker
 	// NodeGroups are the groups, as parsed by ParseCloudConfig.
-	NodeGroups []scenario.NodeGroup
+	NodeGroups []inmemory.NodeGroupEntry
 	// SyncInterval is how often machines are mirrored as nodes; default 1s.
 	SyncInterval time.Duration
 	// Nodes, when set, is the node informer's lister Sync reads instead of
@@ -80,7 +79,10 @@ type Provider struct {
 	*inmemory.Cloud
 	cfg      Config
 	reserved map[string]corev1.ResourceList
-	targets  *cmstore.Store
+	// realNodes says how each group's registered nodes differ from its
+	// template (the entry's realNodes).
+	realNodes map[string]*inmemory.RealNodes
+	targets   *cmstore.Store
 	// mu serializes size changes with Sync's read of the machines, so the
 	// targets written reflect one state of the cloud; syncMu serializes
 	// Syncs.
@@ -103,18 +105,19 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("configuring kwok provider: %w", err)
 	}
-	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{}, targets: targets,
+	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{},
+		realNodes: map[string]*inmemory.RealNodes{}, targets: targets,
 		kick: make(chan struct{}, 1)}
 	for _, g := range cfg.NodeGroups {
-		gc, err := groupConfig(g)
+		gc, err := g.GroupConfig()
 		if err != nil {
 			return nil, fmt.Errorf("configuring kwok provider: %w", err)
 		}
-		gc.MinSize, gc.TargetSize = 0, 0
 		if err := p.AddGroup(gc); err != nil {
 			return nil, fmt.Errorf("configuring kwok provider: %w", err)
 		}
 		p.reserved[g.Name] = g.Reserved.List()
+		p.realNodes[g.Name] = g.RealNodes
 	}
 	return p, nil
 }

@@ -66,7 +66,7 @@ func Resize(ctx context.Context, r dynamic.ResourceInterface, name string, next 
 func GrowBy(ng *cloudprovider.NodeGroup, delta int) func(int) (int, error) {
 	return func(cur int) (int, error) {
 		if cur+delta > ng.MaxSize {
-			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur + delta, Limit: ng.MaxSize, Reason: "above max size"}
+			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur + delta, Limit: ng.MaxSize, Bound: cloudprovider.BoundAboveMax}
 		}
 		return cur + delta, nil
 	}
@@ -77,7 +77,7 @@ func GrowBy(ng *cloudprovider.NodeGroup, delta int) func(int) (int, error) {
 func ShrinkBy(ng *cloudprovider.NodeGroup, delta, exist int) func(int) (int, error) {
 	return func(cur int) (int, error) {
 		if cur-delta < exist {
-			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur - delta, Limit: exist, Reason: "below existing instances"}
+			return 0, &cloudprovider.SizeError{Group: ng.ID, Requested: cur - delta, Limit: exist, Bound: cloudprovider.BoundBelowInstances}
 		}
 		return cur - delta, nil
 	}

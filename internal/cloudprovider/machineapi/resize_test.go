@@ -47,7 +47,7 @@ func TestResize(t *testing.T) {
 		{name: "conflicts start over from a fresh read", start: 3, conflicts: 2, next: func(c int) (int, error) { return c - 1, nil }, want: 2, patches: 3},
 		{name: "an error from next writes nothing", start: 1, wantErr: true, patches: 0,
 			next: func(c int) (int, error) {
-				return 0, &cloudprovider.SizeError{Group: "g", Requested: c - 2, Reason: "below min size"}
+				return 0, &cloudprovider.SizeError{Group: "g", Requested: c - 2, Bound: cloudprovider.BoundBelowMin}
 			}},
 	}
 	for _, tc := range tests {

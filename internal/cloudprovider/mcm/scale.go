@@ -117,7 +117,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 		}
 		target = cur - len(add) - unmarked
 		if target < g.ng.MinSize {
-			return nil, &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Reason: "below min size"}
+			return nil, &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Bound: cloudprovider.BoundBelowMin}
 		}
 		slices.Sort(add)
 		for _, m := range add {

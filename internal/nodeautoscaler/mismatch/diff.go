@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
@@ -77,7 +78,7 @@ var lateResources = []corev1.ResourceName{"nvidia.com/gpu", "amd.com/gpu"}
 // lacks or carries with another value (the hostname, and the zone when it
 // is one of the group's zones, aside), less allocatable, and DaemonSet or
 // static pods the template does not hold. The result is sorted.
-func Compare(t *template.Template, zones []string, node *corev1.Node, pods []*corev1.Pod, ignore template.IgnoreTaint) []Difference {
+func Compare(t *template.Template, zones []string, node *corev1.Node, pods []*corev1.Pod, ignore nodetemplate.IgnoreTaint) []Difference {
 	var out []Difference
 	out = append(out, compareTaints(t.Node, node, ignore)...)
 	out = append(out, compareLabels(t.Node, zones, node)...)
@@ -86,7 +87,7 @@ func Compare(t *template.Template, zones []string, node *corev1.Node, pods []*co
 	return out
 }
 
-func compareTaints(tmpl, node *corev1.Node, ignore template.IgnoreTaint) []Difference {
+func compareTaints(tmpl, node *corev1.Node, ignore nodetemplate.IgnoreTaint) []Difference {
 	var out []Difference
 	for _, t := range node.Spec.Taints {
 		if strings.HasPrefix(t.Key, "node.kubernetes.io/") || (ignore != nil && ignore(t.Key)) {
@@ -103,14 +104,14 @@ func compareTaints(tmpl, node *corev1.Node, ignore template.IgnoreTaint) []Diffe
 func compareLabels(tmpl *corev1.Node, zones []string, node *corev1.Node) []Difference {
 	var out []Difference
 	for k, v := range tmpl.Labels {
-		if k == template.LabelHostname {
+		if k == nodetemplate.LabelHostname {
 			continue
 		}
 		real, ok := node.Labels[k]
-		if (k == template.LabelZone || k == template.LabelZoneBeta) && slices.Contains(zones, real) {
+		if (k == nodetemplate.LabelZone || k == nodetemplate.LabelZoneBeta) && slices.Contains(zones, real) {
 			continue
 		}
-		if v == template.MultipleTypes && (k == template.LabelInstanceType || k == template.LabelInstanceTypeBeta) {
+		if v == nodetemplate.MultipleTypes && (k == nodetemplate.LabelInstanceType || k == nodetemplate.LabelInstanceTypeBeta) {
 			continue
 		}
 		if !ok || real != v {

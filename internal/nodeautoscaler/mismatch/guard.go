@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
 
@@ -24,7 +25,7 @@ type Config struct {
 	Timeout time.Duration
 	// Ignore reports the taints templates never carry (startup, status
 	// and deletion taints); real nodes' copies of them are no difference.
-	Ignore template.IgnoreTaint
+	Ignore nodetemplate.IgnoreTaint
 }
 
 // Group is one node group as the guard sees it in one loop.

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kscale/kscale/internal/cloudprovider/nodetemplate"
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/nodeautoscaler/template"
 )
@@ -16,12 +17,12 @@ import (
 var t0 = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func tmpl(opts ...fixture.NodeOption) *template.Template {
-	base := []fixture.NodeOption{fixture.WithNodeLabels(map[string]string{"team": "a", template.LabelZone: "z1"})}
+	base := []fixture.NodeOption{fixture.WithNodeLabels(map[string]string{"team": "a", nodetemplate.LabelZone: "z1"})}
 	return &template.Template{Node: fixture.Node("template-node-for-g", append(base, opts...)...)}
 }
 
 func realNode(name string, created time.Time, opts ...fixture.NodeOption) *corev1.Node {
-	base := []fixture.NodeOption{fixture.WithNodeLabels(map[string]string{"team": "a", template.LabelZone: "z1"})}
+	base := []fixture.NodeOption{fixture.WithNodeLabels(map[string]string{"team": "a", nodetemplate.LabelZone: "z1"})}
 	n := fixture.Node(name, append(base, opts...)...)
 	n.CreationTimestamp = metav1.NewTime(created)
 	return n

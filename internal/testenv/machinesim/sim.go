@@ -4,13 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -18,9 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/util/retry"
-
-	kwokstages "github.com/kscale/kscale/deploy/kwok"
 )
 
 // Finalizer keeps a deleted machine until the simulator removed its node,
@@ -291,77 +286,13 @@ func (s *Simulator) boot(ctx context.Context, m *unstructured.Unstructured, key 
 	return nil
 }
 
-// createNode registers a Ready node named after the machine, annotated for
-// the real kwok controller (testenv.Options.Kwok), which plays its kubelet.
+// createNode registers the machine's Node with the flavor's labels and
+// annotations and the deployment's shape.
 func (s *Simulator) createNode(ctx context.Context, m *unstructured.Unstructured, providerID string, shape Shape) error {
 	labels, annotations := s.cfg.Flavor.NodeMeta(m)
-	annotations = maps.Clone(annotations)
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[kwokstages.NodeAnnotation] = kwokstages.NodeAnnotationValue
-	l := map[string]string{corev1.LabelHostname: m.GetName(), corev1.LabelArchStable: "amd64", corev1.LabelOSStable: "linux"}
-	for k, v := range labels {
-		l[k] = v
-	}
-	for k, v := range shape.Labels {
-		l[k] = v
-	}
-	n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: m.GetName(), Labels: l, Annotations: annotations},
-		Spec: corev1.NodeSpec{ProviderID: providerID, Taints: shape.Taints}}
-	created, err := s.cfg.Workload.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("creating node %s: %w", n.Name, err)
-	}
-	now := metav1.Now()
-	status := corev1.NodeStatus{Capacity: shape.Capacity.DeepCopy(), Allocatable: shape.Capacity.DeepCopy(),
-		Conditions: []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
-			LastHeartbeatTime: now, LastTransitionTime: now}},
-		Phase: corev1.NodeRunning}
-	nodes := s.cfg.Workload.CoreV1().Nodes()
-	// kwok (which plays the node's kubelet) and the API server's admission
-	// touch a new node at once: both writes retry on conflicts.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		created.Status = *status.DeepCopy()
-		ready, err := nodes.UpdateStatus(ctx, created, metav1.UpdateOptions{})
-		if err != nil {
-			if latest, getErr := nodes.Get(ctx, n.Name, metav1.GetOptions{}); getErr == nil {
-				created = latest
-			}
-			return err
-		}
-		created = ready
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("writing the status of node %s: %w", n.Name, err)
-	}
-	// The API server taints new nodes not-ready; the node lifecycle
-	// controller lifts it once the node is Ready. The workload cluster runs
-	// no node lifecycle controller, so the simulator plays it too.
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		if !slices.ContainsFunc(created.Spec.Taints, isNotReady) {
-			return nil
-		}
-		created.Spec.Taints = slices.DeleteFunc(created.Spec.Taints, isNotReady)
-		_, err := nodes.Update(ctx, created, metav1.UpdateOptions{})
-		if err != nil {
-			if latest, getErr := nodes.Get(ctx, n.Name, metav1.GetOptions{}); getErr == nil {
-				created = latest
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("lifting the not-ready taint of node %s: %w", n.Name, err)
-	}
-	return nil
+	return RegisterNode(ctx, s.cfg.Workload, NodeSpec{Name: m.GetName(), ProviderID: providerID,
+		Labels: labels, Annotations: annotations, Shape: shape})
 }
-
-func isNotReady(t corev1.Taint) bool { return t.Key == corev1.TaintNodeNotReady }
 
 // finishDeletion removes the machine's node, then its finalizer.
 func (s *Simulator) finishDeletion(ctx context.Context, m *unstructured.Unstructured) error {

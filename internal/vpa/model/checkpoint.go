@@ -115,8 +115,9 @@ func LoadAggregateFromCheckpoint(cfg *Config, st *vpav1.VerticalPodAutoscalerChe
 
 // CheckpointStates returns, per container name, a copy of the VPA's merged
 // history to store at now, with the peak of every live container's memory
-// window that is still open at now subtracted so a restore does not count
-// that window twice. A finished window's peak stays, as upstream's
+// window that is still open at now subtracted (a peak of 0 too: the
+// window's entry is then in bucket 0) so a restore does not count that
+// window twice. A finished window's peak stays, as upstream's
 // checkpoint writer keeps it.
 func (c *Cluster) CheckpointStates(id VPAID, now time.Time) map[string]*AggregateContainerState {
 	v, ok := c.vpas[id]
@@ -130,8 +131,8 @@ func (c *Cluster) CheckpointStates(id VPAID, now time.Time) map[string]*Aggregat
 	for _, e := range v.aggs {
 		s := out[e.key.Container]
 		for _, cs := range e.containers {
-			if peak := cs.WindowPeak(); peak > 0 && now.UnixNano() < cs.windowEnd {
-				s.Memory.SubtractSampleAt(peak, memoryPeakWeight, fromNanos(cs.windowEnd))
+			if now.UnixNano() < cs.windowEnd {
+				s.Memory.SubtractSampleAt(cs.WindowPeak(), memoryPeakWeight, fromNanos(cs.windowEnd))
 			}
 		}
 	}

@@ -125,6 +125,27 @@ func TestCheckpointKeepsFinishedWindowPeak(t *testing.T) {
 	}
 }
 
+// TestCheckpointLeavesOutZeroPeak checks that an open window whose peak is
+// 0 (its first sample was 0) is left out of the checkpoint like any other:
+// upstream's checkpoint writer subtracts the current peak whatever its
+// value, and the window's entry is in bucket 0. The VPA oracle
+// (hack/vpafidelity) found kscale keeping it.
+func TestCheckpointLeavesOutZeroPeak(t *testing.T) {
+	c := NewCluster(DefaultConfig())
+	id := VPAID{"a", "v"}
+	c.SetVPA(id, sel(t, "app=x"), true)
+	pod := PodID{"a", "p"}
+	c.SetPod(pod, map[string]string{"app": "x"}, []string{"app"}, false, t0)
+	cs := c.Container(pod, "app")
+	cs.AddMemory(t0, 0)
+	if live := c.ContainerStates(id)["app"].Memory.TotalWeight(); live <= 0 {
+		t.Fatalf("live memory weight %v, want the zero sample's weight", live)
+	}
+	if got := c.CheckpointStates(id, t0.Add(time.Minute))["app"].Memory.TotalWeight(); got != 0 {
+		t.Errorf("checkpoint memory weight %v with the only window open, want 0", got)
+	}
+}
+
 // TestLoadKeepsStoredTotal pins upstream's loading, which the VPA oracle
 // (hack/vpafidelity) found kscale doing differently: the loaded total is
 // the stored total, not the sum of the loaded buckets, so a percentile

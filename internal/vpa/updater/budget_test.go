@@ -1,6 +1,10 @@
 package updater
 
-import "testing"
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
 
 // TestScenario8Budget checks the evictions allowed within one loop for the
 // groups of vpa-hpa.md §8 scenario 8; every pod is eligible.
@@ -78,5 +82,37 @@ func TestBudgetBelowMinReplicas(t *testing.T) {
 				t.Errorf("CanEvict = %v, want %v", got, tc.wantEvict)
 			}
 		})
+	}
+}
+
+// TestConfiguredReplicas pins the replica count the budget starts from, as
+// upstream's PodsRestrictionFactory.getReplicaCount reads it: a controller
+// without replicas (unset or 0) is skipped, so a ReplicaSet scaled to zero
+// whose pods still run keeps them. The VPA oracle (hack/vpafidelity,
+// TestBudgetFidelity) found kscale evicting them.
+func TestConfiguredReplicas(t *testing.T) {
+	n := func(v int32) *int32 { return &v }
+	tests := []struct {
+		kind    string
+		want    *int32
+		live    int
+		out     int
+		wantErr bool
+	}{
+		{"ReplicaSet", n(3), 5, 3, false},
+		{"ReplicaSet", n(0), 2, 0, true},
+		{"ReplicaSet", nil, 2, 0, true},
+		{"StatefulSet", n(0), 1, 0, true},
+		{"ReplicationController", n(2), 1, 2, false},
+		{"DaemonSet", n(4), 4, 4, false},
+		{"DaemonSet", n(0), 1, 0, true},
+		{"Job", nil, 3, 3, false},
+		{"CronJob", n(1), 1, 0, true},
+	}
+	for _, tc := range tests {
+		got, err := ConfiguredReplicas(metav1.OwnerReference{Kind: tc.kind, Name: "c"}, tc.want, tc.live)
+		if (err != nil) != tc.wantErr || got != tc.out {
+			t.Errorf("%s %v live %d: got %d, %v; want %d, error %v", tc.kind, tc.want, tc.live, got, err, tc.out, tc.wantErr)
+		}
 	}
 }

@@ -211,40 +211,55 @@ func compareStrings(a, b string) int {
 	return 0
 }
 
-// configured returns the number of replicas the controller wants: spec
-// replicas for ReplicaSets, ReplicationControllers and StatefulSets, the
-// desired scheduled count for DaemonSets and the live pod count for Jobs.
+// configured returns the number of replicas the controller wants
+// (ConfiguredReplicas), reading the controller.
 func (u *Updater) configured(ctx context.Context, ns string, owner metav1.OwnerReference, live int) (int, error) {
 	key := client.ObjectKey{Namespace: ns, Name: owner.Name}
+	var want *int32
+	var err error
 	switch owner.Kind {
 	case "ReplicaSet":
 		var rs appsv1.ReplicaSet
-		err := u.client.Get(ctx, key, &rs)
-		return replicas(rs.Spec.Replicas), wrapOwnerErr(err, owner)
+		err = u.client.Get(ctx, key, &rs)
+		want = rs.Spec.Replicas
 	case "StatefulSet":
 		var sts appsv1.StatefulSet
-		err := u.client.Get(ctx, key, &sts)
-		return replicas(sts.Spec.Replicas), wrapOwnerErr(err, owner)
+		err = u.client.Get(ctx, key, &sts)
+		want = sts.Spec.Replicas
 	case "ReplicationController":
 		var rc corev1.ReplicationController
-		err := u.client.Get(ctx, key, &rc)
-		return replicas(rc.Spec.Replicas), wrapOwnerErr(err, owner)
+		err = u.client.Get(ctx, key, &rc)
+		want = rc.Spec.Replicas
 	case "DaemonSet":
 		var ds appsv1.DaemonSet
-		err := u.client.Get(ctx, key, &ds)
-		return int(ds.Status.DesiredNumberScheduled), wrapOwnerErr(err, owner)
-	case "Job":
-		return live, nil
-	default:
-		return 0, fmt.Errorf("controller kind %s of %s/%s is not supported for eviction", owner.Kind, ns, owner.Name)
+		err = u.client.Get(ctx, key, &ds)
+		want = &ds.Status.DesiredNumberScheduled
 	}
+	if err != nil {
+		return 0, wrapOwnerErr(err, owner)
+	}
+	return ConfiguredReplicas(owner, want, live)
 }
 
-func replicas(r *int32) int {
-	if r == nil {
-		return 1
+// ConfiguredReplicas returns the replica count the eviction budget of
+// owner's pods is computed from, as upstream's PodsRestrictionFactory
+// reads it: want is spec.replicas of a ReplicaSet, StatefulSet or
+// ReplicationController and status.desiredNumberScheduled of a DaemonSet;
+// a Job counts its live pods. As upstream, a count that is unset or zero
+// is an error, so the controller's pods are not evicted (a ReplicaSet
+// scaled to zero whose pods still run keeps them).
+func ConfiguredReplicas(owner metav1.OwnerReference, want *int32, live int) (int, error) {
+	switch owner.Kind {
+	case "Job":
+		return live, nil
+	case "ReplicaSet", "StatefulSet", "ReplicationController", "DaemonSet":
+		if want == nil || *want == 0 {
+			return 0, fmt.Errorf("%s %s has no replicas configured (unset or 0)", owner.Kind, owner.Name)
+		}
+		return int(*want), nil
+	default:
+		return 0, fmt.Errorf("controller kind %s of %s is not supported for eviction", owner.Kind, owner.Name)
 	}
-	return int(*r)
 }
 
 func wrapOwnerErr(err error, owner metav1.OwnerReference) error {
