@@ -100,6 +100,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := validateFile("--kubeconfig", o.kubeconfig); err != nil {
 		return err
 	}
+	if err := validateFile("--grpc-expander-cert", o.opts.GRPCExpanderCert); err != nil {
+		return err
+	}
 	if err := validateAddress("--address", o.address, false); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package providers
 import (
 	"github.com/kscale/kscale/internal/cloudprovider/aws"
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
+	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider/mcm"
 	"github.com/kscale/kscale/internal/cloudprovider/registry"
@@ -19,6 +20,7 @@ func All() []registry.Entry {
 	return []registry.Entry{
 		{Name: "aws", New: aws.NewBuilder},
 		{Name: "clusterapi", New: clusterapi.NewBuilder},
+		{Name: "externalgrpc", New: externalgrpc.NewBuilder},
 		{Name: "kwok", New: kwok.NewBuilder},
 		{Name: "mcm", New: mcm.NewBuilder},
 	}

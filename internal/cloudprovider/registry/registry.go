@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/pflag"
@@ -56,6 +57,26 @@ type Deps struct {
 	// DisableInstanceCache is --disable-node-instances-cache: the provider
 	// lists instances from the cloud every loop.
 	DisableInstanceCache bool
+	// GroupDefaults are the global values of the per-group options, for a
+	// provider whose protocol sends them (externalgrpc's GetOptions).
+	GroupDefaults GroupDefaults
+}
+
+// GroupDefaults are the global values of the options a node group may
+// override.
+type GroupDefaults struct {
+	// ScaleDownUtilizationThreshold is --scale-down-utilization-threshold.
+	ScaleDownUtilizationThreshold float64
+	// ScaleDownGPUUtilizationThreshold is --scale-down-gpu-utilization-threshold.
+	ScaleDownGPUUtilizationThreshold float64
+	// ScaleDownUnneededTime is --scale-down-unneeded-time.
+	ScaleDownUnneededTime time.Duration
+	// ScaleDownUnreadyTime is --scale-down-unready-time.
+	ScaleDownUnreadyTime time.Duration
+	// MaxNodeProvisionTime is --max-node-provision-time.
+	MaxNodeProvisionTime time.Duration
+	// IgnoreDaemonSetsUtilization is --ignore-daemonsets-utilization.
+	IgnoreDaemonSetsUtilization bool
 }
 
 // Built is a provider built for one leader term, with the background
@@ -65,6 +86,10 @@ type Built struct {
 	Provider cloudprovider.Provider
 	// Tasks run beside the loop until the term ends; an error ends it.
 	Tasks []func(ctx context.Context) error
+	// GPULabel, when set, is the GPU node label the provider learned from
+	// its cloud at build time (externalgrpc asks its server); it replaces
+	// the Builder's static one for the term.
+	GPULabel string
 }
 
 // Builder is one --cloud-provider. AddFlags registers its own flags

@@ -117,9 +117,13 @@ func (c *component) lead(ctx context.Context) (t *operator.Term, err error) {
 		return t, err
 	}
 	cl, err := c.cfg.Cloud.Build(ctx, registry.Deps{Client: c.cfg.Client, RESTConfig: c.cfg.RESTConfig, Factory: factory, WaitForSync: cluster.WaitForSync,
-		Namespace: o.Namespace, Clock: c.cfg.Clock, Registerer: c.cfg.Registerer, DisableInstanceCache: o.DisableNodeInstancesCache})
+		Namespace: o.Namespace, Clock: c.cfg.Clock, Registerer: c.cfg.Registerer, DisableInstanceCache: o.DisableNodeInstancesCache,
+		GroupDefaults: groupDefaults(*o)})
 	if err != nil {
 		return t, fmt.Errorf("building the %s cloud provider: %w", c.cfg.CloudName, err)
+	}
+	if cl.GPULabel != "" {
+		o.GPULabel = cl.GPULabel
 	}
 	deps := loopDeps{provider: cl.Provider, cluster: cluster}
 	if err := c.events(ctx, t, &deps); err != nil {
@@ -182,10 +186,14 @@ func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Prior
 	if err != nil {
 		return nil, err
 	}
+	grpcFilter, err := grpcExpander(ctx, o)
+	if err != nil {
+		return nil, err
+	}
 	cfg := nodeautoscaler.Config{
 		Options: o, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: c.cfg.Clock,
 		Rand: rand.New(rand.NewPCG(uint64(c.cfg.Clock.Now().UnixNano()), 0)), Registerer: c.cfg.Registerer, Priorities: priorities.Source(),
-		ScaleDown: w.scaleDown,
+		ScaleDown: w.scaleDown, GRPCExpander: grpcFilter,
 	}
 	if w.backoff != nil {
 		cfg.Backoff = w.backoff
