@@ -149,13 +149,13 @@ func TestProcess(t *testing.T) {
 		},
 		{
 			name: "the lowest Max and highest Min of several LimitRanges win; policy wins over LimitRange",
-			pod:  fixture.Pod("p"), rec: rec(same("app", rl("cpu", "5", "memory", "1Mi"))),
+			pod:  fixture.Pod("p", fixture.WithLimits("cpu", "100m")), rec: rec(same("app", rl("cpu", "5", "memory", "1Mi"))),
 			policy: policy(vpav1.ContainerResourcePolicy{ContainerName: "app", MaxAllowed: rl("memory", "100Mi")}),
 			ranges: []corev1.LimitRange{
 				limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Max: rl("cpu", "3"), Min: rl("memory", "64Mi")}),
 				limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Max: rl("cpu", "2"), Min: rl("memory", "200Mi")}),
 			},
-			want: []want{{name: "app", requests: res{cpu: 2000, mem: 104857600}, limits: res{},
+			want: []want{{name: "app", requests: res{cpu: 2000, mem: 104857600}, limits: res{cpu: 2000},
 				lower: res{cpu: 2000, mem: 104857600}, upper: res{cpu: 2000, mem: 104857600},
 				notes: []string{"cpu capped to fit Max in container LimitRange", "memory capped to fit Min in container LimitRange", "memory capped to maxAllowed"}}},
 		},
