@@ -6,8 +6,11 @@ import (
 )
 
 // applyPodBounds fits one field of one resource, summed over the pod's
-// containers, into the pod-level LimitRange. Containers without a
-// recommendation count with their current request and are not changed.
+// containers, into the pod-level LimitRange, as upstream v1.7.3 does: a
+// container's limit counts only where it has one (or the pod item has a
+// default), nothing is scaled when no container counts a limit, and a
+// container left without a recommendation (see insertRequests) counts
+// with its current request and is not changed.
 func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Limits) {
 	minV, hasMin := lookup(limits.Pod.Min, name)
 	maxV, hasMax := lookup(limits.Pod.Max, name)
@@ -16,12 +19,12 @@ func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Li
 		v := states[i].current(f, name)
 		sum += v
 		request, hasRequest := lookup(states[i].res.Requests, name)
-		limit, hasLimit := states[i].limitOrDefault(name, limits.Container)
+		limit, hasLimit := states[i].limitOrDefault(name, limits.Pod)
 		if l, ok, _ := proportionalLimit(limit, hasLimit, request, hasRequest, v); ok {
 			sumLimits += l
 		}
 	}
-	if hasMin && sum > 0 && sum < minV {
+	if hasMin && sum > 0 && sum < minV && sumLimits > 0 {
 		scaleField(states, f, name, minV, sum, true)
 		return
 	}
@@ -38,9 +41,7 @@ func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Li
 // recommendation if it has one for name, else its current request.
 func (s *state) current(f field, name corev1.ResourceName) int64 {
 	if s.recommended {
-		if v, ok := s.fields[f][name]; ok {
-			return v
-		}
+		return s.fields[f][name] // upstream counts a missing value as 0
 	}
 	v, _ := lookup(s.res.Requests, name)
 	return v

@@ -76,3 +76,82 @@ func TestContainerLimitRangeAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestPodLimitRangeAsUpstream covers the pod LimitRange fitting that
+// hack/vpafidelity found different from upstream v1.7.3 (issue 25): under a
+// pod item a container without a recommendation gets its requests as a
+// target (no bounds), is scaled with the others and capped to its policy;
+// a recommended container missing a resource counts 0 for it; limits count
+// with the pod item's default (the container item's does not count); with
+// no limit counted nothing is scaled.
+func TestPodLimitRangeAsUpstream(t *testing.T) {
+	twoContainers := fixture.Pod("p", fixture.WithRequests("cpu", "1", "memory", "1Gi"), fixture.WithLimits("cpu", "2"),
+		fixture.WithContainer("side", "cpu", "1", "memory", "1Gi"))
+	tests := []struct {
+		name   string
+		rec    *vpav1.RecommendedPodResources
+		policy *vpav1.PodResourcePolicy
+		ranges []corev1.LimitRange
+		want   map[string]res // target per container in the result
+	}{
+		{
+			// Seed 1 of the oracle's shape: the pod item makes upstream
+			// process "side", which has no recommendation.
+			name:   "a container without a recommendation gets its requests, capped to its policy",
+			rec:    rec(same("app", rl("cpu", "3"))),
+			policy: policy(vpav1.ContainerResourcePolicy{ContainerName: "side", MaxAllowed: rl("memory", "512Mi")}),
+			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Min: rl("cpu", "100m")})},
+			want:   map[string]res{"app": {cpu: 3000}, "side": {cpu: 1000, mem: 512 << 20}},
+		},
+		{
+			name:   "a container switched off stays out",
+			rec:    rec(same("app", rl("cpu", "3"))),
+			policy: policy(vpav1.ContainerResourcePolicy{ContainerName: "side", Mode: ptr(vpav1.ContainerScalingModeOff)}),
+			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Min: rl("cpu", "100m")})},
+			want:   map[string]res{"app": {cpu: 3000}},
+		},
+		{
+			name:   "no pod item: nothing is inserted",
+			rec:    rec(same("app", rl("cpu", "3"))),
+			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Min: rl("cpu", "100m")})},
+			want:   map[string]res{"app": {cpu: 3000}},
+		},
+		{
+			name: "Max scales by the limits; the container item's default limit does not count for side",
+			rec:  rec(same("app", rl("cpu", "3")), same("side", rl("cpu", "1"))),
+			ranges: []corev1.LimitRange{
+				limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Max: rl("cpu", "3")}),
+				limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Default: rl("cpu", "10")}),
+			},
+			// app's limit 2 x 3 = 6 is the only one counted: 3 x 3/6.
+			want: map[string]res{"app": {cpu: 1500}, "side": {cpu: 500}},
+		},
+		{
+			name:   "Min with no limit counted scales nothing",
+			rec:    rec(same("side", rl("memory", "1Mi"))),
+			policy: policy(vpav1.ContainerResourcePolicy{ContainerName: "app", Mode: ptr(vpav1.ContainerScalingModeOff)}),
+			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Min: rl("memory", "4Gi")})},
+			want:   map[string]res{"side": {mem: 1 << 20}},
+		},
+		{
+			name: "a recommended container missing the resource counts 0, not its request",
+			rec:  rec(same("app", rl("memory", "1Gi")), same("side", rl("cpu", "100m"))),
+			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Max: rl("cpu", "1")})},
+			// app's cpu limit counts 0 (no cpu recommendation): side's limit
+			// is its request, 100m, within the Max.
+			want: map[string]res{"app": {mem: 1 << 30}, "side": {cpu: 100}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Process(twoContainers, tc.rec, tc.policy, MergeLimitRanges(tc.ranges))
+			targets := map[string]res{}
+			for _, c := range got.Containers {
+				targets[c.Name] = toUnits(c.Target)
+			}
+			if !maps.EqualFunc(targets, tc.want, maps.Equal) {
+				t.Errorf("targets = %v, want %v", targets, tc.want)
+			}
+		})
+	}
+}
