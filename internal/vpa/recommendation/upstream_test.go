@@ -155,3 +155,28 @@ func TestPodLimitRangeAsUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroRequestKeepsLimit: a request processed down to 0 (a pod Max
+// scaled below 1m) leaves the container's limit alone, as upstream does,
+// instead of setting a limit of 0 (oracle seeds 690 and 1055).
+func TestZeroRequestKeepsLimit(t *testing.T) {
+	pod := fixture.Pod("p", fixture.WithRequests("cpu", "254m"), fixture.WithLimits("cpu", "3502m"))
+	for _, tc := range []struct {
+		name   string
+		target string
+		want   res
+	}{
+		{name: "zero target", target: "0", want: res{}},
+		{name: "non-zero target", target: "127m", want: res{cpu: 1751}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Process(pod, rec(same("app", rl("cpu", tc.target))), nil, Limits{})
+			if len(got.Containers) != 1 {
+				t.Fatalf("got %d containers, want 1", len(got.Containers))
+			}
+			if g := toUnits(got.Containers[0].Limits); !maps.Equal(g, tc.want) {
+				t.Errorf("limits = %v, want %v", g, tc.want)
+			}
+		})
+	}
+}
