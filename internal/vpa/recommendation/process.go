@@ -74,8 +74,8 @@ type state struct {
 	recommended bool
 	// hasEntry reports that the VPA's recommendation lists the container.
 	hasEntry bool
-	fields      [fieldCount]values
-	notes       []string
+	fields   [fieldCount]values
+	notes    []string
 }
 
 // Process computes the resources of pod from the VPA recommendation rec, the

@@ -134,8 +134,8 @@ func TestPodLimitRangeAsUpstream(t *testing.T) {
 			want:   map[string]res{"side": {mem: 1 << 20}},
 		},
 		{
-			name: "a recommended container missing the resource counts 0, not its request",
-			rec:  rec(same("app", rl("memory", "1Gi")), same("side", rl("cpu", "100m"))),
+			name:   "a recommended container missing the resource counts 0, not its request",
+			rec:    rec(same("app", rl("memory", "1Gi")), same("side", rl("cpu", "100m"))),
 			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Max: rl("cpu", "1")})},
 			// app's cpu limit counts 0 (no cpu recommendation): side's limit
 			// is its request, 100m, within the Max.
