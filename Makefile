@@ -106,6 +106,12 @@ bench-live: testbin build
 upstream-ca:
 	hack/livebench/build-upstream-ca.sh "$(CA_GIT_DIR)" "$(AUTOSCALER_GIT_DIR)" HEAD bin/cluster-autoscaler-kwok
 
+## proto: regenerate the Go code of the gRPC protocols (externalgrpc cloud provider, gRPC
+## expander) with Debian's protoc and the generators pinned in hack/proto/go.mod
+.PHONY: proto
+proto:
+	hack/proto/generate.sh
+
 ## aws-prices: regenerate the AWS on-demand price table (internal/cloudprovider/aws/instance_prices.csv)
 ## from the pinned Karpenter release's generated pricing file (hack/awsprices, via the Go module proxy)
 aws-prices:

@@ -83,6 +83,28 @@ func TestRenderValues(t *testing.T) {
 			t.Errorf("volume %v, want the Secret kscale-management-kubeconfig", volumes[0])
 		}
 	})
+	t.Run("externalgrpc with mutual TLS", func(t *testing.T) {
+		r := render(t, "externalgrpc.yaml")
+		expectArgs(t, args(t, r, "kscale-node-autoscaler"), "--cloud-provider=externalgrpc", "--cloud-config=/etc/kscale/cloud-config.yaml")
+		cm := find(r, "ConfigMap", "kscale-node-autoscaler-cloud-config")
+		if cm == nil {
+			t.Fatal("no cloud config ConfigMap")
+		}
+		if got, _, _ := unstructured.NestedString(cm.Object, "data", "cloud-config.yaml"); !strings.HasPrefix(got, "address: externalgrpc-provider.kube-system.svc:8086\n") {
+			t.Errorf("cloud config = %q", got)
+		}
+		if find(r, "Role", "kscale:node-autoscaler-node-leases") != nil {
+			t.Error("externalgrpc rendering carries kwok's node lease Role")
+		}
+		d := find(r, "Deployment", "kscale-node-autoscaler")
+		volumes, _, _ := unstructured.NestedSlice(d.Object, "spec", "template", "spec", "volumes")
+		if len(volumes) != 2 {
+			t.Fatalf("volumes %v, want the cloud config and the TLS Secret", volumes)
+		}
+		if name, _, _ := unstructured.NestedString(volumes[1].(map[string]any), "secret", "secretName"); name != "kscale-externalgrpc-tls" {
+			t.Errorf("volume %v, want the Secret kscale-externalgrpc-tls", volumes[1])
+		}
+	})
 	t.Run("node autoscaler alone", func(t *testing.T) {
 		r := render(t, "node-autoscaler-only.yaml")
 		a := args(t, r, "kscale-node-autoscaler")
@@ -190,6 +212,7 @@ func TestBadValues(t *testing.T) {
 		{map[string]any{"clusterAutoscaler": map[string]any{"cloudProvider": "clusterapi", "clusterAPIMode": "incluster-kubeconfig"}},
 			"clusterAutoscaler.clusterAPIKubeconfigSecret: required with clusterAPIMode incluster-kubeconfig"},
 		{map[string]any{"clusterAutoscaler": map[string]any{"dryRun": true}}, "clusterAutoscaler.dryRun: not supported with cloudProvider kwok"},
+		{map[string]any{"clusterAutoscaler": map[string]any{"cloudProvider": "externalgrpc"}}, "clusterAutoscaler.externalGRPC.cloudConfig: required"},
 		{map[string]any{"clusterAutoscaler": map[string]any{"dryRun": "yes"}}, "/clusterAutoscaler/dryRun"},
 	}
 	for _, tt := range tests {

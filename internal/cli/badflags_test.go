@@ -33,6 +33,10 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 	if err := os.WriteFile(badCosts, []byte("defaultCost: 1\nrules:\n  - verb: GET\n    cost: -1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	badGRPC := filepath.Join(t.TempDir(), "externalgrpc.yaml")
+	if err := os.WriteFile(badGRPC, []byte("address: provider:8086\ncert: /c.pem\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		want string
@@ -65,6 +69,12 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"node-autoscaler", "--kube-client-qps=NaN"}, "--kube-client-qps"},
 		{[]string{"node-autoscaler", "--kubeconfig=" + missing}, "--kubeconfig"},
 		{[]string{"node-autoscaler", "--cloud-config=" + missing}, "--cloud-config"},
+		{[]string{"node-autoscaler", "--cloud-provider=externalgrpc"}, "--cloud-config"},
+		{[]string{"node-autoscaler", "--expander=grpc", "--grpc-expander-url=expander:8080"}, "--grpc-expander-cert"},
+		{[]string{"node-autoscaler", "--expander=grpc", "--grpc-expander-url=expander:8080", "--grpc-expander-cert=" + missing}, "--grpc-expander-cert"},
+		{[]string{"node-autoscaler", "--grpc-expander-url=expander:8080"}, "--grpc-expander-url"},
+		{[]string{"node-autoscaler", "--cloud-provider=externalgrpc", "--cloud-config=" + badGRPC}, "--cloud-config"},
+		{[]string{"node-autoscaler", "--cloud-provider=externalgrpc", "--cloud-config=" + badGRPC, "--nodes=1:2:g"}, "--nodes"},
 		{[]string{"node-autoscaler", "--min-replica-count=-1"}, "--min-replica-count"},
 		{[]string{"node-autoscaler", "--drain-priority-config=0-60"}, "--drain-priority-config"},
 		{[]string{"node-autoscaler", "--drain-priority-config=0:60", "--max-graceful-termination-sec=60"}, "--drain-priority-config"},

@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
 
@@ -61,6 +62,9 @@ type cloudDeps struct {
 	// DisableInstanceCache is --disable-node-instances-cache: the provider
 	// lists instances from the cloud every loop.
 	DisableInstanceCache bool
+	// GroupDefaults are the global values of the per-group options, for a
+	// provider whose protocol sends them (externalgrpc's GetOptions).
+	GroupDefaults externalgrpc.Defaults
 }
 
 // cloud is a provider built for one leader term, with the background tasks
@@ -68,6 +72,10 @@ type cloudDeps struct {
 type cloud struct {
 	provider cloudprovider.Provider
 	tasks    []func(ctx context.Context) error
+	// gpuLabel, when set, is the GPU node label the provider learned from
+	// its cloud at build time (externalgrpc asks its server); it replaces
+	// the builder's static one.
+	gpuLabel string
 }
 
 // cloudBuilder builds one --cloud-provider. complete validates the flags
@@ -81,10 +89,11 @@ type cloudBuilder interface {
 // cloudBuilders returns a fresh builder for every supported provider.
 func cloudBuilders() map[string]cloudBuilder {
 	return map[string]cloudBuilder{
-		"kwok":       &kwokCloud{},
-		"aws":        &awsCloud{},
-		"clusterapi": &clusterAPICloud{},
-		"mcm":        &mcmCloud{},
+		"kwok":         &kwokCloud{},
+		"aws":          &awsCloud{},
+		"clusterapi":   &clusterAPICloud{},
+		"mcm":          &mcmCloud{},
+		"externalgrpc": &externalGRPCCloud{},
 	}
 }
 

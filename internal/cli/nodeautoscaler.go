@@ -100,6 +100,9 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := validateFile("--kubeconfig", o.kubeconfig); err != nil {
 		return err
 	}
+	if err := validateFile("--grpc-expander-cert", o.opts.GRPCExpanderCert); err != nil {
+		return err
+	}
 	if err := validateAddress("--address", o.address, false); err != nil {
 		return err
 	}
@@ -201,9 +204,13 @@ func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, clie
 		return err
 	}
 	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
-		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache})
+		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache,
+		GroupDefaults: groupDefaults(o.opts)})
 	if err != nil {
 		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
+	}
+	if cl.gpuLabel != "" {
+		o.opts.GPULabel = cl.gpuLabel
 	}
 	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
 	var events live.EventRecorder
@@ -264,10 +271,14 @@ func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.In
 	if err != nil {
 		return nil, err
 	}
+	grpcExpander, err := o.grpcExpander(ctx)
+	if err != nil {
+		return nil, err
+	}
 	cfg := nodeautoscaler.Config{
 		Options: o.opts, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: clk,
 		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
-		ScaleDown: w.scaleDown,
+		ScaleDown: w.scaleDown, GRPCExpander: grpcExpander,
 	}
 	if w.backoff != nil {
 		cfg.Backoff = w.backoff

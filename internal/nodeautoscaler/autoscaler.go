@@ -42,6 +42,9 @@ type Config struct {
 	Registerer prometheus.Registerer
 	// Priorities feeds the priority expander; needed only when it is used.
 	Priorities expander.PrioritySource
+	// GRPCExpander is the filter of --expander=grpc; needed only when it
+	// is used.
+	GRPCExpander expander.Filter
 	// ScaleDown taints nodes, evicts pods and lists PDBs for scale-down;
 	// nil disables scale-down.
 	ScaleDown ScaleDownCluster
@@ -106,7 +109,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if o.BackoffNoFullScaleDown {
 		b, apiErrors = backoff.NewInfinite(), b
 	}
-	chain, err := expander.NewChain(o.Expanders, cfg.Priorities, cfg.Rand)
+	chain, err := expander.NewChain(o.Expanders, expander.Sources{Priorities: cfg.Priorities, GRPC: cfg.GRPCExpander}, cfg.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}

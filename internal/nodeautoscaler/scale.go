@@ -37,7 +37,7 @@ func (a *Autoscaler) scaleUp(ctx context.Context, obs *observation, now time.Tim
 	groups, limits := a.scaleUpGroups(ctx, obs, now)
 	o := a.cfg.Options
 	budgetEnd := a.cfg.Clock.Now().Add(min(o.MaxBinpackingDuration, o.MaxBinpackingTime))
-	plan, err := scaleup.Compute(scaleup.Input{
+	plan, err := scaleup.Compute(ctx, scaleup.Input{
 		Snapshot: snap, Pending: pending, Groups: groups, Expander: a.expander, Now: now,
 		Filter:            scaleup.PodFilter{NewPodScaleUpDelay: o.NewPodScaleUpDelay, ExpendablePriorityCutoff: o.ExpendablePodsPriorityCutoff},
 		MaxPodsConsidered: o.MaxUnschedulablePodsConsidered, Limits: limits, Balance: o.BalanceSimilarNodeGroups,

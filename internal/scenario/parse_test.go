@@ -54,6 +54,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad quantity", head + "nodeGroups:\n  - name: ng-1\n    max: 3\n    resources: {cpu: lots, memory: 1Gi}\n", "line 7: resource \"cpu\": bad quantity"},
 		{"unknown option", head + "autoscaler:\n  scan-intervall: 5s\n", "line 5: autoscaler: --scan-intervall: unknown option"},
 		{"invalid option", head + "autoscaler:\n  expander: cheapest\n", "line 5: autoscaler: --expander"},
+		{"grpc expander", head + "autoscaler:\n  expander: grpc\n  grpc-expander-url: e:1\n  grpc-expander-cert: /ca.crt\n", "line 4: autoscaler: the grpc expander"},
 		{"bad option value", head + "autoscaler:\n  scan-interval: often\n", "line 5: autoscaler: --scan-interval"},
 		{"unknown group in event", head + group + "events:\n  - at: 1m\n    setTarget: {group: ng-9, target: 0}\n", "line 10: events: unknown node group \"ng-9\""},
 		{"two actions", head + group + "events:\n  - at: 1m\n    removeGroup: ng-1\n    clearCloudError: ng-1\n", "line 9: events: set exactly one action"},

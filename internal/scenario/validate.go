@@ -43,6 +43,8 @@ func validate(s *Scenario, t tree) error {
 	}
 	c.failf(slices.Contains(s.Options.Expanders, options.ExpanderPriority) && len(s.Priorities) == 0, p("autoscaler"),
 		"autoscaler: the priority expander needs a priorities section")
+	c.failf(slices.Contains(s.Options.Expanders, options.ExpanderGRPC), p("autoscaler"),
+		"autoscaler: the grpc expander asks a live server; kscale simulate does not call one (use another expander)")
 	groups := map[string]bool{}
 	for i := range s.NodeGroups {
 		c.nodeGroup(&s.NodeGroups[i], p("nodeGroups", i), groups)

@@ -1,5 +1,5 @@
-// Package testpki issues throw-away certificate authorities and serving
-// certificates for the custom metrics tests.
+// Package testpki issues throw-away certificate authorities and serving and
+// client certificates for tests.
 package testpki
 
 import (
@@ -12,6 +12,8 @@ import (
 	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -66,13 +68,26 @@ func (c *CA) Serving(tb testing.TB, dnsNames []string, ips []net.IP) tls.Certifi
 // ServingPEM issues a server certificate and returns it and its key as PEM.
 func (c *CA) ServingPEM(tb testing.TB, dnsNames []string, ips []net.IP) (certPEM, keyPEM []byte) {
 	tb.Helper()
+	return c.issuePEM(tb, &x509.Certificate{Subject: pkix.Name{CommonName: "server"}, DNSNames: dnsNames, IPAddresses: ips,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}})
+}
+
+// ClientPEM issues a client certificate for mutual TLS with the common
+// name and returns it and its key as PEM.
+func (c *CA) ClientPEM(tb testing.TB, commonName string) (certPEM, keyPEM []byte) {
+	tb.Helper()
+	return c.issuePEM(tb, &x509.Certificate{Subject: pkix.Name{CommonName: commonName},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+}
+
+// issuePEM signs tmpl (subject, names and extended key usage set) with a
+// new key, valid for a day.
+func (c *CA) issuePEM(tb testing.TB, tmpl *x509.Certificate) (certPEM, keyPEM []byte) {
+	tb.Helper()
 	key := newKey(tb)
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(tb), Subject: pkix.Name{CommonName: "server"},
-		DNSNames: dnsNames, IPAddresses: ips,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
+	tmpl.SerialNumber = serial(tb)
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour)
+	tmpl.KeyUsage = x509.KeyUsageDigitalSignature
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, c.Cert, key.Public(), c.key)
 	if err != nil {
 		tb.Fatal(err)
@@ -99,4 +114,15 @@ func serial(tb testing.TB) *big.Int {
 		tb.Fatal(err)
 	}
 	return n
+}
+
+// WriteFile writes data (a certificate or key) to dir/name, readable by
+// the owner only, and returns the path.
+func WriteFile(tb testing.TB, dir, name string, data []byte) string {
+	tb.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	return path
 }

@@ -1,6 +1,7 @@
 package expander
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -32,7 +33,8 @@ type Option struct {
 // for a non-empty input.
 type Filter interface {
 	// BestOptions returns the preferred subset of options.
-	BestOptions(opts []Option) []Option
+	// ctx bounds a filter that asks a server (grpc).
+	BestOptions(ctx context.Context, opts []Option) []Option
 }
 
 // Chain applies filters in order and picks one of what is left at random.
@@ -41,9 +43,18 @@ type Chain struct {
 	rng     *rand.Rand
 }
 
-// NewChain builds the chain named by --expander. Priorities feeds the
-// priority expander (nil when not used); rng breaks ties.
-func NewChain(names []string, priorities PrioritySource, rng *rand.Rand) (*Chain, error) {
+// Sources feed the expanders that read outside state.
+type Sources struct {
+	// Priorities feeds the priority expander; needed only when it is used.
+	Priorities PrioritySource
+	// GRPC is the filter of the grpc expander (grpcexpander.Filter);
+	// needed only when it is used.
+	GRPC Filter
+}
+
+// NewChain builds the chain named by --expander from the sources the
+// expanders need; rng breaks ties.
+func NewChain(names []string, src Sources, rng *rand.Rand) (*Chain, error) {
 	c := &Chain{rng: rng}
 	for _, n := range names {
 		switch n {
@@ -58,10 +69,15 @@ func NewChain(names []string, priorities PrioritySource, rng *rand.Rand) (*Chain
 		case options.ExpanderHighestPriority:
 			c.filters = append(c.filters, HighestPriority{})
 		case options.ExpanderPriority:
-			if priorities == nil {
+			if src.Priorities == nil {
 				return nil, fmt.Errorf("building expander %q: no priority source", n)
 			}
-			c.filters = append(c.filters, &Priority{Source: priorities})
+			c.filters = append(c.filters, &Priority{Source: src.Priorities})
+		case options.ExpanderGRPC:
+			if src.GRPC == nil {
+				return nil, fmt.Errorf("building expander %q: no gRPC expander client", n)
+			}
+			c.filters = append(c.filters, src.GRPC)
 		default:
 			return nil, fmt.Errorf("building expander: unknown expander %q", n)
 		}
@@ -70,7 +86,7 @@ func NewChain(names []string, priorities PrioritySource, rng *rand.Rand) (*Chain
 }
 
 // Best returns the chosen option, or false when opts is empty.
-func (c *Chain) Best(opts []Option) (Option, bool) {
+func (c *Chain) Best(ctx context.Context, opts []Option) (Option, bool) {
 	if len(opts) == 0 {
 		return Option{}, false
 	}
@@ -78,7 +94,7 @@ func (c *Chain) Best(opts []Option) (Option, bool) {
 		if len(opts) == 1 {
 			break
 		}
-		if best := f.BestOptions(opts); len(best) > 0 {
+		if best := f.BestOptions(ctx, opts); len(best) > 0 {
 			opts = best
 		}
 	}
@@ -89,7 +105,7 @@ func (c *Chain) Best(opts []Option) (Option, bool) {
 type MostPods struct{}
 
 // BestOptions keeps the options with the most pods.
-func (MostPods) BestOptions(opts []Option) []Option {
+func (MostPods) BestOptions(_ context.Context, opts []Option) []Option {
 	return keepMax(opts, func(o Option) float64 { return float64(len(o.Pods)) })
 }
 
@@ -98,7 +114,7 @@ func (MostPods) BestOptions(opts []Option) []Option {
 type LeastWaste struct{}
 
 // BestOptions keeps the least wasteful options.
-func (LeastWaste) BestOptions(opts []Option) []Option {
+func (LeastWaste) BestOptions(_ context.Context, opts []Option) []Option {
 	return keepMax(opts, func(o Option) float64 { return -waste(o) })
 }
 

@@ -64,7 +64,7 @@ func TestFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := groups(tt.filter.BestOptions(tt.opts)); !slices.Equal(got, tt.want) {
+			if got := groups(tt.filter.BestOptions(t.Context(), tt.opts)); !slices.Equal(got, tt.want) {
 				t.Fatalf("got %v want %v", got, tt.want)
 			}
 		})
@@ -72,27 +72,27 @@ func TestFilters(t *testing.T) {
 }
 
 func TestChain(t *testing.T) {
-	c, err := NewChain([]string{"highest-priority", "least-waste"}, nil, rand.New(rand.NewPCG(1, 2)))
+	c, err := NewChain([]string{"highest-priority", "least-waste"}, Sources{}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	best, ok := c.Best([]Option{opt("a", "100", 1, 2, "8"), opt("b", "100", 1, 2, "2"), opt("c", "50", 1, 2, "2")})
+	best, ok := c.Best(t.Context(), []Option{opt("a", "100", 1, 2, "8"), opt("b", "100", 1, 2, "2"), opt("c", "50", 1, 2, "2")})
 	if !ok || best.Group != "b" {
 		t.Fatalf("best %v, want b", best.Group)
 	}
-	if _, ok := c.Best(nil); ok {
+	if _, ok := c.Best(t.Context(), nil); ok {
 		t.Fatal("empty options returned a choice")
 	}
 	seen := map[string]bool{}
-	r, _ := NewChain([]string{"random"}, nil, rand.New(rand.NewPCG(1, 2)))
+	r, _ := NewChain([]string{"random"}, Sources{}, rand.New(rand.NewPCG(1, 2)))
 	for range 50 {
-		b, _ := r.Best([]Option{opt("a", "", 1, 1, "4"), opt("b", "", 1, 1, "4")})
+		b, _ := r.Best(t.Context(), []Option{opt("a", "", 1, 1, "4"), opt("b", "", 1, 1, "4")})
 		seen[b.Group] = true
 	}
 	if len(seen) != 2 {
 		t.Fatalf("random chose only %v", seen)
 	}
-	if _, err := NewChain([]string{"priority"}, nil, nil); err == nil {
+	if _, err := NewChain([]string{"priority"}, Sources{}, nil); err == nil {
 		t.Fatal("priority without a source accepted")
 	}
 	if _, err := ParsePriorities("10: ['(']"); err == nil {
@@ -101,13 +101,13 @@ func TestChain(t *testing.T) {
 }
 
 func TestChainWithPrice(t *testing.T) {
-	c, err := NewChain([]string{"price"}, nil, rand.New(rand.NewPCG(1, 2)))
+	c, err := NewChain([]string{"price"}, Sources{}, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b := opt("a", "", 2, 4, "2"), opt("b", "", 2, 4, "2")
 	a.PricePerHour, b.PricePerHour = 0.3, 0.1
-	if best, ok := c.Best([]Option{a, b}); !ok || best.Group != "b" {
+	if best, ok := c.Best(t.Context(), []Option{a, b}); !ok || best.Group != "b" {
 		t.Fatalf("best %v, want the cheaper b", best.Group)
 	}
 }

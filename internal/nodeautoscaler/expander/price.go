@@ -1,6 +1,7 @@
 package expander
 
 import (
+	"context"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
@@ -40,7 +41,7 @@ const (
 )
 
 // BestOptions keeps the options with the lowest score.
-func (Price) BestOptions(opts []Option) []Option {
+func (Price) BestOptions(_ context.Context, opts []Option) []Option {
 	var priced []Option
 	for _, o := range opts {
 		if o.PricePerHour > 0 && o.Template != nil && o.NodeCount > 0 {

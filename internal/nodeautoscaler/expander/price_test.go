@@ -35,7 +35,7 @@ func TestPrice(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := groups(Price{}.BestOptions(tt.opts)); !slices.Equal(got, tt.want) {
+			if got := groups(Price{}.BestOptions(t.Context(), tt.opts)); !slices.Equal(got, tt.want) {
 				t.Fatalf("got %v want %v", got, tt.want)
 			}
 		})

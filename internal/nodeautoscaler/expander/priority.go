@@ -1,6 +1,7 @@
 package expander
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -25,7 +26,7 @@ const (
 type HighestPriority struct{}
 
 // BestOptions keeps the highest-priority options.
-func (HighestPriority) BestOptions(opts []Option) []Option {
+func (HighestPriority) BestOptions(_ context.Context, opts []Option) []Option {
 	return keepMax(opts, func(o Option) float64 { return float64(LabelPriority(o)) })
 }
 
@@ -78,7 +79,7 @@ type Priority struct {
 
 // BestOptions keeps the options of the highest matching priority. When the
 // source fails or nothing matches, all options are kept.
-func (p *Priority) BestOptions(opts []Option) []Option {
+func (p *Priority) BestOptions(_ context.Context, opts []Option) []Option {
 	prios, err := p.Source()
 	if err != nil || len(prios) == 0 {
 		return opts

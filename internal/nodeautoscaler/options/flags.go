@@ -24,7 +24,9 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.NewPodScaleUpDelay, "new-pod-scale-up-delay", o.NewPodScaleUpDelay, "Pods younger than this are not considered for scale-up")
 	fs.IntVar(&o.ExpendablePodsPriorityCutoff, "expendable-pods-priority-cutoff", o.ExpendablePodsPriorityCutoff, "Pods with a priority below this do not trigger scale-up")
 	fs.IntVar(&o.MaxUnschedulablePodsConsidered, "max-unschedulable-pods-considered", o.MaxUnschedulablePodsConsidered, "Consider only the N oldest pending pods per scale-up; 0 means all")
-	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. priority,least-waste; of random, most-pods, least-waste, price, priority, highest-priority")
+	fs.StringSliceVar(&o.Expanders, "expander", o.Expanders, "Expander chain, e.g. priority,least-waste; of random, most-pods, least-waste, price, priority, highest-priority, grpc")
+	fs.StringVar(&o.GRPCExpanderURL, "grpc-expander-url", o.GRPCExpanderURL, "Address of the gRPC expander server of --expander=grpc (host:port or a gRPC target)")
+	fs.StringVar(&o.GRPCExpanderCert, "grpc-expander-cert", o.GRPCExpanderCert, "Certificate file that the gRPC expander server's TLS certificate is verified with (--expander=grpc)")
 	fs.BoolVar(&o.BalanceSimilarNodeGroups, "balance-similar-node-groups", o.BalanceSimilarNodeGroups, "Spread scale-ups over node groups with the same template")
 	fs.BoolVar(&o.ScaleUpTemplateFromCloudProvider, "scale-up-cloud-provider-template", o.ScaleUpTemplateFromCloudProvider, "Build node group templates from the cloud provider only; false uses a live node when one exists")
 	fs.BoolVar(&o.LearnAllocatable, "learn-allocatable-from-nodes", o.LearnAllocatable,

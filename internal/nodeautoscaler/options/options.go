@@ -12,6 +12,7 @@ const (
 	ExpanderPriority        = "priority"
 	ExpanderHighestPriority = "highest-priority"
 	ExpanderPrice           = "price"
+	ExpanderGRPC            = "grpc"
 )
 
 // TaintPrefixWildcard ends an AllStartupTaints entry that is a key prefix
@@ -60,6 +61,13 @@ type Options struct {
 	MaxUnschedulablePodsConsidered int
 	// Expanders is --expander, a comma-separated chain.
 	Expanders []string
+	// GRPCExpanderURL is --grpc-expander-url, the address of the
+	// expander server of --expander=grpc.
+	GRPCExpanderURL string
+	// GRPCExpanderCert is --grpc-expander-cert, the file of the
+	// certificate (or CA) that the expander server's TLS certificate is
+	// verified with.
+	GRPCExpanderCert string
 	// BalanceSimilarNodeGroups is --balance-similar-node-groups.
 	BalanceSimilarNodeGroups bool
 	// ScaleUpTemplateFromCloudProvider is the fork's

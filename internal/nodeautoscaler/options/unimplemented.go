@@ -37,8 +37,6 @@ var unimplementedFlags = []unimplementedFlag{
 	{"enable-proactive-scaleup", false, "Scale up for pods not yet created"},
 	{"fastpath-binpacking-enabled", false, "Faster binpacking variant"},
 	{"force-ds", false, "Refuse groups whose template cannot fit all DaemonSet pods"},
-	{"grpc-expander-cert", "", "TLS certificate of the gRPC expander"},
-	{"grpc-expander-url", "", "Address of an external gRPC expander"},
 	{"pending-pods-batching-timeout", 4 * time.Minute, "Time budget for filtering schedulable pods"},
 	{"pod-injection-limit", 5000, "Cap on injected fake pods"},
 	{"salvo-scale-up", false, "Several scale-ups per loop"},

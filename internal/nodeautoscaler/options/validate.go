@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority, ExpanderPrice}
+var knownExpanders = []string{ExpanderRandom, ExpanderMostPods, ExpanderLeastWaste, ExpanderPriority, ExpanderHighestPriority, ExpanderPrice, ExpanderGRPC}
 
 // Validate checks every option and returns all problems, each a *FlagError
 // naming its flag.
@@ -58,6 +58,23 @@ func (o *Options) validateExpanders() []error {
 		}
 		if slices.Contains(o.Expanders[:i], e) {
 			errs = append(errs, &FlagError{Flag: "expander", Msg: fmt.Sprintf("expander %q listed twice", e)})
+		}
+	}
+	return append(errs, o.validateGRPCExpander()...)
+}
+
+// validateGRPCExpander requires the server's address and certificate with
+// --expander=grpc (upstream refuses plain text too) and refuses them
+// without it, where they would have no effect.
+func (o *Options) validateGRPCExpander() []error {
+	var errs []error
+	grpc := slices.Contains(o.Expanders, ExpanderGRPC)
+	for _, f := range []struct{ flag, value string }{{"grpc-expander-url", o.GRPCExpanderURL}, {"grpc-expander-cert", o.GRPCExpanderCert}} {
+		switch {
+		case grpc && f.value == "":
+			errs = append(errs, &FlagError{Flag: f.flag, Msg: "required with --expander=grpc"})
+		case !grpc && f.value != "":
+			errs = append(errs, &FlagError{Flag: f.flag, Msg: "only used with --expander=grpc"})
 		}
 	}
 	return errs

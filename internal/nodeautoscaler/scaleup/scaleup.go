@@ -1,6 +1,7 @@
 package scaleup
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -42,7 +43,7 @@ type Group struct {
 // Chooser picks one option; *expander.Chain implements it.
 type Chooser interface {
 	// Best returns the chosen option, or false for none.
-	Best(opts []expander.Option) (expander.Option, bool)
+	Best(ctx context.Context, opts []expander.Option) (expander.Option, bool)
 }
 
 // Input is everything one scale-up evaluation needs.
@@ -73,7 +74,7 @@ type Input struct {
 }
 
 // Compute evaluates one scale-up.
-func Compute(in Input) (Plan, error) {
+func Compute(ctx context.Context, in Input) (Plan, error) {
 	pods, skipped := in.Filter.Apply(in.Pending, in.Now)
 	plan := Plan{Skipped: skipped}
 	in.Snapshot.Fork()
@@ -90,7 +91,7 @@ func Compute(in Input) (Plan, error) {
 	}
 	opts, verdicts, splits := estimateGroups(in, remaining, &plan)
 	plan.NoScaleUp = explain(in.Groups, remaining, opts, verdicts)
-	best, ok := in.Expander.Best(opts)
+	best, ok := in.Expander.Best(ctx, opts)
 	if !ok {
 		return plan, nil
 	}

@@ -46,7 +46,7 @@ func run(t *testing.T, in Input) Plan {
 	if in.Snapshot == nil {
 		in.Snapshot = simulator.NewSnapshot()
 	}
-	chain, err := expander.NewChain([]string{"highest-priority"}, nil, rand.New(rand.NewPCG(1, 1)))
+	chain, err := expander.NewChain([]string{"highest-priority"}, expander.Sources{}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func run(t *testing.T, in Input) Plan {
 	if in.Limits.MaxNodesPerScaleUp == 0 {
 		in.Limits.MaxNodesPerScaleUp = 1000
 	}
-	plan, err := Compute(in)
+	plan, err := Compute(t.Context(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
