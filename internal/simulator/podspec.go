@@ -81,18 +81,18 @@ func newPodSpec(pod *corev1.Pod, now time.Time) *podSpec {
 	if pod.Spec.Priority != nil {
 		s.priority = *pod.Spec.Priority
 	}
-	c := parseConstraints(pod, now, &s.spreadDropped)
-	if c.none() {
-		c = unconstrained
+	s.constraints = unconstrained
+	if c := parseConstraints(pod, now, &s.spreadDropped); !c.none() {
+		kept := c // only a pod with constraints allocates them
+		s.constraints = &kept
 	}
-	s.constraints = c
 	return s
 }
 
 // parseConstraints parses the pod's constraints; spreadDropped is set
 // when the spread timeout removed its spread constraints.
-func parseConstraints(pod *corev1.Pod, now time.Time, spreadDropped *bool) *constraints {
-	c := &constraints{
+func parseConstraints(pod *corev1.Pod, now time.Time, spreadDropped *bool) constraints {
+	c := constraints{
 		nodeMatcher:  scheduling.NewNodeMatcher(pod),
 		ports:        scheduling.PodHostPorts(pod),
 		claims:       scheduling.PodClaimNames(pod),

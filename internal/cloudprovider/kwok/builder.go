@@ -1,4 +1,4 @@
-package cli
+package kwok
 
 import (
 	"context"
@@ -6,43 +6,53 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kscale/kscale/internal/cloudprovider/kwok"
+	"github.com/kscale/kscale/internal/cloudprovider/registry"
 )
 
-// kwokCloud builds the kwok reference provider: node groups from
-// --cloud-config become Node objects; the real kwok controller, run beside
-// kscale, plays their kubelets.
-type kwokCloud struct {
-	groups *kwok.CloudConfig
+// Builder builds the kwok reference provider for --cloud-provider=kwok:
+// node groups from --cloud-config become Node objects; the real kwok
+// controller, run beside kscale, plays their kubelets.
+type Builder struct {
+	groups *CloudConfig
 }
 
-// complete reads the node groups from --cloud-config; kwok takes no
+// NewBuilder returns the kwok provider's Builder.
+func NewBuilder() registry.Builder { return &Builder{} }
+
+// AddFlags registers nothing: kwok has no flags of its own.
+func (b *Builder) AddFlags(*pflag.FlagSet) {}
+
+// Unselected has no flags to check.
+func (b *Builder) Unselected(string) error { return nil }
+
+// Complete reads the node groups from --cloud-config; kwok takes no
 // --nodes or auto-discovery, since its groups carry templates the flags
 // cannot express.
-func (k *kwokCloud) complete(f *cloudFlags) error {
+func (b *Builder) Complete(c registry.Common) error {
 	switch {
-	case len(f.nodes) > 0:
+	case len(c.Nodes) > 0:
 		return errors.New("--nodes: not supported by --cloud-provider=kwok; its node groups come from --cloud-config")
-	case len(f.autoDiscovery) > 0:
+	case len(c.AutoDiscovery) > 0:
 		return errors.New("--node-group-auto-discovery: not supported by --cloud-provider=kwok; its node groups come from --cloud-config")
-	case f.config == "":
+	case c.Config == "":
 		return errors.New("--cloud-config: required for the kwok provider (the node groups)")
 	}
-	data, err := os.ReadFile(f.config)
+	data, err := os.ReadFile(c.Config)
 	if err != nil {
 		return fmt.Errorf("--cloud-config: %w", err)
 	}
-	if k.groups, err = kwok.ParseCloudConfig(data); err != nil {
-		return fmt.Errorf("--cloud-config %s: %w", f.config, err)
+	if b.groups, err = ParseCloudConfig(data); err != nil {
+		return fmt.Errorf("--cloud-config %s: %w", c.Config, err)
 	}
 	return nil
 }
 
-// build restores the kwok cloud from the cluster and returns it with its
+// Build restores the kwok cloud from the cluster and returns it with its
 // node mirror as a task.
-func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
+func (b *Builder) Build(ctx context.Context, deps registry.Deps) (*registry.Built, error) {
 	// The kwok cloud writes its nodes through a client of its own, with its
 	// own --kube-client-qps budget: a cloud's API is not the autoscaler's
 	// Kubernetes client, and launching many machines must not hold the
@@ -51,7 +61,7 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating the kwok cloud's client: %w", err)
 	}
-	provider, err := kwok.New(kwok.Config{Client: client, Clock: deps.Clock, NodeGroups: k.groups.NodeGroups,
+	provider, err := New(Config{Client: client, Clock: deps.Clock, NodeGroups: b.groups.NodeGroups,
 		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Namespace: deps.Namespace})
 	if err != nil {
 		return nil, err
@@ -62,10 +72,10 @@ func (k *kwokCloud) build(ctx context.Context, deps cloudDeps) (*cloud, error) {
 	mirror := func(ctx context.Context) error {
 		// The provider mirrors from the node informer: wait for it so it
 		// does not take an empty cache for a cluster without nodes.
-		if err := deps.Cluster.WaitForSync(ctx); err != nil {
+		if err := deps.WaitForSync(ctx); err != nil {
 			return err
 		}
 		return provider.Run(ctx)
 	}
-	return &cloud{provider: provider, tasks: []func(context.Context) error{mirror}}, nil
+	return &registry.Built{Provider: provider, Tasks: []func(context.Context) error{mirror}}, nil
 }
