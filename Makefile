@@ -17,7 +17,7 @@ BUILD_DATE ?= $(shell TZ=UTC git log -1 --format=%cd --date=format-local:%Y-%m-%
 BUILDINFO := github.com/kscale/kscale/internal/buildinfo
 LDFLAGS := -X '$(BUILDINFO).version=$(VERSION)' -X $(BUILDINFO).revision=$(REVISION) -X $(BUILDINFO).buildDate=$(BUILD_DATE)
 
-.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin aws-prices
+.PHONY: build test lint bench testbin deps fmt image fidelity-oracle fidelity vpa-fidelity uplot hpa-oracle hpa-oracle-bin aws-prices snapshot-fidelity
 
 ## build: compile the kscale binary into bin/
 build:
@@ -61,6 +61,13 @@ VPA_FIDELITY_STREAMS ?= 100000
 VPA_FIDELITY_SEED ?= 1
 vpa-fidelity:
 	cd hack/vpafidelity && go test -count=1 -timeout 3h -run '^Test(Updater|Budget|InPlace)?Fidelity$$' -v . -args -vpafidelity.streams=$(VPA_FIDELITY_STREAMS) -vpafidelity.seed=$(VPA_FIDELITY_SEED)
+
+## snapshot-fidelity: compare one live dry-run loop with kscale simulate on the snapshot of N random
+## clusters on the real control plane, from seed SEED (make test runs 40)
+N ?= 1000
+SEED ?= 1
+snapshot-fidelity: testbin
+	go test -count=1 -timeout 3h -run '^TestSnapshotFidelity$$' -v ./internal/snapfidelity -args -snapfid.n=$(N) -snapfid.seed=$(SEED)
 
 ## deps: install what the tests need on a fresh machine (headless Chromium for report tests)
 deps:

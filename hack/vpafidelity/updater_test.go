@@ -5,16 +5,16 @@ import (
 	"testing"
 )
 
-var limitRanges = flag.Bool("vpafidelity.limitranges", false,
-	"keep the generated LimitRanges in the updater comparison (open findings, see docs/vpa.md)")
+var limitRanges = flag.Bool("vpafidelity.limitranges", true,
+	"keep the generated LimitRanges in the updater comparison (false: compare the pods without them)")
 
 // fixedPodCases is the updater seed set every `make test` compares.
 const fixedPodCases = 3000
 
 // TestUpdaterFidelity compares the updater's processed recommendation,
 // priority and decision, and the webhook's patch, with upstream's on fixedPodCases random pods
-// (-vpafidelity.streams of them from -vpafidelity.seed when set), without
-// LimitRanges unless -vpafidelity.limitranges is set.
+// (-vpafidelity.streams of them from -vpafidelity.seed when set), each
+// under its generated LimitRange unless -vpafidelity.limitranges=false.
 func TestUpdaterFidelity(t *testing.T) {
 	n, first := fixedPodCases, int64(1)
 	if *streams > 0 {

@@ -4,6 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/cloudprovider/clusterapi"
 )
 
 func TestClusterAPIBadFlags(t *testing.T) {
@@ -17,9 +21,9 @@ func TestClusterAPIBadFlags(t *testing.T) {
 		{args: []string{"--cloud-provider=clusterapi", "--node-group-auto-discovery=asg:tag=x"}, want: "--node-group-auto-discovery"},
 		{args: []string{"--cloud-provider=clusterapi", "--node-group-auto-discovery=clusterapi:namespace=Bad"}, want: "namespace"},
 		{args: []string{"--cloud-provider=clusterapi", "--cloud-config=" + missing}, want: "--cloud-config (the management cluster's kubeconfig)"},
-		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{envCAPIDefaultArch: "sparc"}, want: envCAPIDefaultArch},
-		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{envCAPIGroup: "Not A Group"}, want: envCAPIGroup},
-		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{envCAPIVersion: "v1/beta"}, want: envCAPIVersion},
+		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{clusterapi.EnvDefaultArch: "sparc"}, want: clusterapi.EnvDefaultArch},
+		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{clusterapi.EnvGroup: "Not A Group"}, want: clusterapi.EnvGroup},
+		{args: []string{"--cloud-provider=clusterapi"}, env: map[string]string{clusterapi.EnvVersion: "v1/beta"}, want: clusterapi.EnvVersion},
 		{args: []string{"--cloud-provider=kwok", "--clusterapi-cloud-config-authoritative"}, want: "only for --cloud-provider=clusterapi"},
 	}
 	for _, tt := range tests {
@@ -32,22 +36,22 @@ func TestClusterAPIBadFlags(t *testing.T) {
 	}
 }
 
-func TestClusterAPIGoodFlags(t *testing.T) {
-	t.Setenv(envCAPIGroup, "cluster.example.com")
-	t.Setenv(envCAPIDefaultArch, "arm64")
-	f := cloudFlags{provider: "clusterapi", autoDiscovery: []string{"clusterapi:namespace=a,team=x", "clusterapi:clusterName=c"}}
-	b, err := f.complete()
-	if err != nil {
+// TestClusterAPITraitsReachOptions checks that the provider's startup
+// taint and GPU label reach the autoscaler's options.
+func TestClusterAPITraitsReachOptions(t *testing.T) {
+	o := newNodeAutoscalerOptions()
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.addFlags(fs)
+	if err := fs.Parse([]string{"--cloud-provider=clusterapi"}); err != nil {
 		t.Fatal(err)
 	}
-	c := b.(*clusterAPICloud)
-	if st, ok := b.(startupTainter); !ok || len(st.startupTaints()) != 1 || st.startupTaints()[0] != "node.cluster.x-k8s.io/uninitialized" {
-		t.Errorf("the clusterapi builder must name CAPI's uninitialized taint as a startup taint")
+	if err := o.complete(); err != nil {
+		t.Fatal(err)
 	}
-	if gl, ok := b.(gpuLabeler); !ok || gl.gpuLabel() != "cluster-api/accelerator" {
-		t.Errorf("the clusterapi builder must name upstream's GPU label cluster-api/accelerator")
+	if !strings.Contains(strings.Join(o.opts.StartupTaints, ","), clusterapi.UninitializedTaint) {
+		t.Errorf("startup taints %v lack %s", o.opts.StartupTaints, clusterapi.UninitializedTaint)
 	}
-	if c.cfg.Group != "cluster.example.com" || c.cfg.DefaultArch != "arm64" || len(c.cfg.Specs) != 2 || c.cfg.Specs[0].Namespace != "a" {
-		t.Errorf("config %+v", c.cfg)
+	if o.opts.GPULabel != clusterapi.GPULabel {
+		t.Errorf("GPU label %q, want %q", o.opts.GPULabel, clusterapi.GPULabel)
 	}
 }

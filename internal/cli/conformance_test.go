@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kscale/kscale/internal/cloudprovider/registry"
 )
 
 // upstreamCommandLine is a command line an upstream manifest runs, which
@@ -121,7 +123,7 @@ func TestUpstreamCommandLines(t *testing.T) {
 				t.Fatalf("parsing: %v", err)
 			}
 			err := cmd.PreRunE(cmd, nil)
-			var unsupported *unsupportedCloudError
+			var unsupported *registry.UnsupportedError
 			var missing *fileError
 			switch {
 			case err == nil:

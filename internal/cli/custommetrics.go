@@ -6,24 +6,20 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/signal"
 	"regexp"
 	"slices"
-	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/custommetrics"
 	"github.com/kscale/kscale/internal/custommetrics/cost"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
-	"github.com/kscale/kscale/internal/opsserver"
+	"github.com/kscale/kscale/internal/operator"
 )
 
 // customMetricsOptions are the flags of `kscale custom-metrics`.
@@ -239,14 +235,8 @@ func (o *customMetricsOptions) completeHA() error {
 	return nil
 }
 
-// run serves until SIGTERM or SIGINT.
+// run serves through the host until SIGTERM or SIGINT.
 func (o *customMetricsOptions) run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	ctx = klog.NewContext(ctx, klog.Background().WithName("custom-metrics"))
 	restCfg, err := o.client.restConfig("kscale-custom-metrics")
 	if err != nil {
 		return err
@@ -259,24 +249,15 @@ func (o *customMetricsOptions) run(ctx context.Context) error {
 		return fmt.Errorf("building clientset: %w", err)
 	}
 	reg := newProcessRegistry()
-	health := custommetrics.NewHealth(nil)
-	o.cfg.Health = health
-	for flag, addr := range map[string]string{"metrics-bind-address": o.metricsAddress, "health-bind-address": o.healthAddress} {
-		if addr != "" {
-			go serveOwnMetrics(ctx, flag, addr, reg, health)
-		}
-	}
+	o.cfg.Health = custommetrics.NewHealth(nil)
 	if o.client.kubeconfig != "" {
 		o.server.SetKubeconfig(o.client.kubeconfig)
 	}
 	o.cfg.Client, o.cfg.Server, o.cfg.Registerer = client, o.server, reg
-	return custommetrics.Run(ctx, o.cfg)
-}
-
-// serveOwnMetrics serves /metrics and the health paths on the address of
-// flag until ctx ends.
-func serveOwnMetrics(ctx context.Context, flag, addr string, reg *prometheus.Registry, health opsserver.Checker) {
-	if err := opsserver.ListenAndServe(ctx, flag, addr, opsserver.Config{Gatherer: reg, Health: health}); err != nil {
-		klog.FromContext(ctx).Error(err, "Serving own metrics failed", "address", addr)
+	comp, election, err := custommetrics.NewComponent(o.cfg)
+	if err != nil {
+		return err
 	}
+	return operator.Run(ctx, operator.Config{Name: "custom-metrics", Gatherer: reg, Election: election, Client: client,
+		Addresses: []operator.Address{{Flag: "metrics-bind-address", Address: o.metricsAddress}, {Flag: "health-bind-address", Address: o.healthAddress}}}, comp)
 }

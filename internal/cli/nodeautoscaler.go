@@ -5,35 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"net"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"golang.org/x/sync/errgroup"
-	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 
-	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/cloudprovider/providers"
+	"github.com/kscale/kscale/internal/cloudprovider/registry"
+	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
-	"github.com/kscale/kscale/internal/opsserver"
+	"github.com/kscale/kscale/internal/operator"
 )
 
 // nodeAutoscalerOptions are the flags of `kscale node-autoscaler`: the
 // autoscaler's options plus those of live operation.
 type nodeAutoscalerOptions struct {
 	opts          options.Options
-	leader        live.LeaderElection
+	leader        leaderelection.Config
 	kubeconfig    string
 	qps           float64
 	burst         int
@@ -50,17 +44,23 @@ type nodeAutoscalerOptions struct {
 	dryRun        bool
 	shadow        shadowFlags
 	fs            *pflag.FlagSet
-	cloud         cloudFlags
-	builder       cloudBuilder
+	cloud         *registry.Flags
+	builder       registry.Builder
 	cmn           commonFlags
 }
 
 func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
 
+// newNodeAutoscalerOptions returns the options with their defaults and
+// every registered cloud provider's flags.
+func newNodeAutoscalerOptions() *nodeAutoscalerOptions {
+	return &nodeAutoscalerOptions{opts: options.Default(), cloud: providers.NewFlags()}
+}
+
 // newNodeAutoscalerCommand builds `kscale node-autoscaler`.
 func newNodeAutoscalerCommand() *cobra.Command {
 	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		&nodeAutoscalerOptions{opts: options.Default()}, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
+		newNodeAutoscalerOptions(), commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
 }
 
 // addFlags registers the autoscaler's options and the live flags, with
@@ -84,7 +84,7 @@ func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.batch.Max, "scale-up-batch-max-duration", live.DefaultBatchMax, "The longest a loop started by a pod turning unschedulable waits for the burst to end (--scale-up-batch-idle-duration).")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "Shadow mode: decide every loop as live but make no cloud call and write nothing but the own status ConfigMap (default "+shadowStatusName+") and Lease (default "+shadowLeaseName+"); see docs/shadow-mode.md.")
 	o.shadow.addFlags(fs)
-	o.cloud.addFlags(fs)
+	o.cloud.AddFlags(fs, providers.Default)
 	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
 }
 
@@ -129,16 +129,6 @@ func (o *nodeAutoscalerOptions) complete() error {
 	if err := o.completeDryRun(o.shadow.check(o.dryRun)); err != nil {
 		return err
 	}
-	if st, ok := o.builder.(startupTainter); ok {
-		o.opts.StartupTaints = append(o.opts.StartupTaints, st.startupTaints()...)
-	}
-	if gl, ok := o.builder.(gpuLabeler); ok {
-		o.opts.GPULabel = gl.gpuLabel()
-	}
-	if _, ok := o.builder.(kubeProxyTemplater); !ok && o.opts.TemplateKubeProxyPod {
-		return fmt.Errorf("--template-kube-proxy-pod: upstream's %s provider adds no kube-proxy pod to its templates, so kscale adds none either; the flag applies to aws, clusterapi, kwok and mcm",
-			o.cloud.provider)
-	}
 	if err := o.leader.Default(); err != nil {
 		return err
 	}
@@ -146,8 +136,20 @@ func (o *nodeAutoscalerOptions) complete() error {
 		return err
 	}
 	var err error
-	o.builder, err = o.cloud.complete()
-	return err
+	if o.builder, err = o.cloud.Complete(); err != nil {
+		return err
+	}
+	if st, ok := o.builder.(registry.StartupTainter); ok {
+		o.opts.StartupTaints = append(o.opts.StartupTaints, st.StartupTaints()...)
+	}
+	if gl, ok := o.builder.(registry.GPULabeler); ok {
+		o.opts.GPULabel = gl.GPULabel()
+	}
+	if _, ok := o.builder.(registry.KubeProxyTemplater); !ok && o.opts.TemplateKubeProxyPod {
+		return fmt.Errorf("--template-kube-proxy-pod: upstream's %s provider adds no kube-proxy pod to its templates, so kscale adds none either; the flag applies to aws, clusterapi, kwok and mcm",
+			o.cloud.Common.Provider)
+	}
+	return nil
 }
 
 // restConfig loads the client configuration.
@@ -161,13 +163,9 @@ func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
 	return cfg, nil
 }
 
-// run serves /metrics and /healthz and runs the autoscaler while leading.
+// run serves /metrics and /healthz and runs the autoscaler while leading,
+// through the host.
 func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	setGCPercent()
 	cfg, err := o.restConfig()
 	if err != nil {
@@ -179,136 +177,14 @@ func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
 	}
 	reg := newProcessRegistry()
 	health := live.NewHealth(clock.RealClock{}, live.HealthTimers{MaxInactivity: o.maxInactivity, MaxFailing: o.maxFailing, MaxStartup: o.maxStartup})
-	ln, err := net.Listen("tcp", o.address)
-	if err != nil {
-		return fmt.Errorf("--address: %w", err)
-	}
-	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		return opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling})
-	})
-	g.Go(func() error {
-		var runErr error
-		err := live.RunLeading(ctx, client, o.leader, func(ctx context.Context) { runErr = o.lead(ctx, cfg, client, reg, health) })
-		return errors.Join(err, runErr)
-	})
-	return g.Wait()
-}
-
-// lead builds the cloud, the informers and the loop, and runs them until
-// ctx ends. Everything is built fresh here, so a new leader starts from the
-// cluster and the provider (nodes, persisted target sizes and backoff), not
-// from a previous term.
-func (o *nodeAutoscalerOptions) lead(ctx context.Context, cfg *rest.Config, client kubernetes.Interface, reg prometheus.Registerer, health *live.Health) error {
-	clk := clock.RealClock{}
-	factory := live.NewFactory(client)
-	nsFactory := informers.NewSharedInformerFactoryWithOptions(client, 0, informers.WithNamespace(o.opts.Namespace))
-	cluster, err := live.NewCluster(factory)
+	comp, err := live.NewComponent(live.ComponentConfig{Options: o.opts, Cloud: o.builder, CloudName: o.cloud.Common.Provider, RESTConfig: cfg, Client: client,
+		Registerer: reg, Health: health, StatusName: o.statusName, RecordDuplicated: o.recordDup, FrequentLoops: o.frequentLoops, Batch: o.batch,
+		DryRun: o.dryRun, Shadow: live.ShadowConfig{Window: o.shadow.window, RecordFile: o.shadow.record}})
 	if err != nil {
 		return err
 	}
-	cl, err := o.builder.build(ctx, cloudDeps{Client: client, RESTConfig: cfg, Factory: factory, Cluster: cluster,
-		Namespace: o.opts.Namespace, Clock: clk, Registerer: reg, DisableInstanceCache: o.opts.DisableNodeInstancesCache,
-		GroupDefaults: groupDefaults(o.opts)})
-	if err != nil {
-		return fmt.Errorf("building the %s cloud provider: %w", o.cloud.provider, err)
-	}
-	if cl.gpuLabel != "" {
-		o.opts.GPULabel = cl.gpuLabel
-	}
-	priorities := live.NewPriorities(nsFactory, o.opts.Namespace)
-	var events live.EventRecorder
-	if !o.dryRun {
-		// Events go through a client of their own, with its own
-		// --kube-client-qps budget, as upstream's separate events client
-		// does: a burst of per-pod events must not hold the loop's
-		// requests back.
-		eventsClient, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
-			return fmt.Errorf("creating the events client: %w", err)
-		}
-		broadcaster, recorder := live.NewEventBroadcasterWith(ctx, eventsClient,
-			live.EventOptions{StatusNamespace: o.opts.Namespace, StatusName: o.statusName, RecordDuplicated: o.recordDup})
-		defer broadcaster.Shutdown()
-		events = recorder
-	}
-	watcher, closeRecord, err := o.shadowWatcher(ctx, factory, nsFactory, reg)
-	if err != nil {
-		return err
-	}
-	defer closeRecord()
-	var trigger <-chan struct{}
-	if o.frequentLoops {
-		if trigger, err = live.NewUnschedulablePodTrigger(factory, clk); err != nil {
-			return err
-		}
-	}
-	runner, err := o.runner(ctx, client, loopDeps{provider: cl.provider, cluster: cluster, events: events, watcher: watcher}, priorities, reg, health, trigger)
-	if err != nil {
-		return err
-	}
-	factory.Start(ctx.Done())
-	nsFactory.Start(ctx.Done())
-	defer factory.Shutdown()
-	defer nsFactory.Shutdown()
-	g, ctx := errgroup.WithContext(ctx)
-	for _, task := range cl.tasks {
-		g.Go(func() error { return task(ctx) })
-	}
-	g.Go(func() error { return runner.Run(ctx) })
-	return g.Wait()
-}
-
-// runner wires the autoscaler loop onto the live cluster, with its backoff
-// restored from and saved to the cluster-autoscaler-backoff ConfigMap; with
-// --dry-run onto the dry-run boundaries instead (see loopWrites).
-func (o *nodeAutoscalerOptions) runner(ctx context.Context, client kubernetes.Interface, deps loopDeps,
-	priorities *live.Priorities, reg prometheus.Registerer, health *live.Health, trigger <-chan struct{}) (*live.Runner, error) {
-	clk := clock.RealClock{}
-	var status *live.StatusWriter
-	var statusUID func() types.UID
-	if o.opts.WriteStatusConfigMap {
-		status = live.NewStatusWriter(client, o.opts.Namespace).Named(o.statusName)
-		statusUID = status.UID
-	}
-	w, err := o.loopWrites(client, deps, statusUID, reg)
-	if err != nil {
-		return nil, err
-	}
-	grpcExpander, err := o.grpcExpander(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cfg := nodeautoscaler.Config{
-		Options: o.opts, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: clk,
-		Rand: rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0)), Registerer: reg, Priorities: priorities.Source(),
-		ScaleDown: w.scaleDown, GRPCExpander: grpcExpander,
-	}
-	if w.backoff != nil {
-		cfg.Backoff = w.backoff
-	}
-	loop, err := nodeautoscaler.New(cfg)
-	if err != nil {
-		return nil, err
-	}
-	if w.backoff != nil {
-		if err := w.backoff.Restore(ctx, loop); err != nil {
-			return nil, err
-		}
-	}
-	limits := live.ClusterLimits{MaxNodesTotal: o.opts.MaxNodesTotal, MinCores: o.opts.CoresTotal.Min, MaxCores: o.opts.CoresTotal.Max,
-		MinMemoryGiB: o.opts.MemoryTotal.Min, MaxMemoryGiB: o.opts.MemoryTotal.Max}
-	return live.NewRunner(live.RunnerConfig{Loop: w.loop(loop), EmitPerNodeGroupMetrics: o.opts.EmitPerNodeGroupMetrics, Limits: limits, Cluster: deps.cluster, Clock: clk, ScanInterval: o.opts.ScanInterval,
-		FrequentLoops: o.frequentLoops, Trigger: trigger, Batch: o.batch, Health: health, Status: status, Registerer: reg})
-}
-
-// dedupWindow is the recorder's deduplication window: the default, or
-// none worth the name with --record-duplicated-events.
-func (o *nodeAutoscalerOptions) dedupWindow() time.Duration {
-	if o.recordDup {
-		return time.Nanosecond
-	}
-	return 0
+	return operator.Run(ctx, operator.Config{Addresses: []operator.Address{{Flag: "address", Address: o.address}}, Gatherer: reg,
+		Profiling: o.cmn.profiling, Election: o.leader, Client: client}, comp)
 }
 
 // nodeAutoscalerGCPercent is the garbage collector's target the node

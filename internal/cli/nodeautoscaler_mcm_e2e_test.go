@@ -149,11 +149,11 @@ func gardenerLine(t *testing.T, targetKubeconfig string) []string {
 func TestNodeAutoscalerMCM(t *testing.T) {
 	w, targetKubeconfig, controlKubeconfig := mcmSetup(t)
 	env := w.workload
-	t.Setenv(envControlNamespace, mcmNamespace)
-	t.Setenv(envTargetKubeconfig, targetKubeconfig)
+	t.Setenv(mcm.EnvControlNamespace, mcmNamespace)
+	t.Setenv(mcm.EnvTargetKubeconfig, targetKubeconfig)
 	// Gardener reaches the control cluster in-cluster; a test has no
 	// in-cluster configuration, so the provider falls back to this file.
-	t.Setenv(envControlKubeconfig, controlKubeconfig)
+	t.Setenv(mcm.EnvControlKubeconfig, controlKubeconfig)
 	naRun(t, gardenerLine(t, targetKubeconfig)...)
 
 	t.Run("a pool spread over three zones grows from zero, balanced", func(t *testing.T) {

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 func TestNodeAutoscalerFlagDefaults(t *testing.T) {
@@ -109,7 +107,7 @@ func TestNodeAutoscalerLeaseNamespace(t *testing.T) {
 		{[]string{"--namespace=autoscaling", "--leader-elect-resource-namespace=leases"}, "leases"},
 	}
 	for _, tt := range tests {
-		o := &nodeAutoscalerOptions{opts: options.Default()}
+		o := newNodeAutoscalerOptions()
 		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
 		if err := cmd.ParseFlags(append([]string{"--cloud-config=" + cfg}, tt.args...)); err != nil {
 			t.Fatal(err)
@@ -135,7 +133,7 @@ func TestNodeAutoscalerDryRunNames(t *testing.T) {
 		{[]string{"--dry-run", "--status-config-map-name=mine", "--leader-elect-resource-name=me"}, "mine", "me"},
 	}
 	for _, tt := range tests {
-		o := &nodeAutoscalerOptions{opts: options.Default()}
+		o := newNodeAutoscalerOptions()
 		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
 		if err := cmd.ParseFlags(append([]string{"--cloud-provider=aws", "--nodes=1:3:asg"}, tt.args...)); err != nil {
 			t.Fatal(err)

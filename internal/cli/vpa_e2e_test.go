@@ -32,6 +32,7 @@ import (
 
 	"github.com/kscale/kscale/internal/fixture"
 	"github.com/kscale/kscale/internal/testenv"
+	"github.com/kscale/kscale/internal/vpa/target"
 )
 
 // TestVPAComponentsAgainstControlPlane runs `kscale vpa-admission` and two
@@ -163,7 +164,7 @@ func leaderPort(t *testing.T, ports []int) int {
 
 func vpaTestClient(t *testing.T, env *testenv.Env) client.Client {
 	t.Helper()
-	scheme, err := vpaScheme()
+	scheme, err := target.NewScheme()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,31 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
-
-	"github.com/kscale/kscale/internal/opsserver"
-	"github.com/kscale/kscale/internal/selfcert"
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/vpa/admission"
-	"github.com/kscale/kscale/internal/vpa/target"
 )
 
 // vpaAdmissionOptions are the flags of `kscale vpa-admission`.
@@ -148,94 +133,27 @@ func (o *vpaAdmissionOptions) servingNames() ([]string, []net.IP) {
 	return serviceDNSNames(o.cfg.ServiceName, o.cfg.Namespace), nil
 }
 
-// selfSignedCerts starts the certificates that manage themselves: the
-// Secret is synced once (so the first registration carries the CA bundle)
-// and then kept by a runnable of mgr; every sync publishes the bundle to
-// the webhook configuration.
-func (o *vpaAdmissionOptions) selfSignedCerts(ctx context.Context, cfg *rest.Config, c client.Client, mgr manager.Manager) (admission.Certificates, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("creating the API client: %w", err)
-	}
-	dns, ips := o.servingNames()
-	publish := selfcert.PublisherFunc(func(ctx context.Context, ca []byte) error {
-		return admission.PublishCABundle(ctx, c, o.cfg, ca)
-	})
-	certs, err := selfcert.New(o.selfSigned.config(cs.CoreV1().Secrets(o.cfg.Namespace), o.cfg.Namespace, "vpa-admission", dns, ips, publish))
-	if err != nil {
-		return nil, err
-	}
-	if err := certs.Start(ctx); err != nil {
-		return nil, err
-	}
-	if err := mgr.Add(notLeading{manager.RunnableFunc(certs.Run)}); err != nil {
-		return nil, fmt.Errorf("adding the certificate manager: %w", err)
-	}
-	return selfSignedBundle{certs}, nil
-}
-
-// selfSignedBundle adapts selfcert.Manager to admission.Certificates.
-type selfSignedBundle struct{ *selfcert.Manager }
-
-// CABundle returns the bundle last published.
-func (b selfSignedBundle) CABundle() ([]byte, error) { return b.Manager.CABundle(), nil }
-
-// run serves the webhook until ctx ends or a signal arrives. Every replica
-// serves; there is no leader election.
+// run serves the webhook through the host until ctx ends or a signal
+// arrives. Every replica serves; there is no leader election.
 func (o *vpaAdmissionOptions) run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	cfg, err := o.client.restConfig("kscale-vpa-admission")
 	if err != nil {
 		return err
 	}
-	scheme, err := vpaScheme()
-	if err != nil {
-		return err
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"},
-		// The status Lease and the webhook configuration are read fresh,
-		// not through a cluster-wide cache (and RBAC for watching them).
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{
-			&coordinationv1.Lease{}, &admissionregistrationv1.MutatingWebhookConfiguration{},
-		}}},
-	})
-	if err != nil {
-		return fmt.Errorf("creating the controller manager: %w", err)
-	}
 	reg := newProcessRegistry()
-	// Pod owners are read directly, not from a cache: a ReplicaSet creates
-	// its first pods right after it is created, and a cache that has not
-	// seen it yet would leave those pods unmatched.
-	direct, err := client.New(cfg, client.Options{Scheme: scheme})
-	if err != nil {
-		return fmt.Errorf("creating the API client: %w", err)
-	}
-	var certs admission.Certificates
+	cc := admission.ComponentConfig{Config: o.cfg, RESTConfig: cfg, Registerer: reg, Identity: identity()}
 	if o.selfSigned.enabled() {
-		if certs, err = o.selfSignedCerts(ctx, cfg, direct, mgr); err != nil {
-			return err
-		}
+		dns, ips := o.servingNames()
+		sc := o.selfSigned.config(nil, o.cfg.Namespace, "vpa-admission", dns, ips)
+		cc.SelfSigned = &sc
 	}
-	srv, err := admission.New(o.cfg, admission.Deps{
-		Client: mgr.GetClient(), Resolver: target.NewResolver(direct),
-		Registerer: reg, Clock: clock.RealClock{}, Identity: identity(), Certificates: certs,
-	})
+	comp, err := admission.NewComponent(cc)
 	if err != nil {
 		return err
-	}
-	if err := mgr.Add(notLeading{manager.RunnableFunc(srv.Run)}); err != nil {
-		return fmt.Errorf("adding the webhook server: %w", err)
-	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Profiling: o.cmn.profiling})}); err != nil {
-		return fmt.Errorf("adding the metrics server: %w", err)
 	}
 	klog.FromContext(ctx).Info("Starting the VPA admission webhook", "port", o.cfg.Port, "failurePolicyFail", o.cfg.FailurePolicyFail)
-	return mgr.Start(ctx)
+	return operator.Run(ctx, operator.Config{Addresses: []operator.Address{{Flag: "address", Address: o.client.address}}, Gatherer: reg,
+		Profiling: o.cmn.profiling}, comp)
 }
 
 // identity names this replica in the status Lease: $POD_NAME, else the host name.

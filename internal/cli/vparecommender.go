@@ -4,33 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	prommodel "github.com/prometheus/common/model"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/resource"
-	vpaclientset "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/client/clientset/versioned"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/klog/v2"
-	metricsclientset "k8s.io/metrics/pkg/client/clientset/versioned"
-	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/kscale/kscale/internal/cachesync"
 	"github.com/kscale/kscale/internal/leaderelection"
-	"github.com/kscale/kscale/internal/opsserver"
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/vpa/input"
 	"github.com/kscale/kscale/internal/vpa/recommender"
-	"github.com/kscale/kscale/internal/vpa/target"
 )
 
 // vpaRecommenderOptions are the flags of `kscale vpa-recommender`.
@@ -211,13 +196,9 @@ func (o *vpaRecommenderOptions) completeHistory() error {
 	return o.history.Validate()
 }
 
-// run wires the recommender and runs it until ctx ends.
+// run runs the recommender through the host: the metrics and health
+// endpoints on every replica, the loop while leading.
 func (o *vpaRecommenderOptions) run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	cfg, err := o.client.restConfig("kscale-vpa-recommender")
 	if err != nil {
 		return err
@@ -227,92 +208,15 @@ func (o *vpaRecommenderOptions) run(ctx context.Context) error {
 		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
 	reg := newProcessRegistry()
-	informers, err := cache.New(cfg, cache.Options{})
-	if err != nil {
-		return fmt.Errorf("creating the controller cache: %w", err)
-	}
-	deps, watcher, err := o.deps(cfg, kube, informers, reg)
-	if err != nil {
-		return err
-	}
-	r, err := recommender.New(o.cfg, deps)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", o.address)
-	if err != nil {
-		return fmt.Errorf("--address: %w", err)
-	}
-	// The work's error ends the leader election and the metrics server too,
-	// and is the command's.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	health := opsserver.CheckerFunc(func() error { return r.Healthy(clock.RealClock{}.Now()) })
-	go func() {
-		if err := opsserver.Serve(ctx, ln, opsserver.Config{Gatherer: reg, Health: health, Profiling: o.cmn.profiling}); err != nil {
-			klog.FromContext(ctx).Error(err, "Serving metrics failed")
-		}
-	}()
-	var workErr error
-	err = leaderelection.Run(ctx, kube, o.leader, func(ctx context.Context) {
-		workErr = o.work(ctx, watcher, informers, r)
-		cancel()
-	})
-	if workErr != nil {
-		return workErr
-	}
-	return err
-}
-
-// work fills the caches, saying what it waits for, and runs the
-// recommender until ctx ends.
-func (o *vpaRecommenderOptions) work(ctx context.Context, watcher *input.PodWatcher, informers cache.Cache, r *recommender.Recommender) error {
-	ctx, cancel := context.WithCancel(ctx)
-	watcher.Start(ctx)
-	defer watcher.Shutdown() // after cancel: the informers stop when ctx ends
-	defer cancel()
-	if err := cachesync.Wait(ctx, "pods and events", o.cacheTimeout, "--cache-sync-timeout", watcher.WaitForSync); err != nil {
-		return err
-	}
-	go func() { _ = informers.Start(ctx) }()
-	if err := cachesync.Wait(ctx, "VPA target controllers", o.cacheTimeout, "--cache-sync-timeout", informers.WaitForCacheSync); err != nil {
-		return err
-	}
-	if err := r.Run(ctx); err != nil && ctx.Err() == nil {
-		return fmt.Errorf("running the recommender: %w", err)
-	}
-	return nil
-}
-
-// deps builds the recommender's clients.
-func (o *vpaRecommenderOptions) deps(cfg *rest.Config, kube kubernetes.Interface, informers cache.Cache, reg prometheus.Registerer) (recommender.Deps, *input.PodWatcher, error) {
-	vpas, err := vpaclientset.NewForConfig(cfg)
-	if err != nil {
-		return recommender.Deps{}, nil, fmt.Errorf("creating VPA client: %w", err)
-	}
-	mc, err := metricsclientset.NewForConfig(cfg)
-	if err != nil {
-		return recommender.Deps{}, nil, fmt.Errorf("creating metrics client: %w", err)
-	}
-	cr, err := client.New(cfg, client.Options{})
-	if err != nil {
-		return recommender.Deps{}, nil, fmt.Errorf("creating controller client: %w", err)
-	}
-	watcher, err := input.NewPodWatcher(kube, o.watchEvents)
-	if err != nil {
-		return recommender.Deps{}, nil, err
-	}
-	deps := recommender.Deps{
-		VPAs: vpas.AutoscalingV1(), Pods: watcher, OOMs: watcher,
-		Usage:   input.NewMetricsSource(mc.MetricsV1beta1()),
-		Targets: target.NewResolver(target.NewCachedReader(informers, cr)), Clock: clock.RealClock{}, Registerer: reg,
-	}
+	cc := recommender.ComponentConfig{Config: o.cfg, RESTConfig: cfg, Client: kube, Registerer: reg,
+		WatchEvictionEvents: o.watchEvents, CacheSyncTimeout: o.cacheTimeout}
 	if o.storage == "prometheus" {
-		h, err := input.NewPrometheusHistory(o.history, clock.RealClock{}, reg)
-		if err != nil {
-			return recommender.Deps{}, nil, err
-		}
-		deps.History = h
+		cc.History = &o.history
 	}
-	return deps, watcher, nil
+	comp, err := recommender.NewComponent(cc)
+	if err != nil {
+		return err
+	}
+	return operator.Run(ctx, operator.Config{Addresses: []operator.Address{{Flag: "address", Address: o.address}}, Gatherer: reg,
+		Profiling: o.cmn.profiling, Election: o.leader, Client: kube}, comp)
 }

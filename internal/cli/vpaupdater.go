@@ -5,28 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	vpav1 "k8s.io/autoscaler/vertical-pod-autoscaler/pkg/apis/autoscaling.k8s.io/v1"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/clock"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/kscale/kscale/internal/opsserver"
-	"github.com/kscale/kscale/internal/vpa/target"
+	"github.com/kscale/kscale/internal/leaderelection"
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/vpa/updater"
 )
 
@@ -74,41 +61,11 @@ func (f *vpaClientFlags) ignoredNamespaces() []string {
 	return out
 }
 
-// vpaScheme has the built-in types and autoscaling.k8s.io/v1.
-func vpaScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("building scheme: %w", err)
-	}
-	if err := vpav1.AddToScheme(s); err != nil {
-		return nil, fmt.Errorf("building scheme: %w", err)
-	}
-	return s, nil
-}
-
-// metricsRunnable serves the operational endpoints on every replica.
-func metricsRunnable(addr string, cfg opsserver.Config) manager.Runnable {
-	return manager.RunnableFunc(func(ctx context.Context) error {
-		return opsserver.ListenAndServe(ctx, "address", addr, cfg)
-	})
-}
-
-// notLeading wraps a runnable that every replica runs.
-type notLeading struct{ manager.Runnable }
-
-func (notLeading) NeedLeaderElection() bool { return false }
-
 // vpaUpdaterOptions are the flags of `kscale vpa-updater`.
 type vpaUpdaterOptions struct {
 	cfg      updater.Config
 	client   vpaClientFlags
-	leader   bool
-	leaseNS  string
-	leaseID  string
-	leaseD   time.Duration
-	renew    time.Duration
-	retry    time.Duration
-	lock     string
+	leader   leaderelection.Config
 	statusNS string
 	cmn      commonFlags
 }
@@ -137,13 +94,7 @@ func (o *vpaUpdaterOptions) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.statusNS, "admission-controller-status-lease-namespace", "", "Namespace of the admission webhook's status Lease (default --namespace).")
 	fs.BoolVar(&c.InPlaceSkipDisruptionBudget, "in-place-skip-disruption-budget", false, "In-place resizes that restart no container bypass the eviction budget.")
 	o.client.add(fs, ":8943")
-	fs.BoolVar(&o.leader, "leader-elect", false, "Elect a leader on a Lease before running (set it when running more than one replica).")
-	fs.StringVar(&o.leaseNS, "leader-elect-resource-namespace", "kube-system", "Namespace of the leader election Lease.")
-	fs.StringVar(&o.lock, "leader-elect-resource-lock", "leases", "Kind of the leader election lock; only leases is supported.")
-	fs.StringVar(&o.leaseID, "leader-elect-resource-name", "vpa-updater", "Name of the leader election Lease.")
-	fs.DurationVar(&o.leaseD, "leader-elect-lease-duration", 15*time.Second, "Leader election lease duration.")
-	fs.DurationVar(&o.renew, "leader-elect-renew-deadline", 10*time.Second, "Leader election renew deadline.")
-	fs.DurationVar(&o.retry, "leader-elect-retry-period", 2*time.Second, "Leader election retry period.")
+	o.leader.AddFlags(fs, false, "vpa-updater")
 }
 
 // complete validates the flags and fills the derived settings.
@@ -158,75 +109,35 @@ func (o *vpaUpdaterOptions) complete() error {
 	o.cfg.VPAObjectNamespace = o.client.only
 	o.cfg.IgnoredNamespaces = o.client.ignoredNamespaces()
 	o.cfg.Features = o.cmn.vpaGates()
-	if o.leaseNS == "" {
+	if o.leader.Namespace == "" {
 		return errors.New("--leader-elect-resource-namespace: must not be empty")
 	}
-	if o.lock != "leases" {
-		return fmt.Errorf("--leader-elect-resource-lock: only leases is supported, got %q", o.lock)
+	if err := o.leader.Default(); err != nil {
+		return err
 	}
-	if o.leaseD <= o.renew || o.renew <= o.retry || o.retry <= 0 {
-		return fmt.Errorf("--leader-elect-lease-duration (%s) > --leader-elect-renew-deadline (%s) > --leader-elect-retry-period (%s) > 0 must hold", o.leaseD, o.renew, o.retry)
+	if err := o.leader.Validate(); err != nil {
+		return err
 	}
 	return o.cfg.Validate()
 }
 
-// run wires the updater into a manager (cache, leader election, events)
-// and runs it until ctx ends or a signal arrives.
+// run runs the updater through the host: the metrics and health
+// endpoints on every replica, the loop while leading.
 func (o *vpaUpdaterOptions) run(ctx context.Context) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	mgr, reg, err := o.manager()
-	if err != nil {
-		return err
-	}
-	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
-	if err != nil {
-		return fmt.Errorf("creating the API client: %w", err)
-	}
-	// Targets and pod owners are resolved from the informers' cache; other
-	// kinds and scale subresources are read directly.
-	targets := updater.NewTargetReader(mgr.GetCache(), direct, mgr.GetScheme())
-	u, err := updater.New(o.cfg, updater.Deps{
-		Client: mgr.GetClient(), Resolver: target.NewResolver(targets),
-		Recorder: mgr.GetEventRecorder("vpa-updater"), Registerer: reg, Clock: clock.RealClock{},
-	})
-	if err != nil {
-		return err
-	}
-	if err := mgr.Add(u); err != nil {
-		return fmt.Errorf("adding the updater: %w", err)
-	}
-	if err := mgr.Add(notLeading{metricsRunnable(o.client.address, opsserver.Config{Gatherer: reg, Health: opsserver.CheckerFunc(u.Healthy), Profiling: o.cmn.profiling})}); err != nil {
-		return fmt.Errorf("adding the metrics server: %w", err)
-	}
-	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader)
-	return mgr.Start(ctx)
-}
-
-func (o *vpaUpdaterOptions) manager() (manager.Manager, *prometheus.Registry, error) {
 	cfg, err := o.client.restConfig("kscale-vpa-updater")
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
-	scheme, err := vpaScheme()
+	kube, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return nil, nil, err
-	}
-	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:         scheme,
-		Metrics:        metricsserver.Options{BindAddress: "0"},
-		LeaderElection: o.leader, LeaderElectionID: o.leaseID, LeaderElectionNamespace: o.leaseNS,
-		LeaderElectionResourceLock: "leases", LeaseDuration: &o.leaseD, RenewDeadline: &o.renew, RetryPeriod: &o.retry,
-		LeaderElectionReleaseOnCancel: true,
-		// The admission Lease is read fresh every loop, not from a cache.
-		Client: client.Options{Cache: &client.CacheOptions{DisableFor: []client.Object{&coordinationv1.Lease{}}}},
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("creating the controller manager: %w", err)
+		return fmt.Errorf("creating Kubernetes client: %w", err)
 	}
 	reg := newProcessRegistry()
-	return mgr, reg, nil
+	comp, err := updater.NewComponent(updater.ComponentConfig{Config: o.cfg, RESTConfig: cfg, Client: kube, Registerer: reg})
+	if err != nil {
+		return err
+	}
+	klog.FromContext(ctx).Info("Starting the VPA updater", "interval", o.cfg.Interval, "leaderElection", o.leader.Enabled)
+	return operator.Run(ctx, operator.Config{Addresses: []operator.Address{{Flag: "address", Address: o.client.address}}, Gatherer: reg,
+		Profiling: o.cmn.profiling, Election: o.leader, Client: kube}, comp)
 }

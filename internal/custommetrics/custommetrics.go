@@ -23,6 +23,8 @@ import (
 	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/kscale/kscale/internal/custommetrics/rate"
 	"github.com/kscale/kscale/internal/custommetrics/scrape"
+	"github.com/kscale/kscale/internal/leaderelection"
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/selfcert"
 )
 
@@ -86,45 +88,78 @@ type ServingCertSetter interface {
 // DefaultCacheSyncTimeout is Config.CacheSyncTimeout's default.
 const DefaultCacheSyncTimeout = 2 * time.Minute
 
-// Run runs the provider until ctx ends. Discovery and credential informers
-// run on every replica, so a new leader starts with warm caches; scraping
-// and serving run only while leading (always, without leader election).
-func Run(ctx context.Context, cfg Config) error {
+// NewComponent is the provider's assembly function. Discovery and
+// credential informers run on every replica, so a new leader starts with
+// warm caches; before the election every replica syncs its self-signed
+// certificates once and waits for those caches (--cache-sync-timeout);
+// scraping and serving, beside the Endpoints that point the Service at
+// the leader, run only while leading (always, without leader election).
+// It returns the host's leader election for cfg.
+func NewComponent(cfg Config) (operator.Component, leaderelection.Config, error) {
 	if cfg.Client == nil || cfg.Server == nil || cfg.Registerer == nil {
-		return errors.New("client, server and registerer: required")
+		return operator.Component{}, leaderelection.Config{}, errors.New("client, server and registerer: required")
 	}
 	c, err := build(cfg)
 	if err != nil {
+		return operator.Component{}, leaderelection.Config{}, err
+	}
+	comp := operator.Component{
+		Replica: []operator.Task{
+			func(ctx context.Context) error { c.discovery.Run(ctx); return nil },
+			func(ctx context.Context) error { c.creds.Run(ctx); return nil },
+		},
+		Prepare: c.prepare,
+		Lead: func(context.Context) (*operator.Term, error) {
+			return &operator.Term{Tasks: []operator.Task{c.lead}}, nil
+		},
+	}
+	if cfg.Health != nil {
+		comp.Health = cfg.Health
+	}
+	if !cfg.LeaderElection {
+		return comp, leaderelection.Config{}, nil
+	}
+	cfg.HA.Client = cfg.Client
+	endpoints, err := ha.New(cfg.HA)
+	if err != nil {
+		return operator.Component{}, leaderelection.Config{}, err
+	}
+	comp.Lead = func(ctx context.Context) (*operator.Term, error) { return endpoints.LeadTerm(ctx, c.lead), nil }
+	return comp, endpoints.Config().Election(), nil
+}
+
+// Run runs the provider through the host until ctx ends, leaving signals
+// to the caller and serving no operational endpoints (tests).
+func Run(ctx context.Context, cfg Config) error {
+	comp, election, err := NewComponent(cfg)
+	if err != nil {
 		return err
 	}
-	if cfg.SelfSigned != nil {
-		certs, err := startSelfSigned(ctx, cfg)
+	return operator.Run(ctx, operator.Config{Election: election, Client: cfg.Client, NoSignals: true}, comp)
+}
+
+// prepare syncs the self-signed certificates once (their renewal then
+// runs on every replica) and waits for the pod and secret caches.
+func (c *components) prepare(ctx context.Context) ([]operator.Task, error) {
+	var tasks []operator.Task
+	if c.cfg.SelfSigned != nil {
+		certs, err := startSelfSigned(ctx, c.cfg)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		go func() { _ = certs.Run(ctx) }()
+		tasks = append(tasks, func(ctx context.Context) error { _ = certs.Run(ctx); return nil })
 	}
-	go c.discovery.Run(ctx)
-	go c.creds.Run(ctx)
-	timeout := cfg.CacheSyncTimeout
+	timeout := c.cfg.CacheSyncTimeout
 	if timeout <= 0 {
 		timeout = DefaultCacheSyncTimeout
 	}
 	if err := cachesync.Wait(ctx, "kube-apiserver pods", timeout, "--cache-sync-timeout", c.discovery.HasSynced); err != nil {
-		return err
+		return nil, err
 	}
 	if err := cachesync.Wait(ctx, "CA and token secrets", timeout, "--cache-sync-timeout", c.creds.HasSynced); err != nil {
-		return err
+		return nil, err
 	}
-	if !cfg.LeaderElection {
-		return c.lead(ctx)
-	}
-	cfg.HA.Client = cfg.Client
-	elector, err := ha.New(cfg.HA)
-	if err != nil {
-		return err
-	}
-	return elector.Run(ctx, c.lead)
+	return tasks, nil
 }
 
 // startSelfSigned syncs the certificates once, so that the server starts

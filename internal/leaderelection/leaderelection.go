@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -123,8 +125,12 @@ func (c *Config) Validate() error {
 var ErrLeadershipLost = errors.New("leader election: leadership lost")
 
 // Run runs work while this process holds the Lease (or directly when
-// election is disabled). It returns when ctx ends or leadership is lost;
-// on a clean stop the Lease is released so a standby takes over at once.
+// election is disabled). It returns when ctx ends, when work returns, or
+// when leadership is lost, and always after work returned: work's context
+// ends with ctx or the Lease, and only then is the Lease released (on a
+// clean stop), so whatever work does last (withdrawing an endpoint,
+// flushing state) happens while this process still holds it, and a
+// standby takes over at once. A lost Lease returns ErrLeadershipLost.
 func Run(ctx context.Context, client kubernetes.Interface, c Config, work func(ctx context.Context)) error {
 	if !c.Enabled {
 		work(ctx)
@@ -136,28 +142,60 @@ func Run(ctx context.Context, client kubernetes.Interface, c Config, work func(c
 		LockConfig: resourcelock.ResourceLockConfig{Identity: c.Identity},
 	}
 	log := klog.FromContext(ctx)
-	lost := false
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// The elector runs on a context of its own, cancelled after work
+	// returned, so the Lease is released last.
+	electCtx, cancelElect := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelElect()
+	var lost atomic.Bool
+	// gate decides once whether work runs: a term the elector starts after
+	// Run began to stop never runs, so work never outlives Run.
+	var gate struct {
+		sync.Mutex
+		started, stopping bool
+	}
+	workDone := make(chan struct{})
 	elector, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
 		Lock: lock, ReleaseOnCancel: true, Name: c.Name,
 		LeaseDuration: c.LeaseDuration, RenewDeadline: c.RenewDeadline, RetryPeriod: c.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(ctx context.Context) {
+			OnStartedLeading: func(leadCtx context.Context) {
+				defer close(workDone)
+				gate.Lock()
+				gate.started = !gate.stopping
+				run := gate.started
+				gate.Unlock()
+				if !run {
+					return
+				}
+				workCtx, cancel := context.WithCancel(leadCtx)
+				defer cancel()
+				defer context.AfterFunc(ctx, cancel)()
 				log.Info("Became leader", "lease", klog.KRef(c.Namespace, c.Name), "identity", c.Identity)
-				work(ctx)
+				work(workCtx)
 			},
-			OnStoppedLeading: func() {
-				lost = runCtx.Err() == nil
-				cancel()
-			},
+			OnStoppedLeading: func() { lost.Store(electCtx.Err() == nil) },
 		},
 	})
 	if err != nil {
 		return fmt.Errorf("creating leader elector: %w", err)
 	}
-	elector.Run(runCtx)
-	if lost {
+	electorDone := make(chan struct{})
+	go func() { elector.Run(electCtx); close(electorDone) }()
+	select {
+	case <-ctx.Done():
+	case <-workDone:
+	case <-electorDone:
+	}
+	gate.Lock()
+	gate.stopping = true
+	started := gate.started
+	gate.Unlock()
+	if started {
+		<-workDone
+	}
+	cancelElect()
+	<-electorDone
+	if ctx.Err() == nil && lost.Load() {
 		return ErrLeadershipLost
 	}
 	return nil

@@ -81,3 +81,46 @@ func TestDefaultIdentityIsUnique(t *testing.T) {
 		t.Error("a disabled election needs no identity")
 	}
 }
+
+// TestRunReleasesAfterWork checks that work's last steps run while this
+// process still holds the Lease, and that Run returns only after work did.
+func TestRunReleasesAfterWork(t *testing.T) {
+	env := testenv.Start(t, testenv.Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	le := leaderelection.Config{Enabled: true, Namespace: "default", Name: "release-after-work", Identity: "a",
+		LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 200 * time.Millisecond}
+	leading := make(chan struct{})
+	var holderAtEnd string
+	workReturned := false
+	done := make(chan error, 1)
+	go func() {
+		done <- leaderelection.Run(ctx, env.Client, le, func(ctx context.Context) {
+			close(leading)
+			<-ctx.Done()
+			// The last step of the work: the Lease is still ours.
+			lease, err := env.Client.CoordinationV1().Leases("default").Get(context.WithoutCancel(ctx), le.Name, metav1.GetOptions{})
+			if err == nil && lease.Spec.HolderIdentity != nil {
+				holderAtEnd = *lease.Spec.HolderIdentity
+			}
+			workReturned = true
+		})
+	}()
+	<-leading
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if !workReturned {
+		t.Fatal("Run returned before work did")
+	}
+	if holderAtEnd != "a" {
+		t.Errorf("holder during work's last step = %q, want a", holderAtEnd)
+	}
+	lease, err := env.Client.CoordinationV1().Leases("default").Get(t.Context(), le.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := lease.Spec.HolderIdentity; h != nil && *h != "" {
+		t.Errorf("holder after Run = %q, want the Lease released", *h)
+	}
+}

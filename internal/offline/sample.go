@@ -33,6 +33,7 @@ func (w *World) sample() {
 	now := w.clock.Now()
 	s := Sample{At: now.Sub(Start), Pending: w.pending, Pods: len(w.cluster.pods), Groups: map[string]GroupSample{},
 		Requested: w.cluster.requested, Allocatable: w.cluster.allocatable}
+	unneeded := w.autoscaler.ScaleDownCandidates()
 	for _, st := range w.autoscaler.State() {
 		id := st.Group.ID
 		if !w.seen[id] {
@@ -40,7 +41,7 @@ func (w *World) sample() {
 			w.res.GroupOrder = append(w.res.GroupOrder, id)
 		}
 		s.Groups[id] = GroupSample{Target: st.Group.TargetSize, Ready: st.Readiness.Ready,
-			Nodes: st.Readiness.Registered(), BackedOff: st.Backoff.BackedOff}
+			Nodes: st.Readiness.Registered(), BackedOff: st.Backoff.BackedOff, Unneeded: unneeded[id]}
 	}
 	if w.watches.zones {
 		s.Zones = map[string]int{}

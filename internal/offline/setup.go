@@ -67,9 +67,14 @@ func (w *World) addInitialNodes() error {
 func (w *World) placeInitialPods() error {
 	created := Start.Add(-2 * time.Second)
 	w.reconcileWorkloads(created)
+	for _, wl := range w.workloads {
+		if len(wl.spec.On) > 0 {
+			w.bindOn(wl, w.initialPods(wl)[:wl.spec.Scheduled])
+		}
+	}
 	var snap *simulator.Snapshot
 	for _, wl := range w.workloads {
-		if wl.spec.Scheduled == 0 {
+		if wl.spec.Scheduled == 0 || len(wl.spec.On) > 0 {
 			continue
 		}
 		if snap == nil {
@@ -78,11 +83,7 @@ func (w *World) placeInitialPods() error {
 				return err
 			}
 		}
-		pods := w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name)
-		if wl.spec.Kind == "Pods" {
-			pods = w.podsOf(wl)
-		}
-		if err := w.bindInitial(snap, wl, pods[:wl.spec.Scheduled]); err != nil {
+		if err := w.bindInitial(snap, wl, w.initialPods(wl)[:wl.spec.Scheduled]); err != nil {
 			return err
 		}
 	}

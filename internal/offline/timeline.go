@@ -60,6 +60,9 @@ type GroupSample struct {
 	Nodes int `json:"nodes"`
 	// BackedOff is the backoff state.
 	BackedOff bool `json:"backedOff,omitempty"`
+	// Unneeded is how many of the group's nodes the loop's scale-down
+	// found unneeded.
+	Unneeded int `json:"unneeded,omitempty"`
 }
 
 // Sample is the world's state after one tick.

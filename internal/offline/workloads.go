@@ -89,7 +89,11 @@ func (wl *workload) newPod(now time.Time) *corev1.Pod {
 	for i := range p.Spec.Containers {
 		template.RequestsFromLimits(&p.Spec.Containers[i])
 	}
-	if apiVersion, kind := ownerKind(s.Kind); kind != "" {
+	apiVersion, kind := ownerKind(s.Kind)
+	if c := s.Controller; c != nil {
+		apiVersion, kind = c.APIVersion, c.Kind
+	}
+	if kind != "" {
 		yes := true
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: apiVersion, Kind: kind, Name: s.Name,
 			UID: wl.uid(), Controller: &yes}}

@@ -114,7 +114,7 @@ func (w *World) priorities() (expander.Priorities, error) {
 // predecessor saved to, as the live command does.
 func (w *World) restart() error {
 	a, err := nodeautoscaler.New(nodeautoscaler.Config{
-		Options: w.scn.Options, Provider: w.cloud, Cluster: worldCluster{w}, Recorder: recorder{w},
+		Options: w.scn.Options, Provider: w.provider(), Cluster: worldCluster{w}, Recorder: recorder{w},
 		Clock: w.clock, Rand: rand.New(rand.NewPCG(uint64(w.restarts)+1, 42+w.scn.Seed)), Registerer: prometheus.NewRegistry(),
 		ScaleDown:  apiServer{w},
 		Priorities: w.priorities,
@@ -162,6 +162,7 @@ func (w *World) Run(ctx context.Context) (*Result, error) {
 func (w *World) tick(ctx context.Context) error {
 	now := w.clock.Now()
 	w.syncMachines(now)
+	w.expireTerminating(now)
 	w.reconcileWorkloads(now)
 	w.observeReadiness()
 	if err := w.schedule(now); err != nil {

@@ -17,6 +17,9 @@ func FuzzParse(f *testing.F) {
 		"expect:\n  - event: {type: BackoffStarted, reason: timeout, atLeast: 1, atMost: 2}\n" +
 		"  - maxUnavailable: {workload: w, from: 10s, atMost: 0}\n  - zoneNodes: {zone: a, count: 1}\n" +
 		"  - action: {type: ScaleUp, count: 1, atMost: 0}\n"))
+	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\nnodeGroups:\n  - {name: g, max: 3, instanceTypes: [m5.large]}\n" +
+		"nodes:\n  - {name: n-1, group: g}\nworkloads:\n  - {name: w, kind: ReplicaSet, replicas: 2, scheduled: 1, on: {n-1: 1}, controller: {apiVersion: apps/v1, kind: StatefulSet, missing: true}}\n" +
+		"  - {name: t, kind: Pods, replicas: 1, scheduled: 1, on: {n-1: 1}, terminating: 30s}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if (s == nil) == (err == nil) {

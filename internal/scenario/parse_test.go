@@ -84,6 +84,16 @@ func TestParseErrors(t *testing.T) {
 		{"NaN price", head + group + "    pricePerHour: .nan\n", "line 8: nodeGroups \"ng-1\": pricePerHour: must be a number"},
 		{"huge price", head + group + "    pricePerHour: 1e300\n", "line 8: nodeGroups \"ng-1\": pricePerHour: must be a number"},
 		{"syntax", "a: [\n", "line"},
+		{"on an unknown node", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 2, on: {n-2: 2}}\n",
+			"line 11: workloads \"web\": on: \"n-2\" is not a named node"},
+		{"on sums short", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 2, on: {n-1: 1}}\n",
+			"workloads \"web\": on: the counts sum to 1, want scheduled (2)"},
+		{"terminating replicas", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 1, scheduled: 1, on: {n-1: 1}, terminating: 30s}\n",
+			"workloads \"web\": terminating is only for bare pods"},
+		{"controller without kind", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 1, controller: {apiVersion: v1}}\n",
+			"workloads \"web\": controller needs apiVersion and kind"},
+		{"on zero", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 0, on: {n-1: 0}}\n",
+			"on: \"n-1\": count must be positive"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

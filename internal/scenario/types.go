@@ -100,10 +100,26 @@ type Workload struct {
 	// Scheduled binds the first N replicas at the start, packed onto the
 	// initial nodes.
 	Scheduled int `yaml:"scheduled"`
+	// On says where the Scheduled pods run at the start: node name ->
+	// how many of them run there. The nodes are named nodes of the
+	// scenario and the counts sum to Scheduled. Empty packs them first
+	// fit onto the initial nodes.
+	On map[string]int `yaml:"on"`
+	// Terminating says the pods are being deleted (a deletion timestamp
+	// is set, as on a preemption victim or a pod in its grace period):
+	// they hold their node, scale-down ignores them, and they go this
+	// long after the start. Only for bare pods (kind Pods) that are all
+	// scheduled.
+	Terminating *Duration `yaml:"terminating"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.
 	StartupTime Duration `yaml:"startupTime"`
+	// Controller, for kind ReplicaSet, is the controller the pods name as
+	// their owner instead of a ReplicaSet of the workload's name (a
+	// StatefulSet, a ReplicationController, a custom controller), and
+	// whether it is missing (deleted, its pods left behind).
+	Controller *Controller `yaml:"controller"`
 	// Pod is the pod template.
 	Pod PodTemplate `yaml:"pod"`
 	// PDB adds a PodDisruptionBudget selecting the workload's pods.
@@ -138,4 +154,15 @@ type PDB struct {
 	MinAvailable string `yaml:"minAvailable"`
 	// MaxUnavailable is an int or percentage.
 	MaxUnavailable string `yaml:"maxUnavailable"`
+}
+
+// Controller is the owner a workload's pods name.
+type Controller struct {
+	// APIVersion is the owner reference's apiVersion (apps/v1, v1,
+	// example.com/v1, ...).
+	APIVersion string `yaml:"apiVersion"`
+	// Kind is the owner reference's kind.
+	Kind string `yaml:"kind"`
+	// Missing says the controller object does not exist.
+	Missing bool `yaml:"missing"`
 }

@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -116,6 +117,12 @@ var workloadKinds = []string{"ReplicaSet", "Deployment", "Job", "DaemonSet", "Po
 
 func (c *checker) workloads(s *Scenario) map[string]string {
 	kinds := map[string]string{}
+	nodeNames := map[string]bool{}
+	for _, n := range s.Nodes {
+		if n.Name != "" {
+			nodeNames[n.Name] = true
+		}
+	}
 	for i := range s.Workloads {
 		w := &s.Workloads[i]
 		at := p("workloads", i)
@@ -128,6 +135,14 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Replicas < 0 || w.Scheduled < 0 || w.Scheduled > w.Replicas, f("scheduled"), "workloads %q: need 0 <= scheduled <= replicas", w.Name)
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
+		c.placement(w, f("on"), nodeNames)
+		if ctl := w.Controller; ctl != nil {
+			c.failf(w.Kind != "ReplicaSet", f("controller"), "workloads %q: controller is only for kind ReplicaSet", w.Name)
+			c.failf(ctl.APIVersion == "" || ctl.Kind == "", f("controller"), "workloads %q: controller needs apiVersion and kind", w.Name)
+		}
+		c.failf(w.Terminating != nil && w.Terminating.Duration < 0, f("terminating"), "workloads %q: terminating must not be negative", w.Name)
+		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
+			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		if w.PDB != nil {
 			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
 		}
@@ -136,4 +151,21 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		}
 	}
 	return kinds
+}
+
+// placement checks a workload's on: named nodes, positive counts summing
+// to scheduled.
+func (c *checker) placement(w *Workload, at []any, nodes map[string]bool) {
+	if len(w.On) == 0 {
+		return
+	}
+	sum := 0
+	for _, node := range slices.Sorted(maps.Keys(w.On)) {
+		n := w.On[node]
+		c.failf(!nodes[node], append(slices.Clone(at), node), "workloads %q: on: %q is not a named node of the scenario", w.Name, node)
+		c.failf(n <= 0, append(slices.Clone(at), node), "workloads %q: on: %q: count must be positive, got %d", w.Name, node, n)
+		sum += n
+	}
+	c.failf(sum != w.Scheduled, at, "workloads %q: on: the counts sum to %d, want scheduled (%d)", w.Name, sum, w.Scheduled)
+	c.failf(w.Kind == "DaemonSet", at, "workloads %q: on: a DaemonSet runs one pod on every node that fits it", w.Name)
 }

@@ -30,6 +30,7 @@ type builder struct {
 	workloadNames map[string]bool
 	podWorkload   map[string]string // namespace/pod -> workload name
 	skipped       map[string]int
+	controllers   map[string]bool
 }
 
 // Convert turns the cluster's objects into a scenario that starts from the
@@ -42,14 +43,14 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("converting the snapshot: %w", err)
 	}
 	b := &builder{opts: opts, configured: map[string]bool{}, groupNames: map[string]bool{}, nodeGroup: map[string]string{},
-		workloadNames: map[string]bool{}, podWorkload: map[string]string{}, skipped: map[string]int{}}
+		workloadNames: map[string]bool{}, podWorkload: map[string]string{}, skipped: map[string]int{}, controllers: c.Controllers}
 	b.res = &Result{Scenario: &scenario.Scenario{APIVersion: scenario.APIVersion, Kind: scenario.Kind, Name: opts.Name,
 		Description: "The state of " + cmp.Or(c.Source, "a cluster") + " at " + opts.Now.UTC().Format(time.RFC3339) + ", written by kscale snapshot.",
 		Duration:    scenario.Duration{Duration: opts.Duration}}}
 	b.res.Header = []string{
 		fmt.Sprintf("Written by kscale snapshot from %s at %s.", cmp.Or(c.Source, "a cluster"), opts.Now.UTC().Format(time.RFC3339)),
 		"Node group sizes, boot times, cloud capacity and the autoscaler's flags are not visible in the cluster: defaults are used.",
-		"Running pods are bound first fit onto the nodes when the simulation starts, not necessarily to the node they run on now.",
+		"Running pods start on the nodes they run on now (each workload's on).",
 		"Pods are named <workload>-<n> and labelled app=<workload>.",
 	}
 	for _, g := range opts.NodeGroups {
@@ -111,7 +112,10 @@ func (b *builder) attachPDB(c *Cluster, pdb *policyv1.PodDisruptionBudget) strin
 	for i := range c.Pods {
 		p := &c.Pods[i]
 		w, kept := b.podWorkload[p.Namespace+"/"+p.Name]
-		if kept && p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
+		// Terminating pods are no budget's concern: the disruption
+		// controller does not count them healthy and scale-down ignores
+		// them.
+		if kept && p.DeletionTimestamp == nil && p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
 			matched[w]++
 		}
 	}
@@ -123,7 +127,7 @@ func (b *builder) attachPDB(c *Cluster, pdb *policyv1.PodDisruptionBudget) strin
 	}
 	name := sortedKeys(matched)[0]
 	w := b.workloadByName(name)
-	if total := b.podCount(name); matched[name] != total {
+	if total := b.podCount(c, name); matched[name] != total {
 		return fmt.Sprintf("it selects %d of the %d pods of workload %s; a scenario PDB covers all of them", matched[name], total, name)
 	}
 	if w.PDB != nil {
@@ -152,10 +156,12 @@ func (b *builder) workloadByName(name string) *scenario.Workload {
 	return nil
 }
 
-func (b *builder) podCount(workload string) int {
+// podCount counts the workload's pods that are not terminating.
+func (b *builder) podCount(c *Cluster, workload string) int {
 	n := 0
-	for _, w := range b.podWorkload {
-		if w == workload {
+	for i := range c.Pods {
+		p := &c.Pods[i]
+		if p.DeletionTimestamp == nil && b.podWorkload[p.Namespace+"/"+p.Name] == workload {
 			n++
 		}
 	}

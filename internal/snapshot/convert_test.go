@@ -246,7 +246,7 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{`group "Pool_A" is written as "pool-a"`, "labels rack differ", "span several zones", "node b-3: its capacity"},
 	}, {
-		name: "PDBs that a scenario cannot hold, and owners it does not know",
+		name: "PDBs that a scenario cannot hold, and owners that are not ReplicaSets",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
 			ownedPod("db-0", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"})),
 			ownedPod("db-1", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"}), fixture.WithRequests("cpu", "2")),
@@ -254,12 +254,12 @@ func TestConvertCases(t *testing.T) {
 		}, fixture.PDB("data", "x", func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector.MatchLabels = map[string]string{"tier": "data"} })),
 		check: func(t *testing.T, r *Result) {
 			for _, w := range r.Scenario.Workloads {
-				if w.PDB != nil || w.Kind != "ReplicaSet" {
-					t.Errorf("workload %+v, want a ReplicaSet without a PDB", w)
+				if w.PDB != nil || w.Kind != "ReplicaSet" || w.Controller == nil || w.Controller.Kind != "StatefulSet" || w.Controller.Missing {
+					t.Errorf("workload %+v, want a ReplicaSet workload owned by its StatefulSet, without a PDB", w)
 				}
 			}
 		},
-		notes: []string{"selects the pods of several workloads ([cache db])", "written as a ReplicaSet", "1 of its pods differ", "host port 6379"},
+		notes: []string{"selects the pods of several workloads ([cache db])", "1 of its pods differ", "host port 6379"},
 	}, {
 		name: "names: app labels taken twice, invalid names",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
@@ -278,16 +278,48 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{"labels its pods app=web-2 (its workload name) instead of app=web"},
 	}, {
-		name: "running pods that first fit cannot place start pending",
+		name: "running pods stay on their node, even one a scheduler would not pick now",
 		c: cluster([]*corev1.Node{fixture.Node("sick", fixture.NotReady())}, []*corev1.Pod{
 			fixture.Pod("stuck", fixture.OnNode("sick"), fixture.Running()),
 		}),
 		check: func(t *testing.T, r *Result) {
-			if w := r.Scenario.Workloads[0]; w.Replicas != 1 || w.Scheduled != 0 {
-				t.Errorf("workload = %+v, want 1 replica, none scheduled", w)
+			if w := r.Scenario.Workloads[0]; w.Replicas != 1 || w.Scheduled != 1 || w.On["sick"] != 1 {
+				t.Errorf("workload = %+v, want 1 replica scheduled on sick", w)
 			}
 		},
-		notes: []string{"workload stuck: only 0 of its 1 running pods fit"},
+	}, {
+		name: "owners that are gone, pods being deleted, local storage",
+		c: func() *Cluster {
+			victim := fixture.Pod("victim", fixture.OnNode("n"), fixture.Running())
+			victim.DeletionTimestamp = &metav1.Time{Time: now.Add(20 * time.Second)}
+			gone := fixture.Pod("gone", fixture.OnNode("n"), fixture.Running())
+			gone.DeletionTimestamp = &metav1.Time{Time: now}
+			gone.Spec.NodeName = ""
+			scratch := ownedPod("scratch-0", "ReplicaSet", "scratch", "n", func(p *corev1.Pod) {
+				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+			})
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
+				ownedPod("orphan-0", "StatefulSet", "orphan", "n"), ownedPod("kept-0", "ReplicaSet", "kept", "n"), victim, gone, scratch})
+			c.Controllers = map[string]bool{ControllerKey("default", "ReplicaSet", "kept", "uid-kept"): true,
+				ControllerKey("default", "ReplicaSet", "scratch", "uid-scratch"): true}
+			return c
+		}(),
+		check: func(t *testing.T, r *Result) {
+			orphan, kept, victim := workloadNamed(r, "orphan-0"), workloadNamed(r, "kept-0"), workloadNamed(r, "victim")
+			if orphan == nil || orphan.Controller == nil || !orphan.Controller.Missing || orphan.Controller.Kind != "StatefulSet" {
+				t.Errorf("orphan = %+v, want its StatefulSet missing", orphan)
+			}
+			if kept == nil || kept.Controller != nil || kept.On["n"] != 1 {
+				t.Errorf("kept = %+v, want a plain ReplicaSet workload on n", kept)
+			}
+			if victim == nil || victim.Kind != "Pods" || victim.Terminating == nil || victim.Terminating.Duration != 20*time.Second || victim.On["n"] != 1 {
+				t.Errorf("victim = %+v, want a bare pod on n terminating in 20s", victim)
+			}
+			if w := workloadNamed(r, "gone"); w != nil {
+				t.Errorf("an unbound terminating pod is kept: %+v", w)
+			}
+		},
+		notes: []string{"1 terminating pods not bound to a node", "local storage volume tmp (scale-down: --skip-nodes-with-local-storage"},
 	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {
@@ -351,4 +383,13 @@ func qty(r scenario.Resources, name corev1.ResourceName) string {
 		return ""
 	}
 	return q.String()
+}
+
+func workloadNamed(r *Result, name string) *scenario.Workload {
+	for i := range r.Scenario.Workloads {
+		if r.Scenario.Workloads[i].Name == name {
+			return &r.Scenario.Workloads[i]
+		}
+	}
+	return nil
 }

@@ -166,8 +166,8 @@ func (b *builder) unmanagedGroups(nodes []*corev1.Node) {
 	if len(nodes) == 0 {
 		return
 	}
-	b.res.notef("nodes in no node group: %d; the scenario schema has no unmanaged nodes, so they are written as "+
-		"groups %s* with min = max = their node count: the autoscaler can neither add nor remove such nodes", len(nodes), unmanagedPrefix)
+	b.res.notef("nodes in no node group: %d; written as unmanaged groups %s*, one per kind of node (capacity, labels, zone), "+
+		"which the autoscaler neither adds to nor removes from, as live", len(nodes), unmanagedPrefix)
 	byKey := map[string][]*corev1.Node{}
 	var order []string
 	for _, n := range nodes {
@@ -181,7 +181,7 @@ func (b *builder) unmanagedGroups(nodes []*corev1.Node) {
 		members := byKey[k]
 		s := shapeOf(members[0])
 		g := scenario.NodeGroup{Name: b.uniqueGroupName(unmanagedPrefix + strconv.Itoa(i+1)),
-			Min: len(members), Max: len(members), Target: len(members), Zone: zoneOf(members[0]),
+			Min: len(members), Max: len(members), Target: len(members), Zone: zoneOf(members[0]), Unmanaged: true,
 			InstanceTypes: s.instanceTypes, Resources: s.resources, Reserved: s.reserved}
 		if l := groupLabels(members[0]); len(l) > 0 {
 			g.Labels = l

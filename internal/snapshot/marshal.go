@@ -15,15 +15,16 @@ import (
 // quantities and durations as strings, Kubernetes values as plain maps and
 // empty fields left out.
 type outScenario struct {
-	APIVersion  string           `yaml:"apiVersion"`
-	Kind        string           `yaml:"kind"`
-	Name        string           `yaml:"name"`
-	Description string           `yaml:"description,omitempty"`
-	Duration    string           `yaml:"duration"`
-	Priorities  map[int][]string `yaml:"priorities,omitempty"`
-	NodeGroups  []outGroup       `yaml:"nodeGroups,omitempty"`
-	Nodes       []outNode        `yaml:"nodes,omitempty"`
-	Workloads   []outWorkload    `yaml:"workloads,omitempty"`
+	APIVersion  string            `yaml:"apiVersion"`
+	Kind        string            `yaml:"kind"`
+	Name        string            `yaml:"name"`
+	Description string            `yaml:"description,omitempty"`
+	Duration    string            `yaml:"duration"`
+	Autoscaler  map[string]string `yaml:"autoscaler,omitempty"`
+	Priorities  map[int][]string  `yaml:"priorities,omitempty"`
+	NodeGroups  []outGroup        `yaml:"nodeGroups,omitempty"`
+	Nodes       []outNode         `yaml:"nodes,omitempty"`
+	Workloads   []outWorkload     `yaml:"workloads,omitempty"`
 }
 
 type outGroup struct {
@@ -40,6 +41,11 @@ type outGroup struct {
 	BootTime      string            `yaml:"bootTime,omitempty"`
 	Capacity      any               `yaml:"capacity,omitempty"`
 	StockoutError *outCloudError    `yaml:"stockoutError,omitempty"`
+	RealNodes     any               `yaml:"realNodes,omitempty"`
+	// AutoscalingOptions and PricePerHour come from a cloud config only.
+	AutoscalingOptions map[string]string `yaml:"autoscalingOptions,omitempty"`
+	PricePerHour       float64           `yaml:"pricePerHour,omitempty"`
+	Unmanaged          bool              `yaml:"unmanaged,omitempty"`
 }
 
 type outCloudError struct {
@@ -56,13 +62,23 @@ type outNode struct {
 }
 
 type outWorkload struct {
-	Name      string  `yaml:"name"`
-	Namespace string  `yaml:"namespace"`
-	Kind      string  `yaml:"kind"`
-	Replicas  int     `yaml:"replicas,omitempty"`
-	Scheduled int     `yaml:"scheduled,omitempty"`
-	Pod       outPod  `yaml:"pod"`
-	PDB       *outPDB `yaml:"pdb,omitempty"`
+	Name      string         `yaml:"name"`
+	Namespace string         `yaml:"namespace"`
+	Kind      string         `yaml:"kind"`
+	Replicas  int            `yaml:"replicas,omitempty"`
+	Scheduled int            `yaml:"scheduled,omitempty"`
+	On        map[string]int `yaml:"on,omitempty"`
+	// Terminating is the time left, as a duration string.
+	Terminating string         `yaml:"terminating,omitempty"`
+	Controller  *outController `yaml:"controller,omitempty"`
+	Pod         outPod         `yaml:"pod"`
+	PDB         *outPDB        `yaml:"pdb,omitempty"`
+}
+
+type outController struct {
+	APIVersion string `yaml:"apiVersion"`
+	Kind       string `yaml:"kind"`
+	Missing    bool   `yaml:"missing,omitempty"`
 }
 
 type outPod struct {
@@ -84,11 +100,12 @@ type outPDB struct {
 
 // Marshal writes the result as a scenario file: the header and the notes
 // as a comment, then the scenario. Workload events, expectations and the
-// autoscaler section are not written (a snapshot has none).
+// autoscaler section is written as set (a snapshot has none unless its
+// caller sets one).
 func Marshal(r *Result) ([]byte, error) {
 	s := r.Scenario
 	out := outScenario{APIVersion: s.APIVersion, Kind: s.Kind, Name: s.Name, Description: s.Description,
-		Duration: s.Duration.String(), Priorities: s.Priorities}
+		Duration: s.Duration.String(), Priorities: s.Priorities, Autoscaler: s.Autoscaler.Values}
 	for _, g := range s.NodeGroups {
 		og, err := outGroupOf(g)
 		if err != nil {
@@ -162,14 +179,28 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 	if e := g.StockoutError; e != nil {
 		og.StockoutError = &outCloudError{Class: e.Class, Code: e.Code, Message: e.Message}
 	}
+	og.AutoscalingOptions, og.PricePerHour, og.Unmanaged = g.AutoscalingOptions, g.PricePerHour, g.Unmanaged
+	if r := g.RealNodes; r != nil {
+		taints, err := plain(r.Taints.Value, len(r.Taints.Value) == 0)
+		if err != nil {
+			return og, fmt.Errorf("writing group %s: %w", g.Name, err)
+		}
+		og.RealNodes = map[string]any{"taints": taints, "labels": r.Labels, "removeLabels": r.RemoveLabels}
+	}
 	return og, nil
 }
 
 func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
-	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled,
+	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority}}
+	if c := w.Controller; c != nil {
+		ow.Controller = &outController{APIVersion: c.APIVersion, Kind: c.Kind, Missing: c.Missing}
+	}
+	if w.Terminating != nil {
+		ow.Terminating = w.Terminating.String()
+	}
 	if w.PDB != nil {
 		ow.PDB = &outPDB{MinAvailable: w.PDB.MinAvailable, MaxUnavailable: w.PDB.MaxUnavailable}
 	}

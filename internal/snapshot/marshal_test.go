@@ -22,13 +22,15 @@ func TestMarshalRoundTrip(t *testing.T) {
 		Reserved: scenario.Resources{"cpu": resource.MustParse("100m")}, Zone: "z1", Labels: map[string]string{"a": "true", "b": "1"},
 		Taints:   scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}}},
 		BootTime: &boot, Capacity: &scenario.Capacity{Limit: 3},
-		StockoutError: &scenario.CloudError{Class: "out-of-resources", Code: "InsufficientCapacity", Message: "no: really"},
+		StockoutError:      &scenario.CloudError{Class: "out-of-resources", Code: "InsufficientCapacity", Message: "no: really"},
+		AutoscalingOptions: map[string]string{"scaledownutilizationthreshold": "0.9"}, PricePerHour: 0.25,
 	}, {
 		Name: "inline", Max: 1, Resources: scenario.Resources{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi"), "nvidia.com/gpu": resource.MustParse("1")},
 		Capacity: &scenario.Capacity{Limit: -1},
 	}}
 	workloads := []scenario.Workload{{
-		Name: "w", Namespace: "ns", Kind: "ReplicaSet", Replicas: 3, Scheduled: 1,
+		Name: "w", Namespace: "ns", Kind: "ReplicaSet", Replicas: 3, Scheduled: 1, On: map[string]int{"i-1": 1},
+		Controller: &scenario.Controller{APIVersion: "apps/v1", Kind: "StatefulSet", Missing: true},
 		Pod: scenario.PodTemplate{
 			Requests: scenario.Resources{"cpu": resource.MustParse("1500m")}, Limits: scenario.Resources{"memory": resource.MustParse("1Gi")},
 			Labels: map[string]string{"app": "w"}, Annotations: map[string]string{"x": "multi\nline"}, NodeSelector: map[string]string{"a": "true"},
@@ -41,10 +43,14 @@ func TestMarshalRoundTrip(t *testing.T) {
 			Priority: -5,
 		},
 		PDB: &scenario.PDB{MinAvailable: "50%"},
+	}, {
+		Name: "victim", Namespace: "ns", Kind: "Pods", Replicas: 1, Scheduled: 1, On: map[string]int{"i-1": 1},
+		Terminating: &scenario.Duration{Duration: 25 * time.Second},
 	}}
 	in := &Result{
 		Scenario: &scenario.Scenario{APIVersion: scenario.APIVersion, Kind: scenario.Kind, Name: "n: x", Description: "d",
 			Duration: scenario.Duration{Duration: time.Hour}, Priorities: map[int][]string{-1: {"^a$"}},
+			Autoscaler: scenario.Settings{Values: map[string]string{"scale-down-unneeded-time": "0s"}},
 			NodeGroups: groups, Nodes: []scenario.Node{{Name: "i-1", Group: "ng", NotReady: true,
 				Taints: scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: "x", Effect: corev1.TaintEffectNoExecute}}}}},
 			Workloads: workloads},
@@ -63,6 +69,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		t.Fatalf("%v\n%s", err, data)
 	}
 	out.Options = in.Scenario.Options
+	out.Autoscaler.Lines = in.Scenario.Autoscaler.Lines // line numbers are the parser's
 	if !equality.Semantic.DeepEqual(out, in.Scenario) {
 		t.Errorf("round trip changed the scenario:\n got %+v\nwant %+v\n%s", out, in.Scenario, data)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -53,6 +55,9 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 	if err != nil {
 		return nil, err
 	}
+	if c.Controllers, err = readControllers(ctx, client, o.PageSize); err != nil {
+		return nil, err
+	}
 	cm, err := client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, o.ConfigMapName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -81,4 +86,56 @@ func listAll[L any, T any](ctx context.Context, what string, pageSize int64,
 		}
 		opts.Continue = next
 	}
+}
+
+// readControllers lists the controllers whose existence the drain rules
+// check (ReplicaSets, StatefulSets, Jobs, ReplicationControllers).
+func readControllers(ctx context.Context, client kubernetes.Interface, pageSize int64) (map[string]bool, error) {
+	out := map[string]bool{}
+	add := func(kind string, metas []metav1.ObjectMeta) {
+		for _, m := range metas {
+			out[ControllerKey(m.Namespace, kind, m.Name, m.UID)] = true
+		}
+	}
+	rs, err := listAll(ctx, "replicasets", pageSize, client.AppsV1().ReplicaSets(metav1.NamespaceAll).List,
+		func(l *appsv1.ReplicaSetList) ([]metav1.ObjectMeta, string) {
+			return metasOf(l.Items, func(o appsv1.ReplicaSet) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		})
+	if err != nil {
+		return nil, err
+	}
+	add("ReplicaSet", rs)
+	ss, err := listAll(ctx, "statefulsets", pageSize, client.AppsV1().StatefulSets(metav1.NamespaceAll).List,
+		func(l *appsv1.StatefulSetList) ([]metav1.ObjectMeta, string) {
+			return metasOf(l.Items, func(o appsv1.StatefulSet) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		})
+	if err != nil {
+		return nil, err
+	}
+	add("StatefulSet", ss)
+	jobs, err := listAll(ctx, "jobs", pageSize, client.BatchV1().Jobs(metav1.NamespaceAll).List,
+		func(l *batchv1.JobList) ([]metav1.ObjectMeta, string) {
+			return metasOf(l.Items, func(o batchv1.Job) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		})
+	if err != nil {
+		return nil, err
+	}
+	add("Job", jobs)
+	rcs, err := listAll(ctx, "replicationcontrollers", pageSize, client.CoreV1().ReplicationControllers(metav1.NamespaceAll).List,
+		func(l *corev1.ReplicationControllerList) ([]metav1.ObjectMeta, string) {
+			return metasOf(l.Items, func(o corev1.ReplicationController) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		})
+	if err != nil {
+		return nil, err
+	}
+	add("ReplicationController", rcs)
+	return out, nil
+}
+
+func metasOf[T any](items []T, meta func(T) metav1.ObjectMeta) []metav1.ObjectMeta {
+	out := make([]metav1.ObjectMeta, len(items))
+	for i, o := range items {
+		out[i] = meta(o)
+	}
+	return out
 }

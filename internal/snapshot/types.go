@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/scenario"
 )
@@ -21,6 +22,10 @@ type Cluster struct {
 	Pods []corev1.Pod
 	// PDBs are the PodDisruptionBudgets of all namespaces.
 	PDBs []policyv1.PodDisruptionBudget
+	// Controllers are the ReplicaSets, StatefulSets, Jobs and
+	// ReplicationControllers that exist, by ControllerKey; nil when
+	// unknown (every controller then counts as existing).
+	Controllers map[string]bool
 	// Priorities is the priority expander ConfigMap; nil when it is absent.
 	Priorities *corev1.ConfigMap
 }
@@ -110,4 +115,10 @@ type Result struct {
 
 func (r *Result) notef(format string, args ...any) {
 	r.Notes = append(r.Notes, fmt.Sprintf(format, args...))
+}
+
+// ControllerKey identifies a controller object as a pod's owner reference
+// names it: namespace, kind, name and UID.
+func ControllerKey(namespace, kind, name string, uid types.UID) string {
+	return namespace + "/" + kind + "/" + name + "/" + string(uid)
 }

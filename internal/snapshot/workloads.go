@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -33,6 +34,8 @@ type podGroup struct {
 	owner     string // "Deployment web", for notes
 	names     []string
 	pods      []*corev1.Pod
+	// terminating: one pod with a deletion timestamp.
+	terminating bool
 }
 
 // ownerOf sorts a pod into its group: key, scenario kind, description and
@@ -41,6 +44,11 @@ func ownerOf(p *corev1.Pod) (key string, g podGroup) {
 	g = podGroup{namespace: p.Namespace}
 	if app := p.Labels["app"]; app != "" {
 		g.names = append(g.names, app)
+	}
+	if p.DeletionTimestamp != nil {
+		g.kind, g.owner, g.terminating = kindPods, "terminating pod "+p.Namespace+"/"+p.Name, true
+		g.names = append(g.names, p.Name)
+		return p.Namespace + "/Terminating/" + p.Name, g
 	}
 	ref := metav1.GetControllerOf(p)
 	if ref == nil || ref.Kind == "Node" {
@@ -90,8 +98,8 @@ func (b *builder) keepPod(p *corev1.Pod) bool {
 	switch {
 	case p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed:
 		b.skipped["finished (Succeeded or Failed) pods"]++
-	case p.DeletionTimestamp != nil:
-		b.skipped["terminating pods"]++
+	case p.DeletionTimestamp != nil && p.Spec.NodeName == "":
+		b.skipped["terminating pods not bound to a node (the autoscaler ignores them)"]++
 	case len(p.Spec.SchedulingGates) > 0:
 		b.skipped["pods with scheduling gates (the autoscaler ignores them)"]++
 	case p.Spec.NodeName != "" && b.nodeGroup[p.Spec.NodeName] == "":
@@ -144,14 +152,15 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 			b.res.notef("%s: %d pending pods are left out; the simulation runs a DaemonSet pod on every node that fits it", g.owner, pending)
 		}
 	default:
-		w.Replicas, w.Scheduled = len(g.pods), scheduled
+		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
+	}
+	if g.terminating {
+		w.Terminating = &scenario.Duration{Duration: max(0, g.pods[0].DeletionTimestamp.Sub(b.opts.Now))}
 	}
 	if g.kind == kindJob {
 		b.res.notef("%s: the remaining run time of its pods is unknown; they run until the simulation ends", g.owner)
 	}
-	if k := ownerKind(rep); g.kind == kindReplicaSet && k != kindReplicaSet {
-		b.res.notef("%s: written as a ReplicaSet (the scenario has no %s; a controller that keeps its replicas is closest)", g.owner, k)
-	}
+	b.controller(g, rep, &w)
 	if app := rep.Labels["app"]; app != "" && app != w.Name {
 		b.res.notef("%s: the simulation labels its pods app=%s (its workload name) instead of app=%s; selectors on app may match differently",
 			g.owner, w.Name, app)
@@ -160,11 +169,41 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	return w
 }
 
-func ownerKind(p *corev1.Pod) string {
-	if ref := metav1.GetControllerOf(p); ref != nil {
-		return ref.Kind
+// placement counts the bound pods per node (nil when none is bound).
+func placement(pods []*corev1.Pod) map[string]int {
+	var on map[string]int
+	for _, p := range pods {
+		if p.Spec.NodeName != "" {
+			if on == nil {
+				on = map[string]int{}
+			}
+			on[p.Spec.NodeName]++
+		}
 	}
-	return ""
+	return on
+}
+
+// controller keeps the pods' owner when it is not a ReplicaSet that
+// exists: another controller kind (a StatefulSet, a ReplicationController,
+// a custom controller) or a checked controller that was deleted.
+func (b *builder) controller(g *podGroup, rep *corev1.Pod, w *scenario.Workload) {
+	ref := metav1.GetControllerOf(rep)
+	if ref == nil || ref.Kind == "Node" || g.terminating {
+		return
+	}
+	missing := b.controllers != nil && scaledown.IsCheckedController(ref) &&
+		!b.controllers[ControllerKey(rep.Namespace, ref.Kind, ref.Name, ref.UID)]
+	switch {
+	case g.kind == kindDaemonSet:
+		if missing {
+			b.res.notef("%s: its DaemonSet is gone; the simulation keeps running it", g.owner)
+		}
+		return
+	case g.kind == kindJob && !missing, g.kind == kindReplicaSet && ref.Kind == kindReplicaSet && !missing:
+		return
+	}
+	w.Kind = kindReplicaSet
+	w.Controller = &scenario.Controller{APIVersion: ref.APIVersion, Kind: ref.Kind, Missing: missing}
 }
 
 // podTemplate is the scenario's view of a pod: effective requests (init
@@ -236,13 +275,16 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 	for _, c := range slices.Concat(p.Spec.InitContainers, p.Spec.Containers) {
 		for _, port := range c.Ports {
 			if port.HostPort != 0 {
-				lost = append(lost, "host port "+strconv.Itoa(int(port.HostPort)))
+				lost = append(lost, "host port "+strconv.Itoa(int(port.HostPort))+" (where the pod fits)")
 			}
 		}
 	}
 	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			lost = append(lost, "volume "+v.Name+" (volume topology)")
+		switch {
+		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+			lost = append(lost, "volume "+v.Name+" (its claim's binding and volume node affinity: where the pod fits, so scale-up and scale-down)")
+		case v.EmptyDir != nil || v.HostPath != nil:
+			lost = append(lost, "local storage volume "+v.Name+" (scale-down: --skip-nodes-with-local-storage keeps its node live, not in the simulation)")
 		}
 	}
 	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName {

@@ -64,6 +64,14 @@ type NodeGroupEntry struct {
 	// (scaledownunneededtime, scaledownutilizationthreshold, ...), as the
 	// clusterapi annotations or AWS tags carry them.
 	AutoscalingOptions map[string]string `yaml:"autoscalingOptions"`
+	// Unmanaged makes the group's nodes nodes of no node group: the cloud
+	// does not report the group, so the autoscaler neither adds nor
+	// removes its nodes and scale-down finds them not autoscaled. It
+	// holds nodes that run outside the autoscaler's groups (control-plane
+	// nodes, hand-made ones); its size stays its initial nodes. Scenario
+	// files only (the offline world hides the group); a kwok cloud config
+	// refuses it.
+	Unmanaged bool `yaml:"unmanaged"`
 	// PricePerHour is what one of the group's instances costs per hour,
 	// in any currency: the group's template price (the price expander)
 	// and the report's cost per group.

@@ -49,6 +49,10 @@ func ParseCloudConfig(data []byte) (*CloudConfig, error) {
 				Msg: fmt.Sprintf("nodeGroups[%d].name: %q defined twice", i, g.Name)})
 		}
 		seen[g.Name] = true
+		if g.Unmanaged {
+			errs = append(errs, &yamlstrict.ParseError{Line: yamlstrict.Line(root, append(at, "unmanaged")...),
+				Msg: fmt.Sprintf("nodeGroups[%d] (%q): unmanaged: only scenario files have unmanaged groups; a cloud's groups are its managed ones", i, g.Name)})
+		}
 		for _, pr := range g.Problems() {
 			errs = append(errs, &yamlstrict.ParseError{Line: yamlstrict.Line(root, append(at, pr.Path...)...),
 				Msg: fmt.Sprintf("nodeGroups[%d] (%q): %s", i, g.Name, pr.Msg)})

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/client-go/kubernetes/fake"
+
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 )
 
@@ -92,4 +94,24 @@ func FuzzParseCloudConfig(f *testing.F) {
 			t.Fatal("accepted a config without groups")
 		}
 	})
+}
+
+// TestGroupOptionsReachTheCloud: a group's autoscalingOptions in the
+// cloud config are the group's options, as in a scenario's offline world.
+func TestGroupOptionsReachTheCloud(t *testing.T) {
+	c, err := kwok.ParseCloudConfig([]byte("nodeGroups:\n- {name: g, max: 2, resources: {cpu: \"2\", memory: 4Gi}, autoscalingOptions: {scaledownutilizationthreshold: \"0.9\"}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := kwok.New(kwok.Config{Client: fake.NewClientset(), NodeGroups: c.NodeGroups})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, err := p.NodeGroups(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != 1 || groups[0].Options.ScaleDownUtilizationThreshold == nil || *groups[0].Options.ScaleDownUtilizationThreshold != 0.9 {
+		t.Fatalf("groups = %+v, want g with scale-down utilization threshold 0.9", groups)
+	}
 }

@@ -6,26 +6,20 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/uuid"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/leaderelection"
-	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
+
+	"github.com/kscale/kscale/internal/leaderelection"
+	"github.com/kscale/kscale/internal/operator"
 )
 
-// ErrLeadershipLost reports that the lease was lost while the process was
-// still running; the process should exit and be restarted as a standby.
-var ErrLeadershipLost = errors.New("leadership lost")
-
-// IsLeadershipLost reports whether err is or wraps ErrLeadershipLost.
-func IsLeadershipLost(err error) bool { return errors.Is(err, ErrLeadershipLost) }
-
-// Config configures an Elector.
+// Config configures the Endpoints and the Lease of the active/passive
+// pair.
 type Config struct {
 	// Client writes the Lease and the Endpoints.
 	Client kubernetes.Interface
@@ -104,99 +98,53 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// Elector runs leading work while holding the Lease.
-type Elector struct {
+// Election returns the leader election of the Lease this Config names,
+// which the host (internal/operator) runs.
+func (c Config) Election() leaderelection.Config {
+	return leaderelection.Config{Enabled: true, Namespace: c.LeaseNamespace, Name: c.LeaseName, Identity: c.Identity,
+		LeaseDuration: c.LeaseDuration, RenewDeadline: c.RenewDeadline, RetryPeriod: c.RetryPeriod, ResourceLock: "leases"}
+}
+
+// Endpoints points the Service at the leader.
+type Endpoints struct {
 	cfg Config
 }
 
-// New returns an Elector.
-func New(cfg Config) (*Elector, error) {
+// New returns the Endpoints keeper of cfg, defaulted and validated.
+func New(cfg Config) (*Endpoints, error) {
 	cfg.Default()
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("validating HA config: %w", err)
 	}
-	return &Elector{cfg: cfg}, nil
+	return &Endpoints{cfg: cfg}, nil
 }
 
-// Run competes for the Lease until ctx ends. While leading it runs lead and
-// keeps the Endpoints pointing here. It returns nil after a graceful
-// stop, ErrLeadershipLost when the Lease was lost, or lead's error.
-func (e *Elector) Run(ctx context.Context, lead func(context.Context) error) error {
-	electCtx, cancelElect := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelElect()
-	var started atomic.Bool
-	leading := make(chan error, 1)
-	le, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
-		Lock: &resourcelock.LeaseLock{
-			LeaseMeta:  metav1ObjectMeta(e.cfg.LeaseNamespace, e.cfg.LeaseName),
-			Client:     e.cfg.Client.CoordinationV1(),
-			LockConfig: resourcelock.ResourceLockConfig{Identity: e.cfg.Identity},
-		},
-		LeaseDuration:   e.cfg.LeaseDuration,
-		RenewDeadline:   e.cfg.RenewDeadline,
-		RetryPeriod:     e.cfg.RetryPeriod,
-		ReleaseOnCancel: true,
-		Name:            e.cfg.LeaseName,
-		Callbacks: leaderelection.LeaderCallbacks{
-			OnStartedLeading: func(lctx context.Context) {
-				started.Store(true)
-				leading <- e.lead(ctx, lctx, lead)
-			},
-			OnStoppedLeading: func() {},
-		},
-	})
-	if err != nil {
-		return fmt.Errorf("creating leader elector: %w", err)
-	}
-	electorDone := make(chan struct{})
-	go func() { le.Run(electCtx); close(electorDone) }()
-	var result error
-	select {
-	case <-ctx.Done():
-		if started.Load() {
-			result = <-leading
-		}
-	case result = <-leading:
-	}
-	cancelElect() // releases the Lease
-	<-electorDone
-	if ctx.Err() != nil {
-		return nil
-	}
-	return result
-}
+// Config returns the defaulted configuration.
+func (e *Endpoints) Config() Config { return e.cfg }
 
-// lead runs the leading work and the Endpoints keeper until the Lease is lost
-// (lctx) or the process stops (ctx), then withdraws the Endpoints if they are still ours.
-func (e *Elector) lead(ctx, lctx context.Context, work func(context.Context) error) error {
+// LeadTerm is a leader's term: work beside the Endpoints keeper, and once
+// both ended (the Lease lost or the process stopping) the Endpoints
+// withdrawn if they still list this replica; the host releases the Lease
+// after that.
+func (e *Endpoints) LeadTerm(ctx context.Context, work func(context.Context) error) *operator.Term {
 	log := klog.FromContext(ctx).WithValues("identity", e.cfg.Identity)
-	log.Info("Became leader")
-	workCtx, cancel := context.WithCancel(lctx)
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	errs := make(chan error, 2)
-	go func() { errs <- work(workCtx) }()
-	go func() { e.keepEndpoints(workCtx); errs <- nil }()
-	first := <-errs
-	cancel()
-	second := <-errs
-	wctx, wcancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer wcancel()
-	if err := e.withdraw(wctx); err != nil {
-		log.Error(err, "Withdrawing the Endpoints failed")
+	withdraw := func() {
+		wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := e.withdraw(wctx); err != nil {
+			log.Error(err, "Withdrawing the Endpoints failed")
+		}
 	}
-	switch {
-	case ctx.Err() != nil:
+	keep := func(ctx context.Context) error {
+		e.keepEndpoints(ctx)
 		return nil
-	case lctx.Err() != nil:
-		return ErrLeadershipLost
 	}
-	return errors.Join(first, second)
+	return &operator.Term{Tasks: []operator.Task{work, keep}, Cleanup: []func(){withdraw}}
 }
 
 // keepEndpoints publishes the Endpoints and re-checks them until ctx ends, retrying
 // failures with exponential backoff.
-func (e *Elector) keepEndpoints(ctx context.Context) {
+func (e *Endpoints) keepEndpoints(ctx context.Context) {
 	log := klog.FromContext(ctx)
 	backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 64, Cap: e.cfg.ReassertPeriod}
 	for {

@@ -2,6 +2,7 @@ package ha
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -14,6 +15,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/kscale/kscale/internal/custommetrics/testkube"
+	"github.com/kscale/kscale/internal/leaderelection"
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/testenv"
 )
 
@@ -22,7 +25,7 @@ const ns = "kube-system"
 func TestEndpointsAndElection(t *testing.T) {
 	env := testenv.Start(t, testenv.Options{})
 	ctx := t.Context()
-	newElector := func(t *testing.T, id, ip string) *Elector {
+	newElector := func(t *testing.T, id, ip string) *Endpoints {
 		t.Helper()
 		e, err := New(Config{Client: env.Client, Namespace: ns, Identity: id, Address: ip, ServiceName: "cm", LeaseName: "cm-lease",
 			LeaseDuration: 4 * time.Second, RenewDeadline: 3 * time.Second, RetryPeriod: 500 * time.Millisecond, ReassertPeriod: 500 * time.Millisecond})
@@ -101,7 +104,7 @@ func TestEndpointsAndElection(t *testing.T) {
 		leading := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- a.Run(rctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })
+			done <- runLeader(rctx, env.Client, a, leading)
 		}()
 		<-leading
 		testkube.Poll(t, ctx, 10*time.Second, "a's Endpoints", func(context.Context) (bool, error) {
@@ -124,7 +127,7 @@ func TestEndpointsAndElection(t *testing.T) {
 		done := make(chan error, 1)
 		leading := make(chan struct{})
 		go func() {
-			done <- b.Run(ctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil })
+			done <- runLeader(ctx, env.Client, b, leading)
 		}()
 		<-leading
 		// Another holder takes the lease over (as after a partition).
@@ -143,7 +146,7 @@ func TestEndpointsAndElection(t *testing.T) {
 		}
 		select {
 		case err := <-done:
-			if !IsLeadershipLost(err) {
+			if !errors.Is(err, leaderelection.ErrLeadershipLost) {
 				t.Fatalf("Run() = %v, want ErrLeadershipLost", err)
 			}
 		case <-time.After(30 * time.Second):
@@ -180,4 +183,13 @@ func TestConfigValidate(t *testing.T) {
 // validation only checks that a client is set.
 func testenvClientPlaceholder() kubernetes.Interface {
 	return kubernetes.NewForConfigOrDie(&rest.Config{Host: "https://127.0.0.1:1"})
+}
+
+// runLeader runs e's leader term through the host, with leading work
+// that closes leading and waits for its end.
+func runLeader(ctx context.Context, client kubernetes.Interface, e *Endpoints, leading chan struct{}) error {
+	comp := operator.Component{Lead: func(ctx context.Context) (*operator.Term, error) {
+		return e.LeadTerm(ctx, func(ctx context.Context) error { close(leading); <-ctx.Done(); return nil }), nil
+	}}
+	return operator.Run(ctx, operator.Config{Election: e.Config().Election(), Client: client, NoSignals: true}, comp)
 }

@@ -21,7 +21,7 @@ const AppLabel = "app"
 // that name only, so nothing here patches, lists or deletes.
 
 // desiredSubsets is the one subset pointing the Service at this replica.
-func (e *Elector) desiredSubsets() []corev1.EndpointSubset {
+func (e *Endpoints) desiredSubsets() []corev1.EndpointSubset {
 	return []corev1.EndpointSubset{{
 		Addresses: []corev1.EndpointAddress{{IP: e.cfg.Address}},
 		Ports:     []corev1.EndpointPort{{Name: e.cfg.PortName, Port: e.cfg.Port, Protocol: corev1.ProtocolTCP}},
@@ -29,7 +29,7 @@ func (e *Elector) desiredSubsets() []corev1.EndpointSubset {
 }
 
 // pointsAtSelf reports whether ep lists exactly this replica and nothing else.
-func (e *Elector) pointsAtSelf(ep *corev1.Endpoints) bool {
+func (e *Endpoints) pointsAtSelf(ep *corev1.Endpoints) bool {
 	if len(ep.Subsets) != 1 {
 		return false
 	}
@@ -39,7 +39,7 @@ func (e *Elector) pointsAtSelf(ep *corev1.Endpoints) bool {
 }
 
 // publish makes the Endpoints point at this replica, creating them when absent.
-func (e *Elector) publish(ctx context.Context) error {
+func (e *Endpoints) publish(ctx context.Context) error {
 	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace)
 	cur, err := api.Get(ctx, e.cfg.ServiceName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -73,7 +73,7 @@ func (e *Elector) publish(ctx context.Context) error {
 // withdraw empties the Endpoints if they still list only this replica. The
 // update carries the read resourceVersion, so a newer leader's Endpoints
 // are never emptied (the update conflicts and is dropped).
-func (e *Elector) withdraw(ctx context.Context) error {
+func (e *Endpoints) withdraw(ctx context.Context) error {
 	api := e.cfg.Client.CoreV1().Endpoints(e.cfg.Namespace)
 	cur, err := api.Get(ctx, e.cfg.ServiceName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
@@ -92,8 +92,4 @@ func (e *Elector) withdraw(ctx context.Context) error {
 		return fmt.Errorf("emptying Endpoints %s/%s: %w", e.cfg.Namespace, e.cfg.ServiceName, err)
 	}
 	return nil
-}
-
-func metav1ObjectMeta(namespace, name string) metav1.ObjectMeta {
-	return metav1.ObjectMeta{Namespace: namespace, Name: name}
 }

@@ -236,6 +236,9 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		s.block(ReasonHighUtilization, nil, details.of(s.util, th))
 		return
 	}
+	var blocking *corev1.Pod
+	var why Reason
+	var detail string
 	for _, p := range s.pods {
 		covered, pdb := pdbs.check(p)
 		kind, reason := c.classify(p, covered, controllers, now)
@@ -245,16 +248,33 @@ func (c *Config) classifyNode(s *nodeState, groups map[string]Group, pdbs *pdbIn
 		if reason == "" && pdb != nil {
 			reason = ReasonPDB
 		}
-		if reason != "" {
-			detail := ""
+		if reason == "" {
+			s.movable = append(s.movable, p)
+			continue
+		}
+		// Of several blocking pods the least reason (then the first pod
+		// by namespace and name) is reported, so the reason depends
+		// neither on the order the pods were listed in (an informer's,
+		// a snapshot's) nor on their names.
+		if blocking == nil || reason < why || (reason == why && podBefore(p, blocking)) {
+			blocking, why, detail = p, reason, ""
 			if reason == ReasonPDB {
 				detail = "PodDisruptionBudget " + pdb.Namespace + "/" + pdb.Name + " allows no disruption"
 			}
-			s.block(reason, p, detail)
-			return
 		}
-		s.movable = append(s.movable, p)
 	}
+	if blocking != nil {
+		s.movable = nil
+		s.block(why, blocking, detail)
+	}
+}
+
+// podBefore orders pods by namespace, then name.
+func podBefore(a, b *corev1.Pod) bool {
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
 }
 
 // utilDetails holds the details of ReasonHighUtilization by the bits of

@@ -6,8 +6,11 @@ import (
 )
 
 // applyPodBounds fits one field of one resource, summed over the pod's
-// containers, into the pod-level LimitRange. Containers without a
-// recommendation count with their current request and are not changed.
+// containers, into the pod-level LimitRange, as upstream v1.7.3 does: a
+// container's limit counts only where it has one (or the pod item has a
+// default), nothing is scaled when no container counts a limit, and a
+// container left without a recommendation (see insertRequests) counts
+// with its current request and is not changed.
 func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Limits) {
 	minV, hasMin := lookup(limits.Pod.Min, name)
 	maxV, hasMax := lookup(limits.Pod.Max, name)
@@ -16,12 +19,12 @@ func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Li
 		v := states[i].current(f, name)
 		sum += v
 		request, hasRequest := lookup(states[i].res.Requests, name)
-		limit, hasLimit := states[i].limitOrDefault(name, limits.Container)
+		limit, hasLimit := states[i].limitOrDefault(name, limits.Pod)
 		if l, ok, _ := proportionalLimit(limit, hasLimit, request, hasRequest, v); ok {
 			sumLimits += l
 		}
 	}
-	if hasMin && sum > 0 && sum < minV {
+	if hasMin && sum > 0 && sum < minV && sumLimits > 0 {
 		scaleField(states, f, name, minV, sum, true)
 		return
 	}
@@ -38,9 +41,7 @@ func applyPodBounds(states []state, f field, name corev1.ResourceName, limits Li
 // recommendation if it has one for name, else its current request.
 func (s *state) current(f field, name corev1.ResourceName) int64 {
 	if s.recommended {
-		if v, ok := s.fields[f][name]; ok {
-			return v
-		}
+		return s.fields[f][name] // upstream counts a missing value as 0
 	}
 	v, _ := lookup(s.res.Requests, name)
 	return v
@@ -58,8 +59,9 @@ func scaleField(states []state, f field, name corev1.ResourceName, num, den int6
 	}
 }
 
-// capContainer caps one value to the container LimitRange, then to the
-// policy's minAllowed and maxAllowed, then (RequestsOnly) to the limit.
+// capContainer caps one value to the container LimitRange (Min, then Max,
+// so Max wins where they conflict, as upstream), then to the policy's
+// minAllowed and maxAllowed, then (RequestsOnly) to the limit.
 func (s *state) capContainer(f field, name corev1.ResourceName, lr Bounds) {
 	v := s.fields[f][name]
 	note := func(reason string) {
@@ -67,14 +69,14 @@ func (s *state) capContainer(f field, name corev1.ResourceName, lr Bounds) {
 			s.notes = append(s.notes, string(name)+" capped to "+reason)
 		}
 	}
-	lo, hi, hasLo, hasHi := s.limitRangeRequestBounds(name, lr)
-	if hasHi && v > hi {
-		v = hi
-		note("fit Max in container LimitRange")
-	}
-	if hasLo && v < lo {
+	lo, hi := s.limitRangeRequestBounds(name, lr)
+	if lo > 0 && v < lo {
 		v = lo
 		note("fit Min in container LimitRange")
+	}
+	if hi > 0 && v > hi {
+		v = hi
+		note("fit Max in container LimitRange")
 	}
 	if s.policy != nil {
 		if m, ok := lookup(s.policy.MinAllowed, name); ok && v < m {
@@ -95,20 +97,34 @@ func (s *state) capContainer(f field, name corev1.ResourceName, lr Bounds) {
 	s.fields[f][name] = v
 }
 
-// limitRangeRequestBounds converts the container LimitRange's Min and Max
-// into bounds on the request. Max bounds the limit, which scales with the
-// request, so it is converted through the container's limit/request ratio
-// (using the LimitRange default limit when the container has no limit). Min
-// bounds the request directly; its ratio-converted form is never stricter,
-// because a valid request is at most its limit. With RequestsOnly the limit
-// does not move, so Max bounds the request directly.
-func (s *state) limitRangeRequestBounds(name corev1.ResourceName, lr Bounds) (lo, hi int64, hasLo, hasHi bool) {
+// limitRangeRequestBounds converts the container LimitRange's Min and Max,
+// which bound the limit, into bounds on the request through the container's
+// request/limit ratio (the LimitRange default limit standing in for a
+// missing limit), whatever the container's controlledValues, as upstream
+// does, for CPU and memory only. Without a limit there is no Max bound (0); without a request the
+// bounds apply as they are. Min also bounds the request directly, so the
+// larger of the two forms wins. 0 means no bound.
+func (s *state) limitRangeRequestBounds(name corev1.ResourceName, lr Bounds) (lo, hi int64) {
+	if name != corev1.ResourceCPU && name != corev1.ResourceMemory {
+		return 0, 0 // upstream bounds only these two
+	}
 	request, hasRequest := lookup(s.res.Requests, name)
 	limit, hasLimit := s.limitOrDefault(name, lr)
-	scales := ControlledValues(s.policy) == vpav1.ContainerControlledValuesRequestsAndLimits
-	if hi, hasHi = lookup(lr.Max, name); hasHi && scales && hasRequest && hasLimit && request <= limit {
-		hi, _ = scale(hi, request, limit, false)
+	boundary := func(b int64) int64 {
+		if !hasLimit {
+			return 0
+		}
+		if !hasRequest {
+			return b
+		}
+		v, _ := scale(request, b, limit, false)
+		return v
 	}
-	lo, hasLo = lookup(lr.Min, name)
-	return lo, hi, hasLo, hasHi
+	if m, ok := lookup(lr.Max, name); ok {
+		hi = boundary(m)
+	}
+	if m, ok := lookup(lr.Min, name); ok {
+		lo = max(boundary(m), m)
+	}
+	return lo, hi
 }

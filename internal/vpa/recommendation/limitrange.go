@@ -14,6 +14,10 @@ type Bounds struct {
 	Max corev1.ResourceList
 	// Default is the Default (limit) of the last item that sets one, per resource.
 	Default corev1.ResourceList
+	// Present reports that an item of this type sets Min, Max or Default
+	// (even to an empty list): upstream then processes the pod as one
+	// under a LimitRange of that type.
+	Present bool
 }
 
 // Limits are the LimitRange bounds that apply to one pod.
@@ -42,6 +46,7 @@ func MergeLimitRanges(ranges []corev1.LimitRange) Limits {
 }
 
 func (b *Bounds) merge(item corev1.LimitRangeItem) {
+	b.Present = b.Present || item.Min != nil || item.Max != nil || item.Default != nil
 	for name, q := range item.Max {
 		if cur, ok := b.Max[name]; !ok || q.Cmp(cur) < 0 {
 			b.Max = set(b.Max, name, q)

@@ -1,6 +1,7 @@
 package recommendation
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -28,7 +29,9 @@ type Container struct {
 }
 
 // Result is the processed recommendation of one pod: one entry per regular
-// container that has a recommendation and is not switched off, in pod order.
+// container that has a recommendation (under a pod LimitRange item, one
+// made of its requests when it has none) and is not switched off, in pod
+// order.
 // Containers without an entry are left as they are.
 type Result struct {
 	Containers []Container
@@ -69,8 +72,10 @@ type state struct {
 	rec         [fieldCount]corev1.ResourceList
 	policy      *vpav1.ContainerResourcePolicy
 	recommended bool
-	fields      [fieldCount]values
-	notes       []string
+	// hasEntry reports that the VPA's recommendation lists the container.
+	hasEntry bool
+	fields   [fieldCount]values
+	notes    []string
 }
 
 // Process computes the resources of pod from the VPA recommendation rec, the
@@ -78,6 +83,9 @@ type state struct {
 // gives an empty result.
 func Process(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav1.PodResourcePolicy, limits Limits) Result {
 	states := newStates(pod, rec, policy)
+	if limits.Pod.Present {
+		insertRequests(states)
+	}
 	for f := range fieldCount {
 		for _, name := range podBoundResources(limits.Pod) {
 			applyPodBounds(states, f, name, limits)
@@ -99,6 +107,22 @@ func Process(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav1.
 	return out
 }
 
+// insertRequests gives each container the VPA has no recommendation for
+// (and that is not switched off) one made of its requests, a target without
+// bounds, as upstream does before it fits a pod into a pod-level LimitRange:
+// such a container is then scaled with the others and capped like them.
+func insertRequests(states []state) {
+	for i := range states {
+		s := &states[i]
+		if s.recommended || s.hasEntry || IsOff(s.policy) || len(s.res.Requests) == 0 {
+			continue
+		}
+		s.rec[target] = s.res.Requests
+		s.fields = [fieldCount]values{upperBound: {}, target: filter(s.res.Requests, slices.Collect(maps.Keys(s.res.Requests))), lowerBound: {}}
+		s.recommended = len(s.fields[target]) > 0
+	}
+}
+
 // newStates builds one state per regular container, with its recommendation
 // filtered by the container's policy.
 func newStates(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav1.PodResourcePolicy) []state {
@@ -106,7 +130,9 @@ func newStates(pod *corev1.Pod, rec *vpav1.RecommendedPodResources, policy *vpav
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
 		s := state{index: i, spec: c, res: ActualResources(pod, i), policy: ContainerPolicy(policy, c.Name)}
-		if r := findRecommendation(rec, c.Name); r != nil && !IsOff(s.policy) {
+		r := findRecommendation(rec, c.Name)
+		s.hasEntry = r != nil
+		if r != nil && !IsOff(s.policy) {
 			controlled := ControlledResources(s.policy)
 			s.rec = [fieldCount]corev1.ResourceList{upperBound: r.UpperBound, target: r.Target, lowerBound: r.LowerBound}
 			s.fields[upperBound] = filter(r.UpperBound, controlled)

@@ -149,13 +149,13 @@ func TestProcess(t *testing.T) {
 		},
 		{
 			name: "the lowest Max and highest Min of several LimitRanges win; policy wins over LimitRange",
-			pod:  fixture.Pod("p"), rec: rec(same("app", rl("cpu", "5", "memory", "1Mi"))),
+			pod:  fixture.Pod("p", fixture.WithLimits("cpu", "100m")), rec: rec(same("app", rl("cpu", "5", "memory", "1Mi"))),
 			policy: policy(vpav1.ContainerResourcePolicy{ContainerName: "app", MaxAllowed: rl("memory", "100Mi")}),
 			ranges: []corev1.LimitRange{
 				limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Max: rl("cpu", "3"), Min: rl("memory", "64Mi")}),
 				limitRange(corev1.LimitTypeContainer, corev1.LimitRangeItem{Max: rl("cpu", "2"), Min: rl("memory", "200Mi")}),
 			},
-			want: []want{{name: "app", requests: res{cpu: 2000, mem: 104857600}, limits: res{},
+			want: []want{{name: "app", requests: res{cpu: 2000, mem: 104857600}, limits: res{cpu: 2000},
 				lower: res{cpu: 2000, mem: 104857600}, upper: res{cpu: 2000, mem: 104857600},
 				notes: []string{"cpu capped to fit Max in container LimitRange", "memory capped to fit Min in container LimitRange", "memory capped to maxAllowed"}}},
 		},
@@ -190,11 +190,15 @@ func TestProcess(t *testing.T) {
 			},
 		},
 		{
-			name: "pod LimitRange Min scales requests up, rounding up; a container without recommendation counts with its request",
+			name: "pod LimitRange Min scales requests up, rounding up; a container without recommendation gets its requests as a target and is scaled too",
 			pod:  twoContainers, rec: rec(same("app", rl("memory", "1000001"))),
 			ranges: []corev1.LimitRange{limitRange(corev1.LimitTypePod, corev1.LimitRangeItem{Min: rl("memory", "4Gi")})},
-			want: []want{{name: "app", requests: res{mem: 3996283}, limits: res{mem: 3996283},
-				lower: res{mem: 3996283}, upper: res{mem: 3996283}, notes: []string{"memory capped to fit the pod LimitRange"}}},
+			want: []want{
+				{name: "app", requests: res{mem: 3996283}, limits: res{mem: 3996283},
+					lower: res{mem: 4294967296}, upper: res{mem: 4294967296}, notes: []string{"memory capped to fit the pod LimitRange"}},
+				{name: "side", requests: res{cpu: 1000, mem: 4290971014}, limits: res{cpu: 1000, mem: 4290971014},
+					lower: res{}, upper: res{}, notes: []string{"memory capped to fit the pod LimitRange"}},
+			},
 		},
 	}
 	for _, tc := range tests {

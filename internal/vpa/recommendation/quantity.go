@@ -93,11 +93,12 @@ func scaleBig(v, num, den int64, roundUp bool) (int64, bool) {
 
 // proportionalLimit returns the limit that keeps the ratio of limit to
 // request when the request changes from request to newRequest. hasLimit false
-// means there is no limit to keep; hasRequest false (or a request equal to the
+// means there is no limit to keep, and so does a new request of 0 (upstream
+// leaves the limit alone then); hasRequest false (or a request equal to the
 // limit) makes the new limit equal to the new request. The last result
 // reports that the value was clamped to MaxInt64.
 func proportionalLimit(limit int64, hasLimit bool, request int64, hasRequest bool, newRequest int64) (int64, bool, bool) {
-	if !hasLimit {
+	if !hasLimit || newRequest <= 0 {
 		return 0, false, false
 	}
 	if !hasRequest || request == limit {

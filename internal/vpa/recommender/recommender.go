@@ -15,6 +15,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/vpa/checkpoint"
 	"github.com/kscale/kscale/internal/vpa/estimator"
 	"github.com/kscale/kscale/internal/vpa/input"
@@ -131,18 +132,12 @@ func (r *Recommender) Run(ctx context.Context) error {
 	if err := r.LoadHistory(ctx); err != nil {
 		log.Error(err, "Loading history failed; starting without it")
 	}
-	ticker := r.deps.Clock.NewTicker(r.cfg.Interval)
-	defer ticker.Stop()
-	for {
+	loop := operator.Loop{Clock: r.deps.Clock, Interval: r.cfg.Interval, Immediate: true}
+	return loop.Run(ctx, func(ctx context.Context) {
 		if err := r.RunOnce(ctx); err != nil {
 			log.Error(err, "Recommender loop failed")
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-ticker.C():
-		}
-	}
+	})
 }
 
 // LoadHistory fills the model with the served VPAs and their history: from

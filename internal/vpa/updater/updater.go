@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/vpa/target"
 )
 
@@ -98,21 +99,15 @@ func New(cfg Config, deps Deps) (*Updater, error) {
 func (u *Updater) Start(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("vpa.updater")
 	ctx = klog.NewContext(ctx, log)
-	t := u.clock.NewTicker(u.cfg.Interval)
-	defer t.Stop()
 	u.health.start(u.clock.Now())
 	defer u.health.stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C():
-			if err := u.RunOnce(ctx); err != nil {
-				log.Error(err, "Updater loop failed")
-			}
-			u.health.record(u.clock.Now())
+	loop := operator.Loop{Clock: u.clock, Interval: u.cfg.Interval}
+	return loop.Run(ctx, func(ctx context.Context) {
+		if err := u.RunOnce(ctx); err != nil {
+			log.Error(err, "Updater loop failed")
 		}
-	}
+		u.health.record(u.clock.Now())
+	})
 }
 
 // NeedLeaderElection makes only the elected replica run the loop.

@@ -1,0 +1,87 @@
+package snapfidelity
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kscale/kscale/internal/testenv"
+)
+
+var (
+	flagN     = flag.Int("snapfid.n", 40, "random clusters to compare (make snapshot-fidelity N=...)")
+	flagFirst = flag.Int64("snapfid.seed", 1, "seed of the first cluster")
+)
+
+// TestSnapshotFidelity runs one live dry-run loop of the node autoscaler
+// on each of -snapfid.n random clusters on one real control plane,
+// snapshots the cluster, simulates the snapshot for one loop and compares
+// the decisions. Any difference fails the test, shrunk to a small
+// cluster.
+func TestSnapshotFidelity(t *testing.T) {
+	env := testenv.Start(t, Environment)
+	h := &Harness{Client: env.Client, Source: env.APIServerURL}
+	ctx := t.Context()
+	if err := h.Prepare(ctx); err != nil {
+		t.Fatal(err)
+	}
+	started, failed := time.Now(), 0
+	for seed := *flagFirst; seed < *flagFirst+int64(*flagN); seed++ {
+		c := Generate(seed)
+		out, err := h.Run(ctx, c)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if done := seed - *flagFirst + 1; done%100 == 0 {
+			t.Logf("%d clusters, %d with differences, %v", done, failed, time.Since(started).Round(time.Millisecond))
+		}
+		diff := out.Diff()
+		if len(diff) == 0 {
+			continue
+		}
+		failed++
+		t.Errorf("seed %d: the simulation of the snapshot decides differently:\n  %s", seed, strings.Join(diff, "\n  "))
+		if failed <= 3 {
+			report(ctx, t, h, c)
+		}
+	}
+	t.Logf("%d clusters, %d with differences, %v", *flagN, failed, time.Since(started).Round(time.Millisecond))
+}
+
+// report shrinks a difference and logs the small cluster, its snapshot
+// and both decisions.
+func report(ctx context.Context, t *testing.T, h *Harness, c *Cluster) {
+	t.Helper()
+	small := Shrink(c, func(cand *Cluster) bool {
+		out, err := h.Run(ctx, cand)
+		return err == nil && len(out.Diff()) > 0
+	})
+	out, err := h.Run(ctx, small)
+	if err != nil {
+		t.Errorf("seed %d shrunk: %v", c.Seed, err)
+		return
+	}
+	t.Logf("seed %d shrunk to %s\nlive:      %s\nsimulated: %s\nsnapshot:\n%s", c.Seed, describe(small), out.Live, out.Simulated, out.Scenario)
+}
+
+func describe(c *Cluster) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "settings %v; groups", c.Settings)
+	for _, g := range c.Groups {
+		fmt.Fprintf(&b, " %s(min %d max %d %v)", g.Name, g.Min, g.Max, g.Resources.List())
+	}
+	fmt.Fprintf(&b, "; nodes %v; workloads", c.Nodes)
+	for _, w := range c.Workloads {
+		fmt.Fprintf(&b, " %+v", w)
+	}
+	return b.String()
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	os.Exit(m.Run())
+}
