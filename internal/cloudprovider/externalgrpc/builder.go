@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 	"k8s.io/klog/v2"
@@ -32,17 +31,9 @@ func (b *Builder) Unselected(string) error { return nil }
 // Complete reads --cloud-config; the server names the node groups, so
 // --nodes and auto-discovery have no meaning.
 func (b *Builder) Complete(c registry.Common) error {
-	switch {
-	case len(c.Nodes) > 0:
-		return errors.New("--nodes: not supported by --cloud-provider=externalgrpc; the external server names the node groups")
-	case len(c.AutoDiscovery) > 0:
-		return errors.New("--node-group-auto-discovery: not supported by --cloud-provider=externalgrpc; the external server names the node groups")
-	case c.Config == "":
-		return errors.New("--cloud-config: required for the externalgrpc provider (the server's address, TLS files and timeout)")
-	}
-	data, err := os.ReadFile(c.Config)
+	data, err := registry.ReadCloudConfig(c, "the external server names the node groups", "the server's address, TLS files and timeout")
 	if err != nil {
-		return fmt.Errorf("--cloud-config: %w", err)
+		return err
 	}
 	if b.config, err = ParseCloudConfig(data); err != nil {
 		return fmt.Errorf("--cloud-config %s: %w", c.Config, err)

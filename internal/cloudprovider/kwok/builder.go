@@ -2,9 +2,7 @@ package kwok
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
@@ -32,17 +30,9 @@ func (b *Builder) Unselected(string) error { return nil }
 // --nodes or auto-discovery, since its groups carry templates the flags
 // cannot express.
 func (b *Builder) Complete(c registry.Common) error {
-	switch {
-	case len(c.Nodes) > 0:
-		return errors.New("--nodes: not supported by --cloud-provider=kwok; its node groups come from --cloud-config")
-	case len(c.AutoDiscovery) > 0:
-		return errors.New("--node-group-auto-discovery: not supported by --cloud-provider=kwok; its node groups come from --cloud-config")
-	case c.Config == "":
-		return errors.New("--cloud-config: required for the kwok provider (the node groups)")
-	}
-	data, err := os.ReadFile(c.Config)
+	data, err := registry.ReadCloudConfig(c, "its node groups come from --cloud-config", "the node groups")
 	if err != nil {
-		return fmt.Errorf("--cloud-config: %w", err)
+		return err
 	}
 	if b.groups, err = ParseCloudConfig(data); err != nil {
 		return fmt.Errorf("--cloud-config %s: %w", c.Config, err)

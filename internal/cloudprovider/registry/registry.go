@@ -9,6 +9,7 @@ package registry
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -219,4 +220,24 @@ func (f *Flags) Complete() (Builder, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+// ReadCloudConfig is Complete's shared part for a provider whose node
+// groups come from --cloud-config alone: it refuses --nodes and
+// --node-group-auto-discovery with why (what names the groups instead),
+// requires --cloud-config (holding what) and returns the file's content.
+func ReadCloudConfig(c Common, why, what string) ([]byte, error) {
+	switch {
+	case len(c.Nodes) > 0:
+		return nil, fmt.Errorf("--nodes: not supported by --cloud-provider=%s; %s", c.Provider, why)
+	case len(c.AutoDiscovery) > 0:
+		return nil, fmt.Errorf("--node-group-auto-discovery: not supported by --cloud-provider=%s; %s", c.Provider, why)
+	case c.Config == "":
+		return nil, fmt.Errorf("--cloud-config: required for the %s provider (%s)", c.Provider, what)
+	}
+	data, err := os.ReadFile(c.Config)
+	if err != nil {
+		return nil, fmt.Errorf("--cloud-config: %w", err)
+	}
+	return data, nil
 }

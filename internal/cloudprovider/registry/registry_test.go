@@ -3,6 +3,8 @@ package registry
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,6 +88,36 @@ func TestNewFlagsRefusesBadEntries(t *testing.T) {
 	for _, entries := range [][]Entry{{{Name: "", New: newFake}}, {{Name: "a"}}, {{Name: "a", New: newFake}, {Name: "a", New: newFake}}} {
 		if _, err := NewFlags(entries); err == nil {
 			t.Errorf("NewFlags(%v) accepted", entries)
+		}
+	}
+}
+
+func TestReadCloudConfig(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "cloud.yaml")
+	if err := os.WriteFile(file, []byte("groups: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		c       Common
+		want    string
+		wantErr string
+	}{
+		{Common{Provider: "p", Config: file}, "groups: []\n", ""},
+		{Common{Provider: "p", Config: file, Nodes: []string{"1:3:a"}}, "", "--nodes: not supported by --cloud-provider=p; why"},
+		{Common{Provider: "p", Config: file, AutoDiscovery: []string{"x"}}, "", "--node-group-auto-discovery: not supported by --cloud-provider=p; why"},
+		{Common{Provider: "p"}, "", "--cloud-config: required for the p provider (what)"},
+		{Common{Provider: "p", Config: file + ".missing"}, "", "--cloud-config: open "},
+	}
+	for _, tt := range tests {
+		got, err := ReadCloudConfig(tt.c, "why", "what")
+		if tt.wantErr != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), tt.wantErr) {
+				t.Errorf("%+v: error %v, want prefix %q", tt.c, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || string(got) != tt.want {
+			t.Errorf("%+v: %q, %v; want %q", tt.c, got, err, tt.want)
 		}
 	}
 }

@@ -5,14 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -56,12 +53,11 @@ type InfraConfig struct {
 // Machine, named as the Machine.
 type Infra struct {
 	cfg InfraConfig
-
-	mu      sync.Mutex
-	fail    map[string]machinesim.Failure
-	seen    map[types.UID]time.Time
-	deleted []string
-	errs    []error
+	// The Ledger's Fail takes a MachineDeployment ("<namespace>/<name>"):
+	// its SimMachines that have not booted get a Ready condition False
+	// with the failure's reason and message; its Deleted lists every
+	// SimMachine (so every Machine) released.
+	machinesim.Ledger
 }
 
 // NewInfra returns a stand-in provider; Run starts it.
@@ -78,54 +74,11 @@ func NewInfra(cfg InfraConfig) (*Infra, error) {
 	if cfg.ProviderIDPrefix == "" {
 		cfg.ProviderIDPrefix = "sim:///"
 	}
-	return &Infra{cfg: cfg, fail: map[string]machinesim.Failure{}, seen: map[types.UID]time.Time{}}, nil
-}
-
-// Fail makes the MachineDeployment's ("<namespace>/<name>") instances that
-// have not booted fail with f: their SimMachine's Ready condition turns
-// False with f's reason and message; nil lets new instances boot again.
-func (p *Infra) Fail(deployment string, f *machinesim.Failure) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if f == nil {
-		delete(p.fail, deployment)
-		return
-	}
-	p.fail[deployment] = *f
-}
-
-// Deleted returns "<namespace>/<name>" of every SimMachine (so of every
-// Machine) the provider released, in order.
-func (p *Infra) Deleted() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.deleted)
-}
-
-// Errors returns the reconcile errors seen so far other than conflicts.
-func (p *Infra) Errors() []error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return slices.Clone(p.errs)
+	return &Infra{cfg: cfg}, nil
 }
 
 // Run reconciles until ctx ends.
-func (p *Infra) Run(ctx context.Context) {
-	t := time.NewTicker(p.cfg.Interval)
-	defer t.Stop()
-	for {
-		if err := p.Reconcile(ctx); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			p.mu.Lock()
-			p.errs = append(p.errs, err)
-			p.mu.Unlock()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
+func (p *Infra) Run(ctx context.Context) { p.Loop(ctx, p.cfg.Interval, p.Reconcile) }
 
 // Reconcile runs one pass over the SimMachines.
 func (p *Infra) Reconcile(ctx context.Context) error {
@@ -159,18 +112,11 @@ func (p *Infra) sync(ctx context.Context, m *unstructured.Unstructured) error {
 		return nil
 	}
 	key := m.GetNamespace() + "/" + m.GetLabels()[deploymentLabel]
-	p.mu.Lock()
-	f, failing := p.fail[key]
-	first, ok := p.seen[m.GetUID()]
-	if !ok {
-		first = time.Now()
-		p.seen[m.GetUID()] = first
-	}
-	p.mu.Unlock()
+	f, failing, booted := p.Booting(key, m.GetUID())
 	if failing {
 		return p.markFailed(ctx, m, f)
 	}
-	if time.Since(first) < p.cfg.BootTime {
+	if booted < p.cfg.BootTime {
 		return nil
 	}
 	return p.provision(ctx, m, key)
@@ -225,9 +171,7 @@ func (p *Infra) release(ctx context.Context, m *unstructured.Unstructured) error
 	if _, err := p.api().Update(ctx, m, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("releasing SimMachine %s: %w", m.GetName(), err)
 	}
-	p.mu.Lock()
-	p.deleted = append(p.deleted, m.GetNamespace()+"/"+m.GetName())
-	p.mu.Unlock()
+	p.Released(m.GetNamespace() + "/" + m.GetName())
 	return nil
 }
 

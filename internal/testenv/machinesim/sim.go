@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -43,12 +41,7 @@ type Config struct {
 // Simulator plays a machine API's controllers and the cloud.
 type Simulator struct {
 	cfg Config
-
-	mu      sync.Mutex
-	fail    map[string]Failure
-	seen    map[types.UID]time.Time
-	deleted []string
-	errs    []error
+	Ledger
 }
 
 // New returns a simulator; Run starts it.
@@ -65,52 +58,13 @@ func New(cfg Config) (*Simulator, error) {
 	if cfg.ProviderIDPrefix == "" {
 		cfg.ProviderIDPrefix = "sim:///"
 	}
-	return &Simulator{cfg: cfg, fail: map[string]Failure{}, seen: map[types.UID]time.Time{}}, nil
-}
-
-// Fail makes the deployment's machines that have not booted fail with f;
-// nil lets new machines boot again.
-func (s *Simulator) Fail(deployment string, f *Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if f == nil {
-		delete(s.fail, deployment)
-		return
-	}
-	s.fail[deployment] = *f
-}
-
-// Deleted returns "<namespace>/<name>" of every machine the simulator
-// removed, in order.
-func (s *Simulator) Deleted() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.deleted)
-}
-
-// Errors returns the reconcile errors seen so far other than conflicts.
-func (s *Simulator) Errors() []error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.errs)
+	return &Simulator{cfg: cfg}, nil
 }
 
 // Run reconciles until ctx ends.
 func (s *Simulator) Run(ctx context.Context) error {
-	t := time.NewTicker(s.cfg.Interval)
-	defer t.Stop()
-	for {
-		if err := s.Reconcile(ctx); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			s.mu.Lock()
-			s.errs = append(s.errs, err)
-			s.mu.Unlock()
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
+	s.Loop(ctx, s.cfg.Interval, s.Reconcile)
+	return nil
 }
 
 // Reconcile runs one pass: deployments to sets, sets to machines,
@@ -244,14 +198,7 @@ func (s *Simulator) syncMachine(ctx context.Context, m *unstructured.Unstructure
 		return nil
 	}
 	key := m.GetNamespace() + "/" + s.cfg.Flavor.Deployment(m)
-	s.mu.Lock()
-	f, failing := s.fail[key]
-	first, ok := s.seen[m.GetUID()]
-	if !ok {
-		first = time.Now()
-		s.seen[m.GetUID()] = first
-	}
-	s.mu.Unlock()
+	f, failing, booted := s.Booting(key, m.GetUID())
 	_, _, mGVR := s.cfg.Flavor.Resources()
 	api := s.cfg.Management.Resource(mGVR).Namespace(m.GetNamespace())
 	if failing {
@@ -259,7 +206,7 @@ func (s *Simulator) syncMachine(ctx context.Context, m *unstructured.Unstructure
 		_, err := api.UpdateStatus(ctx, m, metav1.UpdateOptions{})
 		return err
 	}
-	if time.Since(first) < s.cfg.BootTime {
+	if booted < s.cfg.BootTime {
 		return nil
 	}
 	return s.boot(ctx, m, key)
@@ -308,9 +255,7 @@ func (s *Simulator) finishDeletion(ctx context.Context, m *unstructured.Unstruct
 	if _, err := s.cfg.Management.Resource(mGVR).Namespace(m.GetNamespace()).Update(ctx, m, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("removing the finalizer of %s: %w", m.GetName(), err)
 	}
-	s.mu.Lock()
-	s.deleted = append(s.deleted, m.GetNamespace()+"/"+m.GetName())
-	s.mu.Unlock()
+	s.Released(m.GetNamespace() + "/" + m.GetName())
 	return nil
 }
 
