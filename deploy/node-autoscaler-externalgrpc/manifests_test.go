@@ -46,25 +46,11 @@ func TestManifests(t *testing.T) {
 	}
 	checkMounts(t, deployment, config)
 	manifesttest.Create(t, env, objs)
-	denied := []manifesttest.Access{
-		{Verb: "create", Resource: "nodes"},
-		{Verb: "patch", Resource: "nodes", Name: "node-1"},
-		{Verb: "delete", Resource: "nodes", Name: "node-1"},
-		{Verb: "update", Resource: "nodes", Subresource: "status", Name: "node-1"},
-		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
-		{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
-		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "node-1"},
-		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-node-autoscaler-cloud-config"},
-		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-node-autoscaler-externalgrpc-tls"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
-	}
-	allowed := []manifesttest.Access{
-		{Verb: "update", Resource: "nodes", Name: "node-1"},
-		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-backoff"},
-	}
+	allowed, denied := manifesttest.CloudNodeAutoscalerAccess("node-1", "web-1")
+	// The kubelet, not the node autoscaler, reads the mounted Secrets.
+	denied = append(denied,
+		manifesttest.Access{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-node-autoscaler-cloud-config"},
+		manifesttest.Access{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "kscale-node-autoscaler-externalgrpc-tls"})
 	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-node-autoscaler", allowed, denied)
 }
 
