@@ -3,6 +3,7 @@ package expander
 import (
 	"context"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -83,6 +84,10 @@ func hasNodePrice(o Option) bool { return o.PricePerHour > 0 && o.Template != ni
 // with a pod the cloud cannot price is left out (upstream's price
 // expander skips it), and when none is left every option is kept.
 func (p Price) cloudPrices(ctx context.Context, opts []Option) []Option {
+	if !slices.ContainsFunc(opts, hasNodePrice) {
+		// Nothing to score: ask the cloud for no pod price.
+		return opts
+	}
 	log := klog.FromContext(ctx)
 	stabilization, err := p.Pods.PodPrice(ctx, stabilizationPod)
 	if err != nil {

@@ -61,9 +61,14 @@ func TestPriceScore(t *testing.T) {
 type fakePodPrices struct {
 	prices map[string]float64
 	fail   map[string]bool
+	// asked, when set, counts the calls.
+	asked *int
 }
 
 func (f fakePodPrices) PodPrice(_ context.Context, pod *corev1.Pod) (float64, error) {
+	if f.asked != nil {
+		*f.asked++
+	}
 	if f.fail[pod.Name] {
 		return 0, errors.New("cannot price " + pod.Name)
 	}
@@ -106,6 +111,18 @@ func TestPriceWithCloudPodPrices(t *testing.T) {
 				t.Fatalf("got %v want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestPriceAsksNoPodPriceWithoutNodePrices(t *testing.T) {
+	a, b := withPod("a", "big"), withPod("b", "small")
+	a.PricePerHour, b.PricePerHour = 0, 0
+	f := fakePodPrices{fail: map[string]bool{}, asked: new(int)}
+	if got := groups(Price{Pods: f}.BestOptions(t.Context(), []Option{a, b})); !slices.Equal(got, []string{"a", "b"}) {
+		t.Fatalf("got %v, want both kept", got)
+	}
+	if *f.asked != 0 {
+		t.Errorf("%d pod prices asked, want none", *f.asked)
 	}
 }
 
