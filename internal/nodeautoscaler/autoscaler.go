@@ -125,16 +125,18 @@ func New(cfg Config) (*Autoscaler, error) {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	rules := readinessRules(&o)
+	counting := rules
+	counting.DeletedFromCloudInstances, counting.Instances = o.DeletedNodesFromCloudInstances, cfg.Provider.InstanceKnowledge()
 	guard, err := mismatch.New(mismatch.Config{Timeout: o.TemplateMismatchTimeout, Ignore: ignoreTaint(rules, o.StatusTaints)})
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	return &Autoscaler{scaleDowner: sd, guard: guard,
 		cfg: cfg, estimator: nodetemplate.NewEstimator(), expander: chain, metrics: m,
-		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
+		state: clusterstate.New(clusterstate.Config{Readiness: counting, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore:  ignoreTaint(rules, o.StatusTaints),
-		health:  newClusterHealthGate(rules, o),
+		health:  newClusterHealthGate(counting, o),
 		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames),
 	}, nil
 }

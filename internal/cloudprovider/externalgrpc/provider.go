@@ -215,3 +215,10 @@ func (p *Provider) Cleanup(ctx context.Context) error {
 	_, err := call(ctx, p, "Cleanup", "", p.cfg.Client.Cleanup, &protos.CleanupRequest{})
 	return err
 }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// The gRPC protocol has no call that tells whether an instance exists;
+// upstream's externalgrpc HasInstance is not implemented either.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.CannotTellInstances
+}
