@@ -22,6 +22,9 @@ type Class struct {
 	InstanceType, Region, Zone, Arch string
 	// NoTemplate leaves nodeTemplate out.
 	NoTemplate bool
+	// Secret names the class's secretRef (in Namespace); empty leaves it
+	// out. MCM's machine controller needs one with a userData key.
+	Secret string
 }
 
 // Object returns the MachineClass.
@@ -31,6 +34,9 @@ func (c Class) Object() *unstructured.Unstructured {
 	u.SetKind("MachineClass")
 	u.SetNamespace(c.Namespace)
 	u.SetName(c.Name)
+	if c.Secret != "" {
+		u.Object["secretRef"] = map[string]any{"name": c.Secret, "namespace": c.Namespace}
+	}
 	if c.NoTemplate {
 		return u
 	}
