@@ -27,12 +27,14 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
-		fmt.Fprintf(os.Stderr, "mcm: %v\n", err)
-		os.Exit(1)
-	}
+	// The controllers run until the process is stopped: run returns only
+	// with an error.
+	err := run(os.Args[1:])
+	fmt.Fprintf(os.Stderr, "mcm: %v\n", err)
+	os.Exit(1)
 }
 
+// run starts the command args name; it returns only with an error.
 func run(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("usage: mcm controller-manager|machine-controller [flags]")
