@@ -40,7 +40,7 @@ type nodeAutoscalerOptions struct {
 	statusName    string
 	recordDup     bool
 	frequentLoops bool
-	batch         live.Batch
+	batch         operator.Batch
 	dryRun        bool
 	shadow        shadowFlags
 	fs            *pflag.FlagSet

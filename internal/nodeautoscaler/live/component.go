@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/registry"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/operator"
 )
@@ -46,7 +48,7 @@ type ComponentConfig struct {
 	// FrequentLoops is --frequent-loops-enabled.
 	FrequentLoops bool
 	// Batch is --scale-up-batch-idle-duration and -max-duration.
-	Batch Batch
+	Batch operator.Batch
 	// DryRun is --dry-run (shadow mode).
 	DryRun bool
 	// Shadow configures the comparison with the running autoscaler; used
@@ -118,7 +120,7 @@ func (c *component) lead(ctx context.Context) (t *operator.Term, err error) {
 	}
 	cl, err := c.cfg.Cloud.Build(ctx, registry.Deps{Client: c.cfg.Client, RESTConfig: c.cfg.RESTConfig, Factory: factory, WaitForSync: cluster.WaitForSync,
 		Namespace: o.Namespace, Clock: c.cfg.Clock, Registerer: c.cfg.Registerer, DisableInstanceCache: o.DisableNodeInstancesCache,
-		GroupDefaults: groupDefaults(*o)})
+		GroupDefaults: groupDefaults(*o), Prices: slices.Contains(o.Expanders, options.ExpanderPrice)})
 	if err != nil {
 		return t, fmt.Errorf("building the %s cloud provider: %w", c.cfg.CloudName, err)
 	}
@@ -132,7 +134,7 @@ func (c *component) lead(ctx context.Context) (t *operator.Term, err error) {
 	if deps.watcher, err = c.shadowWatcher(ctx, t, factory, nsFactory); err != nil {
 		return t, err
 	}
-	var trigger <-chan struct{}
+	var trigger *operator.Trigger
 	if c.cfg.FrequentLoops {
 		if trigger, err = NewUnschedulablePodTrigger(factory, c.cfg.Clock); err != nil {
 			return t, err
@@ -174,12 +176,12 @@ func (c *component) events(ctx context.Context, t *operator.Term, deps *loopDeps
 // runner wires the autoscaler loop onto the live cluster, with its backoff
 // restored from and saved to the cluster-autoscaler-backoff ConfigMap; with
 // --dry-run onto the dry-run boundaries instead (see loopWrites).
-func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Priorities, trigger <-chan struct{}) (*Runner, error) {
+func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Priorities, trigger *operator.Trigger) (*Runner, error) {
 	o := c.cfg.Options
 	var status *StatusWriter
 	var statusUID func() types.UID
 	if o.WriteStatusConfigMap {
-		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName)
+		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName).Refresh(o.ScanInterval)
 		statusUID = status.UID
 	}
 	w, err := c.loopWrites(deps, statusUID)
@@ -194,6 +196,9 @@ func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Prior
 		Options: o, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: c.cfg.Clock,
 		Rand: rand.New(rand.NewPCG(uint64(c.cfg.Clock.Now().UnixNano()), 0)), Registerer: c.cfg.Registerer, Priorities: priorities.Source(),
 		ScaleDown: w.scaleDown, GRPCExpander: grpcFilter,
+	}
+	if pp, ok := deps.provider.(expander.PodPricer); ok {
+		cfg.PodPrices = pp
 	}
 	if w.backoff != nil {
 		cfg.Backoff = w.backoff
