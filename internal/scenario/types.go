@@ -146,6 +146,29 @@ type PodTemplate struct {
 	TopologySpreadConstraints K8s[[]corev1.TopologySpreadConstraint] `yaml:"topologySpreadConstraints"`
 	// Priority is the pod priority.
 	Priority int32 `yaml:"priority"`
+	// Volumes are the pod's local storage volumes, which scale-down's
+	// --skip-nodes-with-local-storage rule reads (with the
+	// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes
+	// annotation).
+	Volumes []Volume `yaml:"volumes"`
+}
+
+// Volume types a pod template's volume may have.
+const (
+	VolumeEmptyDir = "emptyDir"
+	VolumeHostPath = "hostPath"
+)
+
+// VolumeTypes are the valid Volume.Type values.
+var VolumeTypes = []string{VolumeEmptyDir, VolumeHostPath}
+
+// Volume is one local storage volume of a pod.
+type Volume struct {
+	// Name is the volume's name (a DNS label), as the safe-to-evict
+	// annotation lists it.
+	Name string `yaml:"name"`
+	// Type is emptyDir or hostPath.
+	Type string `yaml:"type"`
 }
 
 // PDB is a PodDisruptionBudget for a workload: exactly one field is set.

@@ -296,7 +296,10 @@ func TestConvertCases(t *testing.T) {
 			gone.DeletionTimestamp = &metav1.Time{Time: now}
 			gone.Spec.NodeName = ""
 			scratch := ownedPod("scratch-0", "ReplicaSet", "scratch", "n", func(p *corev1.Pod) {
-				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+					{Name: "logs", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}}}
+				p.Annotations = map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "logs"}
 			})
 			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
 				ownedPod("orphan-0", "StatefulSet", "orphan", "n"), ownedPod("kept-0", "ReplicaSet", "kept", "n"), victim, gone, scratch})
@@ -318,8 +321,19 @@ func TestConvertCases(t *testing.T) {
 			if w := workloadNamed(r, "gone"); w != nil {
 				t.Errorf("an unbound terminating pod is kept: %+v", w)
 			}
+			want := []scenario.Volume{{Name: "tmp", Type: scenario.VolumeEmptyDir}, {Name: "logs", Type: scenario.VolumeHostPath}}
+			parsed := roundTrip(t, r)
+			for _, w := range parsed.Workloads {
+				if w.Name == "scratch" && (!slices.Equal(w.Pod.Volumes, want) ||
+					w.Pod.Annotations["cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"] != "logs") {
+					t.Errorf("scratch's pod after the round trip = %+v, want volumes %v and the safe-to-evict annotation", w.Pod, want)
+				}
+			}
+			if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "volume") }) {
+				t.Errorf("notes %q name a volume the scenario carries", r.Notes)
+			}
 		},
-		notes: []string{"1 terminating pods not bound to a node", "local storage volume tmp (scale-down: --skip-nodes-with-local-storage"},
+		notes: []string{"1 terminating pods not bound to a node"},
 	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {

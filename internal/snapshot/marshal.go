@@ -91,6 +91,7 @@ type outPod struct {
 	Tolerations               any               `yaml:"tolerations,omitempty"`
 	TopologySpreadConstraints any               `yaml:"topologySpreadConstraints,omitempty"`
 	Priority                  int32             `yaml:"priority,omitempty"`
+	Volumes                   []scenario.Volume `yaml:"volumes,omitempty"`
 }
 
 type outPDB struct {
@@ -194,7 +195,7 @@ func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
 	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
-			NodeSelector: p.NodeSelector, Priority: p.Priority}}
+			NodeSelector: p.NodeSelector, Priority: p.Priority, Volumes: p.Volumes}}
 	if c := w.Controller; c != nil {
 		ow.Controller = &outController{APIVersion: c.APIVersion, Kind: c.Kind, Missing: c.Missing}
 	}

@@ -226,7 +226,23 @@ func podTemplate(p *corev1.Pod, daemon bool) scenario.PodTemplate {
 	if p.Spec.Priority != nil {
 		t.Priority = *p.Spec.Priority
 	}
+	t.Volumes = localVolumes(p)
 	return t
+}
+
+// localVolumes are the pod's emptyDir and hostPath volumes, which
+// scale-down's --skip-nodes-with-local-storage rule reads.
+func localVolumes(p *corev1.Pod) []scenario.Volume {
+	var out []scenario.Volume
+	for _, v := range p.Spec.Volumes {
+		switch {
+		case v.EmptyDir != nil:
+			out = append(out, scenario.Volume{Name: v.Name, Type: scenario.VolumeEmptyDir})
+		case v.HostPath != nil:
+			out = append(out, scenario.Volume{Name: v.Name, Type: scenario.VolumeHostPath})
+		}
+	}
+	return out
 }
 
 func cloneOrNil(m map[string]string) map[string]string {
@@ -280,11 +296,8 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 		}
 	}
 	for _, v := range p.Spec.Volumes {
-		switch {
-		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
 			lost = append(lost, "volume "+v.Name+" (its claim's binding and volume node affinity: where the pod fits, so scale-up and scale-down)")
-		case v.EmptyDir != nil || v.HostPath != nil:
-			lost = append(lost, "local storage volume "+v.Name+" (scale-down: --skip-nodes-with-local-storage keeps its node live, not in the simulation)")
 		}
 	}
 	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName {
