@@ -141,7 +141,7 @@ func (w *World) readyView(wl *workload, now time.Time) []*corev1.Pod {
 	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
 		cp := *p
 		cp.Status.Conditions = nil
-		if podReady(p, wl.spec.StartupTime.Duration, now) {
+		if podReady(p, wl.spec.StartupTime.Duration, now) && !w.unreadyPods[p.Namespace+"/"+p.Name] {
 			cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
 		out = append(out, &cp)

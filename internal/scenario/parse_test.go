@@ -97,6 +97,8 @@ func TestParseErrors(t *testing.T) {
 			"workloads \"web\": controller needs apiVersion and kind"},
 		{"on zero", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 0, on: {n-1: 0}}\n",
 			"on: \"n-1\": count must be positive"},
+		{"notReady above scheduled", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 1, notReady: 2}\n",
+			"line 5: workloads \"web\": need 0 <= notReady <= scheduled"},
 		{"volume type", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: nfs}\n",
 			"line 9: workloads \"web\": pod.volumes.type: must be one of [emptyDir hostPath], got \"nfs\""},
 		{"volume twice", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: emptyDir}\n        - {name: data, type: hostPath}\n",

@@ -111,6 +111,10 @@ type Workload struct {
 	// long after the start. Only for bare pods (kind Pods) that are all
 	// scheduled.
 	Terminating *Duration `yaml:"terminating"`
+	// NotReady is how many of the Scheduled pods run but are not Ready
+	// (starting, crash-looping) and stay so: a PodDisruptionBudget counts
+	// them as unhealthy.
+	NotReady int `yaml:"notReady"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.

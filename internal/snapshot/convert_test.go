@@ -335,6 +335,20 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{"1 terminating pods not bound to a node"},
 	}, {
+		name: "bound pods that are not Ready",
+		c: func() *Cluster {
+			starting := ownedPod("web-1", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions = nil })
+			crashing := ownedPod("web-2", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse })
+			return cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{starting, crashing,
+				ownedPod("web-3", "ReplicaSet", "web", "n"), ownedPod("web-4", "ReplicaSet", "web", "")})
+		}(),
+		check: func(t *testing.T, r *Result) {
+			parsed := roundTrip(t, r)
+			if w := parsed.Workloads[0]; w.Replicas != 4 || w.Scheduled != 3 || w.NotReady != 2 {
+				t.Errorf("web after the round trip = %+v, want 4 replicas, 3 scheduled, 2 of them not Ready", w)
+			}
+		},
+	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {
 			c := cluster(nil, nil)

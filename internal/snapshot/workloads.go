@@ -153,6 +153,9 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 		}
 	default:
 		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
+		if !g.terminating {
+			w.NotReady = notReady(g.pods)
+		}
 	}
 	if g.terminating {
 		w.Terminating = &scenario.Duration{Duration: max(0, g.pods[0].DeletionTimestamp.Sub(b.opts.Now))}
@@ -181,6 +184,26 @@ func placement(pods []*corev1.Pod) map[string]int {
 		}
 	}
 	return on
+}
+
+// notReady counts the bound pods whose Ready condition is not True.
+func notReady(pods []*corev1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && !podReady(p) {
+			n++
+		}
+	}
+	return n
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // controller keeps the pods' owner when it is not a ReplicaSet that
