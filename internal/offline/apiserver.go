@@ -128,7 +128,11 @@ func (w *World) pdbs() []*policyv1.PodDisruptionBudget {
 			x := intstr.Parse(v)
 			b.Spec.MaxUnavailable = &x
 		}
-		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), wl.replicas)
+		expected := wl.replicas
+		if d := wl.spec.Desired; d != nil && wl.replicas == wl.spec.Replicas {
+			expected = *d
+		}
+		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), expected)
 		out = append(out, b)
 	}
 	return out

@@ -99,6 +99,8 @@ func TestParseErrors(t *testing.T) {
 			"on: \"n-1\": count must be positive"},
 		{"notReady above scheduled", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 1, notReady: 2}\n",
 			"line 5: workloads \"web\": need 0 <= notReady <= scheduled"},
+		{"desired of a Job", head + "workloads:\n  - {name: j, kind: Job, replicas: 1, desired: 2}\n",
+			"line 5: workloads \"j\": desired is a ReplicaSet's desired replicas"},
 		{"volume type", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: nfs}\n",
 			"line 9: workloads \"web\": pod.volumes.type: must be one of [emptyDir hostPath], got \"nfs\""},
 		{"volume twice", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: emptyDir}\n        - {name: data, type: hostPath}\n",

@@ -115,6 +115,13 @@ type Workload struct {
 	// (starting, crash-looping) and stay so: a PodDisruptionBudget counts
 	// them as unhealthy.
 	NotReady int `yaml:"notReady"`
+	// Desired, for kind ReplicaSet, is the desired replicas of the pods'
+	// controller when they differ from Replicas (a StatefulSet short of
+	// pods, a ReplicaSet whose surplus pods terminate): the workload's
+	// PodDisruptionBudget counts it as its expected pods, as the
+	// disruption controller does, until an event scales the workload. The
+	// simulation creates or deletes no pod to reach it.
+	Desired *int `yaml:"desired"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.

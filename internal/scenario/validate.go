@@ -136,6 +136,8 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
 		c.failf(w.NotReady < 0 || w.NotReady > w.Scheduled, f("notReady"), "workloads %q: need 0 <= notReady <= scheduled", w.Name)
 		c.failf(w.NotReady > 0 && w.Kind == "DaemonSet", f("notReady"), "workloads %q: notReady is not for DaemonSets", w.Name)
+		c.failf(w.Desired != nil && (*w.Desired < 0 || w.Kind != "ReplicaSet"), f("desired"),
+			"workloads %q: desired is a ReplicaSet's desired replicas: not negative, only for kind ReplicaSet", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
 		c.placement(w, f("on"), nodeNames)
 		if ctl := w.Controller; ctl != nil {

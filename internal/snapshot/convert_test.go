@@ -339,13 +339,26 @@ func TestConvertCases(t *testing.T) {
 		c: func() *Cluster {
 			starting := ownedPod("web-1", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions = nil })
 			crashing := ownedPod("web-2", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse })
-			return cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{starting, crashing,
-				ownedPod("web-3", "ReplicaSet", "web", "n"), ownedPod("web-4", "ReplicaSet", "web", "")})
+			db := ownedPod("db-0", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db"}))
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{starting, crashing,
+				ownedPod("web-3", "ReplicaSet", "web", "n"), ownedPod("web-4", "ReplicaSet", "web", ""), db})
+			c.Desired = map[string]int32{ControllerKey("default", "ReplicaSet", "web", "uid-web"): 4,
+				ControllerKey("default", "StatefulSet", "db", "uid-db"): 3}
+			return c
 		}(),
 		check: func(t *testing.T, r *Result) {
 			parsed := roundTrip(t, r)
-			if w := parsed.Workloads[0]; w.Replicas != 4 || w.Scheduled != 3 || w.NotReady != 2 {
-				t.Errorf("web after the round trip = %+v, want 4 replicas, 3 scheduled, 2 of them not Ready", w)
+			for _, w := range parsed.Workloads {
+				switch w.Name {
+				case "db":
+					if w.Replicas != 1 || w.Desired == nil || *w.Desired != 3 || w.NotReady != 0 {
+						t.Errorf("db after the round trip = %+v, want 1 replica of a StatefulSet that wants 3", w)
+					}
+				default:
+					if w.Replicas != 4 || w.Scheduled != 3 || w.NotReady != 2 || w.Desired != nil {
+						t.Errorf("web after the round trip = %+v, want 4 replicas (as desired), 3 scheduled, 2 of them not Ready", w)
+					}
+				}
 			}
 		},
 	}, {

@@ -69,6 +69,7 @@ type outWorkload struct {
 	Scheduled int            `yaml:"scheduled,omitempty"`
 	On        map[string]int `yaml:"on,omitempty"`
 	NotReady  int            `yaml:"notReady,omitempty"`
+	Desired   *int           `yaml:"desired,omitempty"`
 	// Terminating is the time left, as a duration string.
 	Terminating string         `yaml:"terminating,omitempty"`
 	Controller  *outController `yaml:"controller,omitempty"`
@@ -194,7 +195,7 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 
 func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
-	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On, NotReady: w.NotReady,
+	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On, NotReady: w.NotReady, Desired: w.Desired,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority, Volumes: p.Volumes}}
 	if c := w.Controller; c != nil {

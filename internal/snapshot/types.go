@@ -26,6 +26,10 @@ type Cluster struct {
 	// ReplicationControllers that exist, by ControllerKey; nil when
 	// unknown (every controller then counts as existing).
 	Controllers map[string]bool
+	// Desired are the desired replicas of the ReplicaSets, StatefulSets
+	// and ReplicationControllers, by ControllerKey: what the disruption
+	// controller counts as a budget's expected pods.
+	Desired map[string]int32
 	// Priorities is the priority expander ConfigMap; nil when it is absent.
 	Priorities *corev1.ConfigMap
 }

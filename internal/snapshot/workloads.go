@@ -154,7 +154,7 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	default:
 		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
 		if !g.terminating {
-			w.NotReady = notReady(g.pods)
+			w.NotReady, w.Desired = notReady(g.pods), b.desiredReplicas(rep, len(g.pods))
 		}
 	}
 	if g.terminating {
@@ -184,6 +184,21 @@ func placement(pods []*corev1.Pod) map[string]int {
 		}
 	}
 	return on
+}
+
+// desiredReplicas is the desired replicas of the pods' controller when
+// they differ from the pod count, else nil.
+func (b *builder) desiredReplicas(rep *corev1.Pod, pods int) *int {
+	ref := metav1.GetControllerOf(rep)
+	if ref == nil {
+		return nil
+	}
+	d, ok := b.desired[ControllerKey(rep.Namespace, ref.Kind, ref.Name, ref.UID)]
+	if !ok || int(d) == pods {
+		return nil
+	}
+	n := int(d)
+	return &n
 }
 
 // notReady counts the bound pods whose Ready condition is not True.
