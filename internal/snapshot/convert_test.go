@@ -362,6 +362,35 @@ func TestConvertCases(t *testing.T) {
 			}
 		},
 	}, {
+		name: "a DaemonSet without pods comes from its template",
+		c: func() *Cluster {
+			ds := func(name string) appsv1.DaemonSet {
+				return appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: name},
+					Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+						Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}}}}}}
+			}
+			running := ownedPod("agent-n", "DaemonSet", "agent", "n", fixture.WithLabels(map[string]string{"app": "agent"}))
+			running.Namespace = "kube-system"
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{running})
+			c.DaemonSets = []appsv1.DaemonSet{ds("agent"), ds("logs")}
+			return c
+		}(),
+		check: func(t *testing.T, r *Result) {
+			parsed := roundTrip(t, r)
+			var names []string
+			for _, w := range parsed.Workloads {
+				names = append(names, w.Kind+" "+w.Name)
+				if w.Name == "logs" && qty(w.Pod.Requests, corev1.ResourceCPU) != "200m" {
+					t.Errorf("logs requests = %v, want its template's 200m CPU", w.Pod.Requests)
+				}
+			}
+			if slices.Sort(names); !slices.Equal(names, []string{"DaemonSet agent", "DaemonSet logs"}) {
+				t.Errorf("workloads = %v, want the DaemonSet with pods once and the one without from its template", names)
+			}
+		},
+		notes: []string{"DaemonSet kube-system/logs has no pods"},
+	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {
 			c := cluster(nil, nil)

@@ -30,8 +30,9 @@ type ReadOptions struct {
 // Read lists what a snapshot needs from the cluster: nodes, pods and
 // PodDisruptionBudgets of all namespaces, page by page (each list is one
 // consistent resource version), and the priority expander ConfigMap when it
-// exists. It needs get on that ConfigMap and list on nodes, pods and
-// poddisruptionbudgets.
+// exists. It needs get on that ConfigMap and list on nodes, pods,
+// poddisruptionbudgets, daemonsets and the controllers readControllers
+// lists.
 func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Cluster, error) {
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
@@ -52,6 +53,11 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 		func(l *policyv1.PodDisruptionBudgetList) ([]policyv1.PodDisruptionBudget, string) {
 			return l.Items, l.Continue
 		})
+	if err != nil {
+		return nil, err
+	}
+	c.DaemonSets, err = listAll(ctx, "daemonsets", o.PageSize, client.AppsV1().DaemonSets(metav1.NamespaceAll).List,
+		func(l *appsv1.DaemonSetList) ([]appsv1.DaemonSet, string) { return l.Items, l.Continue })
 	if err != nil {
 		return nil, err
 	}

@@ -148,6 +148,9 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	}
 	switch g.kind {
 	case kindDaemonSet:
+		if ref := metav1.GetControllerOf(rep); ref != nil {
+			b.daemonSets[rep.Namespace+"/"+ref.Name] = true
+		}
 		if pending := len(g.pods) - scheduled; pending > 0 {
 			b.res.notef("%s: %d pending pods are left out; the simulation runs a DaemonSet pod on every node that fits it", g.owner, pending)
 		}
