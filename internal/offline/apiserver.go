@@ -128,7 +128,11 @@ func (w *World) pdbs() []*policyv1.PodDisruptionBudget {
 			x := intstr.Parse(v)
 			b.Spec.MaxUnavailable = &x
 		}
-		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), wl.replicas)
+		expected := wl.replicas
+		if d := wl.spec.Desired; d != nil && wl.replicas == wl.spec.Replicas {
+			expected = *d
+		}
+		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), expected)
 		out = append(out, b)
 	}
 	return out
@@ -141,7 +145,7 @@ func (w *World) readyView(wl *workload, now time.Time) []*corev1.Pod {
 	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
 		cp := *p
 		cp.Status.Conditions = nil
-		if podReady(p, wl.spec.StartupTime.Duration, now) {
+		if podReady(p, wl.spec.StartupTime.Duration, now) && !w.unreadyPods[p.Namespace+"/"+p.Name] {
 			cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
 		}
 		out = append(out, &cp)

@@ -87,5 +87,10 @@ func (w *World) placeInitialPods() error {
 			return err
 		}
 	}
+	for _, wl := range w.workloads {
+		for _, p := range w.initialPods(wl)[:wl.spec.NotReady] {
+			w.unreadyPods[p.Namespace+"/"+p.Name] = true
+		}
+	}
 	return nil
 }

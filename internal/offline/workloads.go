@@ -64,7 +64,25 @@ func (wl *workload) podTemplate() corev1.PodTemplateSpec {
 		prio := s.Pod.Priority
 		t.Spec.Priority = &prio
 	}
+	t.Spec.Volumes = podVolumes(s.Pod.Volumes)
 	return t
+}
+
+// podVolumes builds the pod's local storage volumes: an empty emptyDir,
+// or a hostPath under /var/lib/kscale named after the volume.
+func podVolumes(vs []scenario.Volume) []corev1.Volume {
+	var out []corev1.Volume
+	for _, v := range vs {
+		vol := corev1.Volume{Name: v.Name}
+		switch v.Type {
+		case scenario.VolumeEmptyDir:
+			vol.EmptyDir = &corev1.EmptyDirVolumeSource{}
+		case scenario.VolumeHostPath:
+			vol.HostPath = &corev1.HostPathVolumeSource{Path: "/var/lib/kscale/" + v.Name}
+		}
+		out = append(out, vol)
+	}
+	return out
 }
 
 // uid is the UID of the workload's controller object.

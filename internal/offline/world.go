@@ -25,17 +25,20 @@ var Start = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // World is one running simulation.
 type World struct {
-	scn         *scenario.Scenario
-	clock       *clocktesting.FakeClock
-	cloud       *inmemory.Cloud
-	cluster     *cluster
-	autoscaler  *nodeautoscaler.Autoscaler
-	workloads   []*workload
-	byName      map[string]*workload
-	bare        map[string]string
-	reserved    map[string]corev1.ResourceList
-	realNodes   map[string]*scenario.RealNodes
-	notReady    map[string]bool
+	scn        *scenario.Scenario
+	clock      *clocktesting.FakeClock
+	cloud      *inmemory.Cloud
+	cluster    *cluster
+	autoscaler *nodeautoscaler.Autoscaler
+	workloads  []*workload
+	byName     map[string]*workload
+	bare       map[string]string
+	reserved   map[string]corev1.ResourceList
+	realNodes  map[string]*scenario.RealNodes
+	notReady   map[string]bool
+	// unreadyPods are the pods (namespace/name) that run but stay not
+	// Ready: a workload's notReady.
+	unreadyPods map[string]bool
 	startTaints map[string][]corev1.Taint
 	readyNodes  map[string]bool
 	// readyGen is the cluster's node generation readyNodes is of.
@@ -63,7 +66,7 @@ type World struct {
 func New(scn *scenario.Scenario) (*World, error) {
 	clk := clocktesting.NewFakeClock(Start)
 	w := &World{scn: scn, clock: clk, cloud: inmemory.New(clk), cluster: newCluster(), byName: map[string]*workload{},
-		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, realNodes: map[string]*scenario.RealNodes{}, notReady: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
+		bare: map[string]string{}, reserved: map[string]corev1.ResourceList{}, realNodes: map[string]*scenario.RealNodes{}, notReady: map[string]bool{}, unreadyPods: map[string]bool{}, startTaints: map[string][]corev1.Taint{},
 		readyNodes: map[string]bool{}, readyGen: -1, lastReason: map[string]string{}, seen: map[string]bool{}}
 	w.res.Name = scn.Name
 	w.cloud.SetInstanceRefresh(scn.Cloud.InstanceRefreshInterval.Duration)

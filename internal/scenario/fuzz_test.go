@@ -20,6 +20,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\nnodeGroups:\n  - {name: g, max: 3, instanceTypes: [m5.large]}\n" +
 		"nodes:\n  - {name: n-1, group: g}\nworkloads:\n  - {name: w, kind: ReplicaSet, replicas: 2, scheduled: 1, on: {n-1: 1}, controller: {apiVersion: apps/v1, kind: StatefulSet, missing: true}}\n" +
 		"  - {name: t, kind: Pods, replicas: 1, scheduled: 1, on: {n-1: 1}, terminating: 30s}\n"))
+	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\nworkloads:\n  - name: w\n    kind: Pods\n    replicas: 1\n" +
+		"    pod:\n      annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes: a}\n" +
+		"      volumes: [{name: a, type: emptyDir}, {name: b, type: hostPath}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if (s == nil) == (err == nil) {

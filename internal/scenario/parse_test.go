@@ -33,7 +33,10 @@ func TestParseValid(t *testing.T) {
 	if aff == nil || aff.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms[0].MatchExpressions[0].Values[0] != "eu-central-1a" {
 		t.Fatalf("affinity not decoded: %+v", aff)
 	}
-	if s.Workloads[0].Namespace != "default" || s.Expect[1].Line != 52 {
+	if v := s.Workloads[0].Pod.Volumes; len(v) != 1 || v[0] != (Volume{Name: "scratch", Type: VolumeEmptyDir}) {
+		t.Fatalf("volumes not decoded: %+v", v)
+	}
+	if s.Workloads[0].Namespace != "default" || s.Expect[1].Line != 53 {
 		t.Fatalf("namespace %q, expect line %d", s.Workloads[0].Namespace, s.Expect[1].Line)
 	}
 }
@@ -94,6 +97,18 @@ func TestParseErrors(t *testing.T) {
 			"workloads \"web\": controller needs apiVersion and kind"},
 		{"on zero", head + group + "nodes:\n  - {name: n-1, group: ng-1}\nworkloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 0, on: {n-1: 0}}\n",
 			"on: \"n-1\": count must be positive"},
+		{"notReady above scheduled", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 2, scheduled: 1, notReady: 2}\n",
+			"line 5: workloads \"web\": need 0 <= notReady <= scheduled"},
+		{"desired of a Job", head + "workloads:\n  - {name: j, kind: Job, replicas: 1, desired: 2}\n",
+			"line 5: workloads \"j\": desired is a ReplicaSet's desired replicas"},
+		{"volume type", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: nfs}\n",
+			"line 9: workloads \"web\": pod.volumes.type: must be one of [emptyDir hostPath], got \"nfs\""},
+		{"volume twice", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: emptyDir}\n        - {name: data, type: hostPath}\n",
+			"line 10: workloads \"web\": pod.volumes.name: \"data\" defined twice"},
+		{"volume name", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: Data_1, type: emptyDir}\n",
+			"pod.volumes.name: \"Data_1\" is not a valid name"},
+		{"volume field", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: d, type: emptyDir, size: 1Gi}\n",
+			"line 9: unknown field size"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -139,7 +154,7 @@ func TestParseNewExpectations(t *testing.T) {
 	if g := e[8].Group; g == nil || *g.Registered != 1 || *g.Target != 1 {
 		t.Errorf("group: %+v", g)
 	}
-	for i, want := range []int{55, 56, 57, 58, 59} {
+	for i, want := range []int{56, 57, 58, 59, 60} {
 		if e[4+i].Line != want {
 			t.Errorf("expect %d: line %d, want %d", 4+i, e[4+i].Line, want)
 		}

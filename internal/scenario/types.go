@@ -111,6 +111,17 @@ type Workload struct {
 	// long after the start. Only for bare pods (kind Pods) that are all
 	// scheduled.
 	Terminating *Duration `yaml:"terminating"`
+	// NotReady is how many of the Scheduled pods run but are not Ready
+	// (starting, crash-looping) and stay so: a PodDisruptionBudget counts
+	// them as unhealthy.
+	NotReady int `yaml:"notReady"`
+	// Desired, for kind ReplicaSet, is the desired replicas of the pods'
+	// controller when they differ from Replicas (a StatefulSet short of
+	// pods, a ReplicaSet whose surplus pods terminate): the workload's
+	// PodDisruptionBudget counts it as its expected pods, as the
+	// disruption controller does, until an event scales the workload. The
+	// simulation creates or deletes no pod to reach it.
+	Desired *int `yaml:"desired"`
 	// RunTime makes Job pods succeed this long after they start running.
 	RunTime *Duration `yaml:"runTime"`
 	// StartupTime is how long a bound pod takes to become ready.
@@ -146,6 +157,29 @@ type PodTemplate struct {
 	TopologySpreadConstraints K8s[[]corev1.TopologySpreadConstraint] `yaml:"topologySpreadConstraints"`
 	// Priority is the pod priority.
 	Priority int32 `yaml:"priority"`
+	// Volumes are the pod's local storage volumes, which scale-down's
+	// --skip-nodes-with-local-storage rule reads (with the
+	// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes
+	// annotation).
+	Volumes []Volume `yaml:"volumes"`
+}
+
+// Volume types a pod template's volume may have.
+const (
+	VolumeEmptyDir = "emptyDir"
+	VolumeHostPath = "hostPath"
+)
+
+// VolumeTypes are the valid Volume.Type values.
+var VolumeTypes = []string{VolumeEmptyDir, VolumeHostPath}
+
+// Volume is one local storage volume of a pod.
+type Volume struct {
+	// Name is the volume's name (a DNS label), as the safe-to-evict
+	// annotation lists it.
+	Name string `yaml:"name"`
+	// Type is emptyDir or hostPath.
+	Type string `yaml:"type"`
 }
 
 // PDB is a PodDisruptionBudget for a workload: exactly one field is set.

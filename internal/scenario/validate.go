@@ -134,6 +134,10 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(!slices.Contains(workloadKinds, w.Kind), f("kind"), "workloads %q: kind must be one of %v, got %q", w.Name, workloadKinds, w.Kind)
 		c.failf(w.Replicas < 0 || w.Scheduled < 0 || w.Scheduled > w.Replicas, f("scheduled"), "workloads %q: need 0 <= scheduled <= replicas", w.Name)
 		c.failf(w.Kind == "DaemonSet" && w.Replicas != 0, f("replicas"), "workloads %q: a DaemonSet has no replicas", w.Name)
+		c.failf(w.NotReady < 0 || w.NotReady > w.Scheduled, f("notReady"), "workloads %q: need 0 <= notReady <= scheduled", w.Name)
+		c.failf(w.NotReady > 0 && w.Kind == "DaemonSet", f("notReady"), "workloads %q: notReady is not for DaemonSets", w.Name)
+		c.failf(w.Desired != nil && (*w.Desired < 0 || w.Kind != "ReplicaSet"), f("desired"),
+			"workloads %q: desired is a ReplicaSet's desired replicas: not negative, only for kind ReplicaSet", w.Name)
 		c.failf(w.RunTime != nil && w.Kind != "Job", f("runTime"), "workloads %q: runTime is only for Jobs", w.Name)
 		c.placement(w, f("on"), nodeNames)
 		if ctl := w.Controller; ctl != nil {
@@ -143,6 +147,7 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Terminating != nil && w.Terminating.Duration < 0, f("terminating"), "workloads %q: terminating must not be negative", w.Name)
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
+		c.volumes(w, f("pod"))
 		if w.PDB != nil {
 			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
 		}
@@ -168,4 +173,19 @@ func (c *checker) placement(w *Workload, at []any, nodes map[string]bool) {
 	}
 	c.failf(sum != w.Scheduled, at, "workloads %q: on: the counts sum to %d, want scheduled (%d)", w.Name, sum, w.Scheduled)
 	c.failf(w.Kind == "DaemonSet", at, "workloads %q: on: a DaemonSet runs one pod on every node that fits it", w.Name)
+}
+
+// volumes checks a workload's pod volumes: valid, unique names and a
+// known type.
+func (c *checker) volumes(w *Workload, pod []any) {
+	seen := map[string]bool{}
+	for i, v := range w.Pod.Volumes {
+		at := append(slices.Clone(pod), "volumes", i)
+		c.failf(len(validation.IsDNS1123Label(v.Name)) > 0, append(slices.Clone(at), "name"),
+			"workloads %q: pod.volumes.name: %q is not a valid name", w.Name, v.Name)
+		c.failf(seen[v.Name], append(slices.Clone(at), "name"), "workloads %q: pod.volumes.name: %q defined twice", w.Name, v.Name)
+		seen[v.Name] = true
+		c.failf(!slices.Contains(VolumeTypes, v.Type), append(slices.Clone(at), "type"),
+			"workloads %q: pod.volumes.type: must be one of %v, got %q", w.Name, VolumeTypes, v.Type)
+	}
 }

@@ -50,14 +50,15 @@ type Node struct {
 	NotReady bool
 }
 
-// Workload is a set of identical pods: a ReplicaSet's (with its
-// ReplicaSet object) or bare pods.
+// Workload is a set of identical pods: a controller's (with its object:
+// a ReplicaSet, StatefulSet, ReplicationController, Job or DaemonSet) or
+// bare pods.
 type Workload struct {
 	// Name names the controller; pods are <name>-<n>.
 	Name string
 	// Namespace is one of Namespaces.
 	Namespace string
-	// Kind is KindReplicaSet or KindPods.
+	// Kind is KindReplicaSet, KindPods, KindJob or KindDaemonSet.
 	Kind string
 	// MilliCPU, MemMi and GPUs are each pod's requests.
 	MilliCPU, MemMi, GPUs int64
@@ -69,11 +70,25 @@ type Workload struct {
 	Pending int
 	// Finished is how many of the bound pods have succeeded.
 	Finished int
+	// NotReady is how many of the bound pods after the finished ones run
+	// but are not Ready (starting, crash-looping).
+	NotReady int
 	// MaxUnavailable, when not nil, adds a PDB selecting the pods.
 	MaxUnavailable *int
 	// Owner is the controller of a ReplicaSet workload's pods: one of
 	// the Owner* constants.
 	Owner string
+	// Surplus is the controller's desired replicas minus its pods: a
+	// StatefulSet or ReplicationController short of pods (no controller
+	// of theirs runs) or a ReplicaSet scaled down (its controller deletes
+	// pods, which stay terminating).
+	Surplus int
+	// Volume is "" or the type of the pods' one local storage volume
+	// (scenario.VolumeEmptyDir, scenario.VolumeHostPath).
+	Volume string
+	// SafeVolume lists the volume in the pods' safe-to-evict-local-volumes
+	// annotation.
+	SafeVolume bool
 }
 
 // Owners of a ReplicaSet workload's pods.
@@ -93,6 +108,12 @@ var owners = []string{OwnerReplicaSet, OwnerReplicaSet, OwnerStatefulSet, OwnerR
 const (
 	KindReplicaSet = "ReplicaSet"
 	KindPods       = "Pods"
+	// KindJob is a batch Job's pods (the Job object exists; no Job
+	// controller runs, so its pods are the generated ones).
+	KindJob = "Job"
+	// KindDaemonSet is a DaemonSet's pods, one bound to every Ready node
+	// as its controller (which does not run) would.
+	KindDaemonSet = "DaemonSet"
 )
 
 // shape is one node group's instance shape.
@@ -137,6 +158,9 @@ func Generate(seed int64) *Cluster {
 		c.Nodes = append(c.Nodes, n)
 		free[n.Name] = [3]int64{4000, 8192, 0}
 	}
+	if r.IntN(3) == 0 {
+		c.Workloads = append(c.Workloads, daemonSet(r, c, free))
+	}
 	for wi := range 1 + r.IntN(6) {
 		c.Workloads = append(c.Workloads, workload(r, c, wi, free))
 	}
@@ -151,17 +175,46 @@ func settings(r *rand.Rand) map[string]string {
 		s["scale-down-unneeded-time"] = "0s"
 	}
 	s["scale-down-utilization-threshold"] = []string{"0.3", "0.5", "0.7"}[r.IntN(3)]
+	if r.IntN(4) == 0 {
+		s["skip-nodes-with-local-storage"] = "false"
+	}
+	if r.IntN(4) == 0 {
+		s["skip-nodes-with-job-pods"] = "false"
+	}
 	return s
+}
+
+// daemonSet draws a small DaemonSet whose pods run on every Ready node;
+// it comes before the other workloads, so it fits every node.
+func daemonSet(r *rand.Rand, c *Cluster, free map[string][3]int64) Workload {
+	w := Workload{Name: "ds", Namespace: Namespaces[r.IntN(len(Namespaces))], Kind: KindDaemonSet,
+		MilliCPU: []int64{50, 100, 200}[r.IntN(3)], MemMi: []int64{64, 128, 256}[r.IntN(3)]}
+	if r.IntN(4) == 0 {
+		w.PriorityClass = PriorityHigh
+	}
+	for _, n := range c.Nodes {
+		if f := free[n.Name]; !n.NotReady {
+			free[n.Name] = [3]int64{f[0] - w.MilliCPU, f[1] - w.MemMi, f[2]}
+			w.Bound = append(w.Bound, n.Name)
+		}
+	}
+	return w
 }
 
 func workload(r *rand.Rand, c *Cluster, i int, free map[string][3]int64) Workload {
 	w := Workload{Name: fmt.Sprintf("w%d", i+1), Namespace: Namespaces[r.IntN(len(Namespaces))], Kind: KindReplicaSet,
 		MilliCPU: []int64{100, 250, 500, 1000, 1500, 3000}[r.IntN(6)], MemMi: []int64{128, 512, 1024, 2048, 6144}[r.IntN(5)]}
-	if r.IntN(4) == 0 {
+	switch r.IntN(8) {
+	case 0, 1:
 		w.Kind = KindPods
+	case 2:
+		w.Kind = KindJob
 	}
 	if r.IntN(6) == 0 {
 		w.GPUs = 1
+	}
+	if v := r.IntN(6); v < 2 {
+		w.Volume, w.SafeVolume = []string{scenario.VolumeEmptyDir, scenario.VolumeHostPath}[v], r.IntN(3) == 0
 	}
 	switch r.IntN(4) {
 	case 0:
@@ -175,12 +228,23 @@ func workload(r *rand.Rand, c *Cluster, i int, free map[string][3]int64) Workloa
 		}
 	}
 	w.Pending = r.IntN(4)
-	// Bare pods may have finished; a ReplicaSet's pods restart instead.
-	if w.Kind == KindPods && len(w.Bound) > 0 && r.IntN(3) == 0 {
+	// Bare and Job pods may have finished; a ReplicaSet's pods restart
+	// instead.
+	if w.Kind != KindReplicaSet && len(w.Bound) > 0 && r.IntN(3) == 0 {
 		w.Finished = 1 + r.IntN(len(w.Bound))
+	}
+	if running := len(w.Bound) - w.Finished; running > 0 && r.IntN(4) == 0 {
+		w.NotReady = 1 + r.IntN(running)
 	}
 	if w.Kind == KindReplicaSet {
 		w.Owner = owners[r.IntN(len(owners))]
+		switch pods := len(w.Bound) + w.Pending; {
+		case r.IntN(4) != 0:
+		case w.Owner == OwnerStatefulSet || w.Owner == OwnerRC:
+			w.Surplus = 1 + r.IntN(2)
+		case w.Owner == OwnerReplicaSet && pods > 0:
+			w.Surplus = -1 - r.IntN(pods)
+		}
 	}
 	// The disruption controller counts pods of the controllers it knows.
 	if w.Kind == KindReplicaSet && w.Owner != OwnerCustom && w.Owner != OwnerMissing && r.IntN(3) == 0 {

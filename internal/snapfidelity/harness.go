@@ -159,6 +159,20 @@ func (h *Harness) create(ctx context.Context, o Objects) error {
 		}
 		uids[rc.Namespace+"/"+rc.Name] = got.UID
 	}
+	for _, ds := range o.DaemonSets {
+		got, err := h.Client.AppsV1().DaemonSets(ds.Namespace).Create(ctx, ds, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating DaemonSet %s/%s: %w", ds.Namespace, ds.Name, err)
+		}
+		uids[ds.Namespace+"/"+ds.Name] = got.UID
+	}
+	for _, j := range o.Jobs {
+		got, err := h.Client.BatchV1().Jobs(j.Namespace).Create(ctx, j, metav1.CreateOptions{})
+		if err != nil {
+			return fmt.Errorf("creating Job %s/%s: %w", j.Namespace, j.Name, err)
+		}
+		uids[j.Namespace+"/"+j.Name] = got.UID
+	}
 	for _, p := range o.Pods {
 		for i := range p.OwnerReferences {
 			if uid, ok := uids[p.Namespace+"/"+p.OwnerReferences[i].Name]; ok {

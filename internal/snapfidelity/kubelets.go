@@ -42,8 +42,9 @@ func (h *Harness) settle(ctx context.Context) (map[string][]corev1.Pod, error) {
 }
 
 // runBoundPods plays the kubelets: every bound pod that is still Pending
-// runs and is Ready (or has succeeded, when the generator says so). It
-// returns the running pods per namespace and how many pods it started.
+// runs and is Ready (or has succeeded, or runs but is not Ready, when the
+// generator says so). It returns the running, Ready pods per namespace and
+// how many pods it started.
 func (h *Harness) runBoundPods(ctx context.Context) (ready map[string][]corev1.Pod, started int, err error) {
 	ready = map[string][]corev1.Pod{}
 	now := metav1.Now()
@@ -65,7 +66,7 @@ func (h *Harness) runBoundPods(ctx context.Context) (ready map[string][]corev1.P
 				}
 				p = got
 			}
-			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning {
+			if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && p.Annotations[annotationNotReady] != "true" {
 				ready[ns] = append(ready[ns], *p)
 			}
 		}
@@ -80,8 +81,11 @@ func (h *Harness) runPod(ctx context.Context, p *corev1.Pod, now metav1.Time) (*
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		p.Status.Phase, p.Status.StartTime = corev1.PodRunning, &now
 		ready := corev1.ConditionTrue
-		if p.Annotations[annotationFinished] == "true" {
+		switch {
+		case p.Annotations[annotationFinished] == "true":
 			p.Status.Phase, ready = corev1.PodSucceeded, corev1.ConditionFalse
+		case p.Annotations[annotationNotReady] == "true":
+			ready = corev1.ConditionFalse
 		}
 		p.Status.Conditions = append(slices.DeleteFunc(p.Status.Conditions, func(c corev1.PodCondition) bool {
 			return c.Type == corev1.PodScheduled || c.Type == corev1.PodReady || c.Type == corev1.ContainersReady
@@ -284,6 +288,8 @@ func (h *Harness) clean(ctx context.Context, c *Cluster) error {
 		errs = append(errs, h.Client.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.AppsV1().StatefulSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.CoreV1().ReplicationControllers(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.BatchV1().Jobs(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
+			h.Client.AppsV1().DaemonSets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}),
 			h.Client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}))
 	}
 	errs = append(errs, h.Client.CoreV1().Nodes().DeleteCollection(ctx, now, metav1.ListOptions{}))

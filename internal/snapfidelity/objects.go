@@ -2,8 +2,10 @@ package snapfidelity
 
 import (
 	"fmt"
+	"maps"
 
 	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -11,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
+	"github.com/kscale/kscale/internal/scenario"
 )
 
 // Objects are the Kubernetes objects of a cluster's workloads; the nodes
@@ -25,6 +30,10 @@ type Objects struct {
 	RCs []*corev1.ReplicationController
 	// Pods are bound (spec.nodeName set) or left to the scheduler.
 	Pods []*corev1.Pod
+	// Jobs own the pods of Job workloads.
+	Jobs []*batchv1.Job
+	// DaemonSets own the pods of DaemonSet workloads.
+	DaemonSets []*appsv1.DaemonSet
 	// PDBs select the pods of one workload each.
 	PDBs []*policyv1.PodDisruptionBudget
 }
@@ -35,17 +44,28 @@ func ObjectsOf(c *Cluster) Objects {
 	for _, w := range c.Workloads {
 		sel := map[string]string{"app": w.Name}
 		var owner []metav1.OwnerReference
-		if w.Kind == KindReplicaSet {
+		switch w.Kind {
+		case KindReplicaSet:
 			owner = []metav1.OwnerReference{o.addController(w, sel)}
+		case KindJob:
+			owner = []metav1.OwnerReference{o.addJob(w, sel)}
+		case KindDaemonSet:
+			owner = []metav1.OwnerReference{o.addDaemonSet(w, sel)}
 		}
 		for i := range len(w.Bound) + w.Pending {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: fmt.Sprintf("%s-%d", w.Name, i+1),
-				Labels: sel, OwnerReferences: owner}, Spec: podSpec(w)}
+				Labels: sel, Annotations: podAnnotations(w), OwnerReferences: owner}, Spec: podSpec(w)}
 			if i < len(w.Bound) {
 				p.Spec.NodeName = w.Bound[i]
+				if w.Kind == KindDaemonSet {
+					p.Spec.Affinity = pinnedTo(w.Bound[i])
+				}
 			}
-			if i < w.Finished {
-				p.Annotations = map[string]string{annotationFinished: "true"}
+			switch {
+			case i < w.Finished:
+				p.Annotations = withAnnotation(p.Annotations, annotationFinished)
+			case i < w.Finished+w.NotReady:
+				p.Annotations = withAnnotation(p.Annotations, annotationNotReady)
 			}
 			o.Pods = append(o.Pods, p)
 		}
@@ -62,9 +82,9 @@ func ObjectsOf(c *Cluster) Objects {
 // and returns the pods' owner reference; the harness fills in the UID of
 // the created object (a missing or custom owner keeps a made-up one).
 func (o *Objects) addController(w Workload, sel map[string]string) metav1.OwnerReference {
-	replicas := ptr.To(int32(len(w.Bound) + w.Pending))
+	replicas := ptr.To(int32(max(0, len(w.Bound)+w.Pending+w.Surplus)))
 	meta := metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name}
-	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel}, Spec: podSpec(w)}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: podSpec(w)}
 	ref := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
 		Controller: ptr.To(true)}
 	switch w.Owner {
@@ -86,6 +106,48 @@ func (o *Objects) addController(w Workload, sel map[string]string) metav1.OwnerR
 	return ref
 }
 
+// addJob adds the Job object of a Job workload, suspended and with its
+// pod count as parallelism, and returns the pods' owner reference.
+func (o *Objects) addJob(w Workload, sel map[string]string) metav1.OwnerReference {
+	spec := podSpec(w)
+	spec.RestartPolicy = corev1.RestartPolicyNever
+	o.Jobs = append(o.Jobs, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
+		Spec: batchv1.JobSpec{Parallelism: ptr.To(int32(len(w.Bound) + w.Pending)), Suspend: ptr.To(true),
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: spec}}})
+	return metav1.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
+		Controller: ptr.To(true)}
+}
+
+// addDaemonSet adds the DaemonSet object of a DaemonSet workload and
+// returns the pods' owner reference.
+func (o *Objects) addDaemonSet(w Workload, sel map[string]string) metav1.OwnerReference {
+	o.DaemonSets = append(o.DaemonSets, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
+		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: sel},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: podSpec(w)}}})
+	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
+		Controller: ptr.To(true)}
+}
+
+// pinnedTo is the node affinity the DaemonSet controller gives the pod
+// it makes for node.
+func pinnedTo(node string) *corev1.Affinity {
+	return &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
+		NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+			{Key: metav1.ObjectNameField, Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}}}
+}
+
+// podAnnotations lists a safe local volume in the annotation scale-down
+// reads.
+func podAnnotations(w Workload) map[string]string {
+	if w.Volume == "" || !w.SafeVolume {
+		return nil
+	}
+	return map[string]string{scaledown.SafeToEvictLocalVolumesAnnotation: volumeName}
+}
+
+// volumeName names a workload's local storage volume.
+const volumeName = "scratch"
+
 func podSpec(w Workload) corev1.PodSpec {
 	res := corev1.ResourceRequirements{Requests: corev1.ResourceList{
 		corev1.ResourceCPU:    *resource.NewMilliQuantity(w.MilliCPU, resource.DecimalSI),
@@ -94,9 +156,30 @@ func podSpec(w Workload) corev1.PodSpec {
 		gpus := *resource.NewQuantity(w.GPUs, resource.DecimalSI)
 		res.Requests[ResourceGPU], res.Limits = gpus, corev1.ResourceList{ResourceGPU: gpus}
 	}
-	return corev1.PodSpec{PriorityClassName: w.PriorityClass, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
+	spec := corev1.PodSpec{PriorityClassName: w.PriorityClass, Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10",
 		Resources: res}}}
+	switch w.Volume {
+	case scenario.VolumeEmptyDir:
+		spec.Volumes = []corev1.Volume{{Name: volumeName, VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+	case scenario.VolumeHostPath:
+		spec.Volumes = []corev1.Volume{{Name: volumeName, VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/" + volumeName}}}}
+	}
+	return spec
 }
 
-// annotationFinished marks a pod the harness's kubelet reports Succeeded.
-const annotationFinished = "snapfidelity.kscale.dev/finished"
+// Annotations that tell the harness's kubelet what to report of a pod:
+// Succeeded, or Running but not Ready.
+const (
+	annotationFinished = "snapfidelity.kscale.dev/finished"
+	annotationNotReady = "snapfidelity.kscale.dev/not-ready"
+)
+
+// withAnnotation returns a copy of annotations with key set to "true".
+func withAnnotation(annotations map[string]string, key string) map[string]string {
+	out := maps.Clone(annotations)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[key] = "true"
+	return out
+}

@@ -95,8 +95,14 @@ func dropBound(c *Cluster, i int) (bool, bool) {
 	for k := range c.Workloads {
 		if i < len(c.Workloads[k].Bound) {
 			w := &c.Workloads[k]
+			if w.Kind == KindDaemonSet {
+				// A DaemonSet runs on every Ready node: only dropping
+				// the node drops its pod.
+				return false, true
+			}
 			w.Bound = slices.Delete(w.Bound, i, i+1)
 			w.Finished = min(w.Finished, len(w.Bound))
+			w.NotReady = min(w.NotReady, len(w.Bound)-w.Finished)
 			return true, true
 		}
 		i -= len(c.Workloads[k].Bound)

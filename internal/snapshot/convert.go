@@ -31,6 +31,9 @@ type builder struct {
 	podWorkload   map[string]string // namespace/pod -> workload name
 	skipped       map[string]int
 	controllers   map[string]bool
+	desired       map[string]int32
+	// daemonSets are the DaemonSets (namespace/name) with kept pods.
+	daemonSets map[string]bool
 }
 
 // Convert turns the cluster's objects into a scenario that starts from the
@@ -43,7 +46,8 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("converting the snapshot: %w", err)
 	}
 	b := &builder{opts: opts, configured: map[string]bool{}, groupNames: map[string]bool{}, nodeGroup: map[string]string{},
-		workloadNames: map[string]bool{}, podWorkload: map[string]string{}, skipped: map[string]int{}, controllers: c.Controllers}
+		workloadNames: map[string]bool{}, podWorkload: map[string]string{}, skipped: map[string]int{}, controllers: c.Controllers, desired: c.Desired,
+		daemonSets: map[string]bool{}}
 	b.res = &Result{Scenario: &scenario.Scenario{APIVersion: scenario.APIVersion, Kind: scenario.Kind, Name: opts.Name,
 		Description: "The state of " + cmp.Or(c.Source, "a cluster") + " at " + opts.Now.UTC().Format(time.RFC3339) + ", written by kscale snapshot.",
 		Duration:    scenario.Duration{Duration: opts.Duration}}}
@@ -58,6 +62,7 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	}
 	b.buildGroups(sortedNodes(c.Nodes))
 	b.buildWorkloads(sortedPods(c.Pods))
+	b.daemonSetsWithoutPods(c.DaemonSets)
 	b.attachPDBs(c)
 	b.priorities(c.Priorities)
 	sortWorkloads(b.res.Scenario.Workloads)

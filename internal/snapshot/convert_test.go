@@ -296,7 +296,10 @@ func TestConvertCases(t *testing.T) {
 			gone.DeletionTimestamp = &metav1.Time{Time: now}
 			gone.Spec.NodeName = ""
 			scratch := ownedPod("scratch-0", "ReplicaSet", "scratch", "n", func(p *corev1.Pod) {
-				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}
+				p.Spec.Volumes = []corev1.Volume{{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}},
+					{Name: "cfg", VolumeSource: corev1.VolumeSource{ConfigMap: &corev1.ConfigMapVolumeSource{}}},
+					{Name: "logs", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/log"}}}}
+				p.Annotations = map[string]string{"cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes": "logs"}
 			})
 			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
 				ownedPod("orphan-0", "StatefulSet", "orphan", "n"), ownedPod("kept-0", "ReplicaSet", "kept", "n"), victim, gone, scratch})
@@ -318,8 +321,75 @@ func TestConvertCases(t *testing.T) {
 			if w := workloadNamed(r, "gone"); w != nil {
 				t.Errorf("an unbound terminating pod is kept: %+v", w)
 			}
+			want := []scenario.Volume{{Name: "tmp", Type: scenario.VolumeEmptyDir}, {Name: "logs", Type: scenario.VolumeHostPath}}
+			parsed := roundTrip(t, r)
+			for _, w := range parsed.Workloads {
+				if w.Name == "scratch" && (!slices.Equal(w.Pod.Volumes, want) ||
+					w.Pod.Annotations["cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes"] != "logs") {
+					t.Errorf("scratch's pod after the round trip = %+v, want volumes %v and the safe-to-evict annotation", w.Pod, want)
+				}
+			}
+			if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "volume") }) {
+				t.Errorf("notes %q name a volume the scenario carries", r.Notes)
+			}
 		},
-		notes: []string{"1 terminating pods not bound to a node", "local storage volume tmp (scale-down: --skip-nodes-with-local-storage"},
+		notes: []string{"1 terminating pods not bound to a node"},
+	}, {
+		name: "bound pods that are not Ready",
+		c: func() *Cluster {
+			starting := ownedPod("web-1", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions = nil })
+			crashing := ownedPod("web-2", "ReplicaSet", "web", "n", func(p *corev1.Pod) { p.Status.Conditions[0].Status = corev1.ConditionFalse })
+			db := ownedPod("db-0", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db"}))
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{starting, crashing,
+				ownedPod("web-3", "ReplicaSet", "web", "n"), ownedPod("web-4", "ReplicaSet", "web", ""), db})
+			c.Desired = map[string]int32{ControllerKey("default", "ReplicaSet", "web", "uid-web"): 4,
+				ControllerKey("default", "StatefulSet", "db", "uid-db"): 3}
+			return c
+		}(),
+		check: func(t *testing.T, r *Result) {
+			parsed := roundTrip(t, r)
+			for _, w := range parsed.Workloads {
+				switch w.Name {
+				case "db":
+					if w.Replicas != 1 || w.Desired == nil || *w.Desired != 3 || w.NotReady != 0 {
+						t.Errorf("db after the round trip = %+v, want 1 replica of a StatefulSet that wants 3", w)
+					}
+				default:
+					if w.Replicas != 4 || w.Scheduled != 3 || w.NotReady != 2 || w.Desired != nil {
+						t.Errorf("web after the round trip = %+v, want 4 replicas (as desired), 3 scheduled, 2 of them not Ready", w)
+					}
+				}
+			}
+		},
+	}, {
+		name: "a DaemonSet without pods comes from its template",
+		c: func() *Cluster {
+			ds := func(name string) appsv1.DaemonSet {
+				return appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: name},
+					Spec: appsv1.DaemonSetSpec{Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": name}},
+						Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Resources: corev1.ResourceRequirements{
+							Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("200m")}}}}}}}}
+			}
+			running := ownedPod("agent-n", "DaemonSet", "agent", "n", fixture.WithLabels(map[string]string{"app": "agent"}))
+			running.Namespace = "kube-system"
+			c := cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{running})
+			c.DaemonSets = []appsv1.DaemonSet{ds("agent"), ds("logs")}
+			return c
+		}(),
+		check: func(t *testing.T, r *Result) {
+			parsed := roundTrip(t, r)
+			var names []string
+			for _, w := range parsed.Workloads {
+				names = append(names, w.Kind+" "+w.Name)
+				if w.Name == "logs" && qty(w.Pod.Requests, corev1.ResourceCPU) != "200m" {
+					t.Errorf("logs requests = %v, want its template's 200m CPU", w.Pod.Requests)
+				}
+			}
+			if slices.Sort(names); !slices.Equal(names, []string{"DaemonSet agent", "DaemonSet logs"}) {
+				t.Errorf("workloads = %v, want the DaemonSet with pods once and the one without from its template", names)
+			}
+		},
+		notes: []string{"DaemonSet kube-system/logs has no pods"},
 	}, {
 		name: "bad priorities are left out",
 		c: func() *Cluster {

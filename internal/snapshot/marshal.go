@@ -68,6 +68,8 @@ type outWorkload struct {
 	Replicas  int            `yaml:"replicas,omitempty"`
 	Scheduled int            `yaml:"scheduled,omitempty"`
 	On        map[string]int `yaml:"on,omitempty"`
+	NotReady  int            `yaml:"notReady,omitempty"`
+	Desired   *int           `yaml:"desired,omitempty"`
 	// Terminating is the time left, as a duration string.
 	Terminating string         `yaml:"terminating,omitempty"`
 	Controller  *outController `yaml:"controller,omitempty"`
@@ -91,6 +93,7 @@ type outPod struct {
 	Tolerations               any               `yaml:"tolerations,omitempty"`
 	TopologySpreadConstraints any               `yaml:"topologySpreadConstraints,omitempty"`
 	Priority                  int32             `yaml:"priority,omitempty"`
+	Volumes                   []scenario.Volume `yaml:"volumes,omitempty"`
 }
 
 type outPDB struct {
@@ -192,9 +195,9 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 
 func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
-	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On,
+	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On, NotReady: w.NotReady, Desired: w.Desired,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
-			NodeSelector: p.NodeSelector, Priority: p.Priority}}
+			NodeSelector: p.NodeSelector, Priority: p.Priority, Volumes: p.Volumes}}
 	if c := w.Controller; c != nil {
 		ow.Controller = &outController{APIVersion: c.APIVersion, Kind: c.Kind, Missing: c.Missing}
 	}

@@ -30,8 +30,9 @@ type ReadOptions struct {
 // Read lists what a snapshot needs from the cluster: nodes, pods and
 // PodDisruptionBudgets of all namespaces, page by page (each list is one
 // consistent resource version), and the priority expander ConfigMap when it
-// exists. It needs get on that ConfigMap and list on nodes, pods and
-// poddisruptionbudgets.
+// exists. It needs get on that ConfigMap and list on nodes, pods,
+// poddisruptionbudgets, daemonsets and the controllers readControllers
+// lists.
 func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Cluster, error) {
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
@@ -55,7 +56,12 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 	if err != nil {
 		return nil, err
 	}
-	if c.Controllers, err = readControllers(ctx, client, o.PageSize); err != nil {
+	c.DaemonSets, err = listAll(ctx, "daemonsets", o.PageSize, client.AppsV1().DaemonSets(metav1.NamespaceAll).List,
+		func(l *appsv1.DaemonSetList) ([]appsv1.DaemonSet, string) { return l.Items, l.Continue })
+	if err != nil {
+		return nil, err
+	}
+	if c.Controllers, c.Desired, err = readControllers(ctx, client, o.PageSize); err != nil {
 		return nil, err
 	}
 	cm, err := client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, o.ConfigMapName, metav1.GetOptions{})
@@ -88,52 +94,80 @@ func listAll[L any, T any](ctx context.Context, what string, pageSize int64,
 	}
 }
 
+// controllerObject is what a snapshot keeps of a controller: its metadata
+// and desired replicas (nil for a Job, which has no scale).
+type controllerObject struct {
+	meta     metav1.ObjectMeta
+	replicas *int32
+}
+
 // readControllers lists the controllers whose existence the drain rules
-// check (ReplicaSets, StatefulSets, Jobs, ReplicationControllers).
-func readControllers(ctx context.Context, client kubernetes.Interface, pageSize int64) (map[string]bool, error) {
-	out := map[string]bool{}
-	add := func(kind string, metas []metav1.ObjectMeta) {
-		for _, m := range metas {
-			out[ControllerKey(m.Namespace, kind, m.Name, m.UID)] = true
+// check (ReplicaSets, StatefulSets, Jobs, ReplicationControllers) and
+// returns them by ControllerKey, with the desired replicas of the ones
+// the disruption controller scales a budget by.
+func readControllers(ctx context.Context, client kubernetes.Interface, pageSize int64) (map[string]bool, map[string]int32, error) {
+	exists, desired := map[string]bool{}, map[string]int32{}
+	add := func(kind string, objs []controllerObject) {
+		for _, o := range objs {
+			key := ControllerKey(o.meta.Namespace, kind, o.meta.Name, o.meta.UID)
+			exists[key] = true
+			if o.replicas != nil {
+				desired[key] = *o.replicas
+			}
 		}
 	}
 	rs, err := listAll(ctx, "replicasets", pageSize, client.AppsV1().ReplicaSets(metav1.NamespaceAll).List,
-		func(l *appsv1.ReplicaSetList) ([]metav1.ObjectMeta, string) {
-			return metasOf(l.Items, func(o appsv1.ReplicaSet) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		func(l *appsv1.ReplicaSetList) ([]controllerObject, string) {
+			return objectsOf(l.Items, func(o appsv1.ReplicaSet) controllerObject {
+				return controllerObject{o.ObjectMeta, replicasOrOne(o.Spec.Replicas)}
+			}), l.Continue
 		})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	add("ReplicaSet", rs)
 	ss, err := listAll(ctx, "statefulsets", pageSize, client.AppsV1().StatefulSets(metav1.NamespaceAll).List,
-		func(l *appsv1.StatefulSetList) ([]metav1.ObjectMeta, string) {
-			return metasOf(l.Items, func(o appsv1.StatefulSet) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		func(l *appsv1.StatefulSetList) ([]controllerObject, string) {
+			return objectsOf(l.Items, func(o appsv1.StatefulSet) controllerObject {
+				return controllerObject{o.ObjectMeta, replicasOrOne(o.Spec.Replicas)}
+			}), l.Continue
 		})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	add("StatefulSet", ss)
 	jobs, err := listAll(ctx, "jobs", pageSize, client.BatchV1().Jobs(metav1.NamespaceAll).List,
-		func(l *batchv1.JobList) ([]metav1.ObjectMeta, string) {
-			return metasOf(l.Items, func(o batchv1.Job) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		func(l *batchv1.JobList) ([]controllerObject, string) {
+			return objectsOf(l.Items, func(o batchv1.Job) controllerObject { return controllerObject{meta: o.ObjectMeta} }), l.Continue
 		})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	add("Job", jobs)
 	rcs, err := listAll(ctx, "replicationcontrollers", pageSize, client.CoreV1().ReplicationControllers(metav1.NamespaceAll).List,
-		func(l *corev1.ReplicationControllerList) ([]metav1.ObjectMeta, string) {
-			return metasOf(l.Items, func(o corev1.ReplicationController) metav1.ObjectMeta { return o.ObjectMeta }), l.Continue
+		func(l *corev1.ReplicationControllerList) ([]controllerObject, string) {
+			return objectsOf(l.Items, func(o corev1.ReplicationController) controllerObject {
+				return controllerObject{o.ObjectMeta, replicasOrOne(o.Spec.Replicas)}
+			}), l.Continue
 		})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	add("ReplicationController", rcs)
-	return out, nil
+	return exists, desired, nil
 }
 
-func metasOf[T any](items []T, meta func(T) metav1.ObjectMeta) []metav1.ObjectMeta {
-	out := make([]metav1.ObjectMeta, len(items))
+// replicasOrOne is a spec.replicas with the API's default of 1.
+func replicasOrOne(r *int32) *int32 {
+	if r == nil {
+		one := int32(1)
+		return &one
+	}
+	return r
+}
+
+func objectsOf[T any](items []T, meta func(T) controllerObject) []controllerObject {
+	out := make([]controllerObject, len(items))
 	for i, o := range items {
 		out[i] = meta(o)
 	}

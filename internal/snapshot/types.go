@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -26,6 +27,13 @@ type Cluster struct {
 	// ReplicationControllers that exist, by ControllerKey; nil when
 	// unknown (every controller then counts as existing).
 	Controllers map[string]bool
+	// Desired are the desired replicas of the ReplicaSets, StatefulSets
+	// and ReplicationControllers, by ControllerKey: what the disruption
+	// controller counts as a budget's expected pods.
+	Desired map[string]int32
+	// DaemonSets are the DaemonSets of all namespaces: the autoscaler puts
+	// their pods on scale-up's node templates.
+	DaemonSets []appsv1.DaemonSet
 	// Priorities is the priority expander ConfigMap; nil when it is absent.
 	Priorities *corev1.ConfigMap
 }

@@ -148,11 +148,17 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	}
 	switch g.kind {
 	case kindDaemonSet:
+		if ref := metav1.GetControllerOf(rep); ref != nil {
+			b.daemonSets[rep.Namespace+"/"+ref.Name] = true
+		}
 		if pending := len(g.pods) - scheduled; pending > 0 {
 			b.res.notef("%s: %d pending pods are left out; the simulation runs a DaemonSet pod on every node that fits it", g.owner, pending)
 		}
 	default:
 		w.Replicas, w.Scheduled, w.On = len(g.pods), scheduled, placement(g.pods)
+		if !g.terminating {
+			w.NotReady, w.Desired = notReady(g.pods), b.desiredReplicas(rep, len(g.pods))
+		}
 	}
 	if g.terminating {
 		w.Terminating = &scenario.Duration{Duration: max(0, g.pods[0].DeletionTimestamp.Sub(b.opts.Now))}
@@ -181,6 +187,41 @@ func placement(pods []*corev1.Pod) map[string]int {
 		}
 	}
 	return on
+}
+
+// desiredReplicas is the desired replicas of the pods' controller when
+// they differ from the pod count, else nil.
+func (b *builder) desiredReplicas(rep *corev1.Pod, pods int) *int {
+	ref := metav1.GetControllerOf(rep)
+	if ref == nil {
+		return nil
+	}
+	d, ok := b.desired[ControllerKey(rep.Namespace, ref.Kind, ref.Name, ref.UID)]
+	if !ok || int(d) == pods {
+		return nil
+	}
+	n := int(d)
+	return &n
+}
+
+// notReady counts the bound pods whose Ready condition is not True.
+func notReady(pods []*corev1.Pod) int {
+	n := 0
+	for _, p := range pods {
+		if p.Spec.NodeName != "" && !podReady(p) {
+			n++
+		}
+	}
+	return n
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // controller keeps the pods' owner when it is not a ReplicaSet that
@@ -226,7 +267,23 @@ func podTemplate(p *corev1.Pod, daemon bool) scenario.PodTemplate {
 	if p.Spec.Priority != nil {
 		t.Priority = *p.Spec.Priority
 	}
+	t.Volumes = localVolumes(p)
 	return t
+}
+
+// localVolumes are the pod's emptyDir and hostPath volumes, which
+// scale-down's --skip-nodes-with-local-storage rule reads.
+func localVolumes(p *corev1.Pod) []scenario.Volume {
+	var out []scenario.Volume
+	for _, v := range p.Spec.Volumes {
+		switch {
+		case v.EmptyDir != nil:
+			out = append(out, scenario.Volume{Name: v.Name, Type: scenario.VolumeEmptyDir})
+		case v.HostPath != nil:
+			out = append(out, scenario.Volume{Name: v.Name, Type: scenario.VolumeHostPath})
+		}
+	}
+	return out
 }
 
 func cloneOrNil(m map[string]string) map[string]string {
@@ -280,11 +337,8 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 		}
 	}
 	for _, v := range p.Spec.Volumes {
-		switch {
-		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
 			lost = append(lost, "volume "+v.Name+" (its claim's binding and volume node affinity: where the pod fits, so scale-up and scale-down)")
-		case v.EmptyDir != nil || v.HostPath != nil:
-			lost = append(lost, "local storage volume "+v.Name+" (scale-down: --skip-nodes-with-local-storage keeps its node live, not in the simulation)")
 		}
 	}
 	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName {
