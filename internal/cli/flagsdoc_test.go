@@ -5,8 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/custommetrics/provider"
 )
 
 // TestFlagsDocListsEveryFlag checks that docs/flags.md has a row for every

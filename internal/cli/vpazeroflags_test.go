@@ -3,9 +3,10 @@ package cli
 import (
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kscale/kscale/internal/vpa/recommender"
 	"github.com/kscale/kscale/internal/vpa/updater"
-	"github.com/spf13/pflag"
 )
 
 // TestVPAExplicitZeroFlags checks that an explicit 0 on a VPA flag where

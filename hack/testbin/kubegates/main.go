@@ -16,9 +16,9 @@ import (
 	"slices"
 	"strings"
 
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	logsapi "k8s.io/component-base/logs/api/v1"
-	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	_ "k8s.io/kubernetes/pkg/features" // registers the Kubernetes gates
 )
 
