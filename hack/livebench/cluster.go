@@ -229,11 +229,10 @@ func populate(ctx context.Context, c kubernetes.Interface, cfg *Config, f nodeFo
 	return pop, err
 }
 
-// createNode creates a node, writes its status (a create drops it) and
-// removes the not-ready taint admission added (no node lifecycle controller
-// runs to do it).
+// createNode creates a node with its status (kube-apiserver keeps a node's
+// status on create) and removes the not-ready taint admission added (no node
+// lifecycle controller runs to do it).
 func createNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) error {
-	status := n.Status
 	created, err := c.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		if created, err = c.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{}); err != nil {
@@ -241,12 +240,6 @@ func createNode(ctx context.Context, c kubernetes.Interface, n *corev1.Node) err
 		}
 	} else if err != nil {
 		return err
-	}
-	if !isReady(created) {
-		created.Status = status
-		if created, err = c.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-			return err
-		}
 	}
 	return readyNode(ctx, c, created)
 }

@@ -14,5 +14,7 @@
 // so that it comes back as a standby with fresh state.
 //
 // Components wait for their caches with internal/cachesync inside Lead
-// (or a task), and pace their loops with Every.
+// (or a task), and pace their loops with Loop: a fixed tick, or an interval
+// counted from the end of each run with a Trigger whose raises are batched
+// and runs that ask for another at once (the node autoscaler's loop).
 package operator

@@ -2,9 +2,12 @@ package operator
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"k8s.io/utils/clock"
 	clocktesting "k8s.io/utils/clock/testing"
 )
 
@@ -25,7 +28,7 @@ func TestLoopRunsAtStartTicksAndTriggers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := clocktesting.NewFakeClock(time.Unix(0, 0))
-			trigger := make(chan struct{})
+			trigger := NewTrigger()
 			runs := make(chan struct{})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
@@ -44,7 +47,7 @@ func TestLoopRunsAtStartTicksAndTriggers(t *testing.T) {
 				got++
 			}
 			for range tt.triggers {
-				trigger <- struct{}{}
+				trigger.Raise(clk.Now())
 				<-runs
 				got++
 			}
@@ -73,9 +76,83 @@ func waitForWaiters(t *testing.T, clk *clocktesting.FakeClock) {
 
 func TestLoopValidate(t *testing.T) {
 	clk := clocktesting.NewFakeClock(time.Unix(0, 0))
-	for _, l := range []Loop{{Interval: time.Second}, {Clock: clk}, {Clock: clk, Interval: -time.Second}} {
+	for _, l := range []Loop{{Interval: time.Second}, {Clock: clk}, {Clock: clk, Interval: -time.Second},
+		{Clock: clk, Interval: time.Second, Again: func(time.Time) bool { return true }},
+		{Clock: clk, Interval: time.Second, AfterRun: true, Batch: Batch{Idle: time.Second}}} {
 		if err := l.Run(context.Background(), func(context.Context) {}); err == nil {
 			t.Errorf("%+v accepted", l)
 		}
+	}
+}
+
+// TestLoopAfterRun runs the node autoscaler's pacing in a synctest bubble,
+// where time moves only when every goroutine waits: the interval counts
+// from each run's end, a run that asks for another gets it at once, and
+// one during which the trigger was raised waits for the rest of the batch
+// (its maximum counted from that raise).
+func TestLoopAfterRun(t *testing.T) {
+	const interval, runTime = 10 * time.Second, 2 * time.Second
+	batch := Batch{Idle: 300 * time.Millisecond, Max: time.Second}
+	tests := []struct {
+		name string
+		// again is what Again answers after each run, in turn.
+		again []bool
+		// raiseAt raises the trigger this long into the run of that index.
+		raiseAt map[int]time.Duration
+		// want are the runs' start times from the loop's start.
+		want []time.Duration
+	}{
+		{name: "interval from the end of each run", want: []time.Duration{0, 12 * time.Second, 24 * time.Second}},
+		{name: "again at once", again: []bool{true, false}, want: []time.Duration{0, 2 * time.Second, 14 * time.Second}},
+		{name: "again, but pods came during the run: wait for the batch", again: []bool{true, false}, raiseAt: map[int]time.Duration{0: 1500 * time.Millisecond},
+			// raised at 1.5 s, run ends at 2 s: idle 0.3 s ends the batch at 2.3 s.
+			want: []time.Duration{0, 2300 * time.Millisecond, 14300 * time.Millisecond}},
+		{name: "raise between runs starts a batched run", raiseAt: map[int]time.Duration{0: 5 * time.Second},
+			// raised 3 s after the first run ended (5 s): runs at 5.3 s.
+			want: []time.Duration{0, 5300 * time.Millisecond, 17300 * time.Millisecond}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				trigger := NewTrigger()
+				begin := time.Now()
+				var starts []time.Duration
+				var lastStart time.Time
+				loop := Loop{Clock: clock.RealClock{}, Interval: interval, Immediate: true, AfterRun: true, Trigger: trigger, Batch: batch,
+					Again: func(start time.Time) bool {
+						if !start.Equal(lastStart) {
+							t.Errorf("Again got start %v, want %v", start, lastStart)
+						}
+						i := len(starts) - 1
+						return i < len(tc.again) && tc.again[i]
+					}}
+				done := make(chan error, 1)
+				go func() {
+					done <- loop.Run(ctx, func(context.Context) {
+						lastStart = time.Now()
+						starts = append(starts, time.Since(begin))
+						if len(starts) == len(tc.want) {
+							cancel()
+							return
+						}
+						if at, ok := tc.raiseAt[len(starts)-1]; ok {
+							go func() {
+								time.Sleep(at)
+								trigger.Raise(time.Now())
+							}()
+						}
+						time.Sleep(runTime)
+					})
+				}()
+				if err := <-done; err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(starts, tc.want) {
+					t.Errorf("runs started at %v, want %v", starts, tc.want)
+				}
+			})
+		})
 	}
 }

@@ -99,29 +99,27 @@ func (p *Provider) listNodes(ctx context.Context) ([]*corev1.Node, error) {
 	return out, nil
 }
 
+// createNode registers a machine's node in one request, its status
+// included, as a kubelet registers its node: kube-apiserver keeps a node's
+// status on create (unlike a pod's).
 func (p *Provider) createNode(ctx context.Context, m inmemory.Machine) error {
 	n, err := p.newNode(m)
 	if err != nil {
 		return err
 	}
-	status := n.Status
-	nodes := p.cfg.Client.CoreV1().Nodes()
-	created, err := nodes.Create(ctx, n, metav1.CreateOptions{})
+	created, err := p.cfg.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil // created by a call the informer has not seen yet
 	}
 	if err != nil {
 		return fmt.Errorf("creating node %s: %w", m.ID, err)
 	}
-	if err := p.writeStatus(ctx, created, status); err != nil {
-		return err
-	}
 	klog.FromContext(ctx).V(1).Info("Created node", "node", klog.KObj(created), "nodeGroup", m.Group, "running", m.Running)
 	return nil
 }
 
-// writeStatus writes status onto the latest version of the node:
-// admission and controllers touch a new node at once (taints).
+// writeStatus writes status onto the latest version of the node: the node
+// lifecycle controller and kwok touch a node at any time (taints, heartbeats).
 func (p *Provider) writeStatus(ctx context.Context, n *corev1.Node, status corev1.NodeStatus) error {
 	nodes := p.cfg.Client.CoreV1().Nodes()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

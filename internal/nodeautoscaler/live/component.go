@@ -46,7 +46,7 @@ type ComponentConfig struct {
 	// FrequentLoops is --frequent-loops-enabled.
 	FrequentLoops bool
 	// Batch is --scale-up-batch-idle-duration and -max-duration.
-	Batch Batch
+	Batch operator.Batch
 	// DryRun is --dry-run (shadow mode).
 	DryRun bool
 	// Shadow configures the comparison with the running autoscaler; used
@@ -132,7 +132,7 @@ func (c *component) lead(ctx context.Context) (t *operator.Term, err error) {
 	if deps.watcher, err = c.shadowWatcher(ctx, t, factory, nsFactory); err != nil {
 		return t, err
 	}
-	var trigger <-chan struct{}
+	var trigger *operator.Trigger
 	if c.cfg.FrequentLoops {
 		if trigger, err = NewUnschedulablePodTrigger(factory, c.cfg.Clock); err != nil {
 			return t, err
@@ -174,12 +174,12 @@ func (c *component) events(ctx context.Context, t *operator.Term, deps *loopDeps
 // runner wires the autoscaler loop onto the live cluster, with its backoff
 // restored from and saved to the cluster-autoscaler-backoff ConfigMap; with
 // --dry-run onto the dry-run boundaries instead (see loopWrites).
-func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Priorities, trigger <-chan struct{}) (*Runner, error) {
+func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Priorities, trigger *operator.Trigger) (*Runner, error) {
 	o := c.cfg.Options
 	var status *StatusWriter
 	var statusUID func() types.UID
 	if o.WriteStatusConfigMap {
-		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName)
+		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName).Refresh(o.ScanInterval)
 		statusUID = status.UID
 	}
 	w, err := c.loopWrites(deps, statusUID)

@@ -40,7 +40,7 @@ type Flags struct {
 	statusName    string
 	recordDup     bool
 	frequentLoops bool
-	batch         Batch
+	batch         operator.Batch
 	dryRun        bool
 	shadow        shadowFlags
 	fs            *pflag.FlagSet

@@ -12,6 +12,14 @@ import (
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
+	"github.com/kscale/kscale/internal/operator"
+)
+
+// The batching rule's defaults (--scale-up-batch-idle-duration,
+// --scale-up-batch-max-duration).
+const (
+	DefaultBatchIdle = 300 * time.Millisecond
+	DefaultBatchMax  = time.Second
 )
 
 // Loop is the autoscaler loop the Runner drives; *nodeautoscaler.Autoscaler
@@ -54,12 +62,17 @@ type RunnerConfig struct {
 	// Loop implements ScalingTimes), or when Trigger fires, instead of
 	// only a scan interval after the last loop.
 	FrequentLoops bool
-	// Trigger signals a new unschedulable pod (see
+	// Trigger is raised by a new unschedulable pod (see
 	// NewUnschedulablePodTrigger); used only with FrequentLoops.
-	Trigger <-chan struct{}
+	Trigger *operator.Trigger
 	// Batch is how long a loop that Trigger starts waits for more pods to
-	// turn unschedulable, so that a burst gets one decision.
-	Batch Batch
+	// turn unschedulable, so that a burst gets one decision: until no pod
+	// turned unschedulable for Idle, at most Max after the first one
+	// (--scale-up-batch-idle-duration, --scale-up-batch-max-duration).
+	// Karpenter batches pending pods the same way (1 s idle, 10 s at most
+	// there; shorter here because the loop itself is fast and the wait
+	// adds to every pod's latency).
+	Batch operator.Batch
 	// Health records each loop's result.
 	Health *Health
 	// Status writes the status ConfigMap after each loop; nil disables it
@@ -119,9 +132,10 @@ func NewRunner(cfg RunnerConfig) (*Runner, error) {
 	return &Runner{cfg: cfg, metrics: m}, nil
 }
 
-// Run waits for the caches, then runs the loop at once and then whenever
-// wait says, until ctx ends. A failed loop is logged and retried at the next
-// tick; /healthz reports it once it lasts longer than --max-inactivity.
+// Run waits for the caches, then runs the loop at once and then as
+// operator.Loop paces it (see loop), until ctx ends. A failed loop is
+// logged and retried at the next tick; /healthz reports it once it lasts
+// longer than --max-inactivity.
 func (r *Runner) Run(ctx context.Context) error {
 	log := klog.FromContext(ctx).WithName("node-autoscaler")
 	ctx = klog.NewContext(ctx, log)
@@ -135,46 +149,34 @@ func (r *Runner) Run(ctx context.Context) error {
 	r.writeStatus(ctx, r.cfg.Clock.Now(), "")
 	r.cfg.Health.StartMonitoring()
 	defer r.cfg.Health.StopMonitoring()
-	for {
-		start := r.Once(ctx)
-		waitStart := r.cfg.Clock.Now()
-		if !r.wait(ctx, start) {
-			return nil
+	var lastEnd time.Time
+	return r.loop().Run(ctx, func(ctx context.Context) {
+		if !lastEnd.IsZero() {
+			r.metrics.observeFunction("loopWait", r.cfg.Clock.Since(lastEnd))
 		}
-		r.metrics.observeFunction("loopWait", r.cfg.Clock.Since(waitStart))
-	}
+		r.Once(ctx)
+		lastEnd = r.cfg.Clock.Now()
+	})
 }
 
-// wait returns when the next loop is due, as upstream's loop trigger
-// decides: a scan interval after the last loop, or with frequent loops at
-// once after a productive loop or on a new unschedulable pod. It returns
-// false when ctx ends.
-func (r *Runner) wait(ctx context.Context, lastRun time.Time) bool {
-	log := klog.FromContext(ctx)
-	var trigger <-chan struct{}
-	if r.cfg.FrequentLoops {
-		trigger = r.cfg.Trigger
-		if t, ok := r.cfg.Loop.(ScalingTimes); ok && (!t.LastScaleUpTime().Before(lastRun) || !t.LastScaleDownDeleteTime().Before(lastRun)) {
-			select {
-			case <-trigger:
-			default:
-			}
-			log.V(1).Info("Loop triggered immediately after a productive loop")
-			return ctx.Err() == nil
+// loop paces the loop as upstream's loop trigger does: a scan interval
+// after the last loop ends, or with frequent loops at once after a
+// productive loop or on a new unschedulable pod, the latter batched (see
+// RunnerConfig.Batch): a loop started by a pod waits for the rest of its
+// burst, and so does a productive loop's successor when pods turned
+// unschedulable while the productive loop ran.
+func (r *Runner) loop() operator.Loop {
+	l := operator.Loop{Clock: r.cfg.Clock, Interval: r.cfg.ScanInterval, Immediate: true, AfterRun: true}
+	if !r.cfg.FrequentLoops {
+		return l
+	}
+	l.Trigger, l.Batch = r.cfg.Trigger, r.cfg.Batch
+	if t, ok := r.cfg.Loop.(ScalingTimes); ok {
+		l.Again = func(start time.Time) bool {
+			return !t.LastScaleUpTime().Before(start) || !t.LastScaleDownDeleteTime().Before(start)
 		}
 	}
-	timer := r.cfg.Clock.NewTimer(r.cfg.ScanInterval)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C():
-		return true
-	case <-trigger:
-		waited, pods := r.cfg.Batch.wait(ctx, r.cfg.Clock, trigger)
-		log.V(1).Info("Loop triggered by an unschedulable pod", "batchWait", waited, "laterSignals", pods)
-		return ctx.Err() == nil
-	}
+	return l
 }
 
 // Once runs one loop (which takes a fresh view of the cluster) and records

@@ -8,6 +8,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
+
+	"github.com/kscale/kscale/internal/operator"
 )
 
 // maxUnschedulableAge is how recently a pod must have been marked
@@ -28,21 +30,16 @@ type ScalingTimes interface {
 }
 
 // NewUnschedulablePodTrigger registers a handler on the factory's pod
-// informer and returns a channel that receives (without blocking the
-// informer, at most one pending signal) whenever a pod is added or updated
-// that kube-scheduler marked unschedulable within the last ten seconds, as
-// upstream's unschedulable pod observer does. Register it before the
-// factory starts.
-func NewUnschedulablePodTrigger(factory informers.SharedInformerFactory, clk clock.PassiveClock) (<-chan struct{}, error) {
-	ch := make(chan struct{}, 1)
+// informer and returns a trigger raised (without blocking the informer)
+// whenever a pod is added or updated that kube-scheduler marked
+// unschedulable within the last ten seconds, as upstream's unschedulable
+// pod observer does. Register it before the factory starts.
+func NewUnschedulablePodTrigger(factory informers.SharedInformerFactory, clk clock.PassiveClock) (*operator.Trigger, error) {
+	trigger := operator.NewTrigger()
 	signal := func(obj any) {
-		p, ok := obj.(*corev1.Pod)
-		if !ok || !recentlyUnschedulable(p, clk.Now()) {
-			return
-		}
-		select {
-		case ch <- struct{}{}:
-		default:
+		now := clk.Now()
+		if p, ok := obj.(*corev1.Pod); ok && recentlyUnschedulable(p, now) {
+			trigger.Raise(now)
 		}
 	}
 	_, err := factory.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -52,7 +49,7 @@ func NewUnschedulablePodTrigger(factory informers.SharedInformerFactory, clk clo
 	if err != nil {
 		return nil, fmt.Errorf("watching for unschedulable pods: %w", err)
 	}
-	return ch, nil
+	return trigger, nil
 }
 
 // recentlyUnschedulable reports whether p is unbound, not finished, and
