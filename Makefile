@@ -30,12 +30,14 @@ image:
 		--version '$(VERSION)' --revision '$(REVISION)' --build-date '$(BUILD_DATE)'
 
 ## testbin: build the control-plane binaries the tests run against, the real kwok
-## controller that plays their kubelets and the real Cluster API core controller
-## manager of the clusterapi end-to-end tests (each cached per version)
+## controller that plays their kubelets, the real Cluster API core controller
+## manager of the clusterapi end-to-end tests and the real machine-controller-manager
+## controllers (with the test cloud's driver) of the mcm end-to-end tests (each cached per version)
 testbin:
 	hack/testbin/build.sh
 	hack/kwok/build.sh
 	hack/capi/build.sh
+	hack/mcm/build.sh
 
 ## fidelity-oracle: build kube-scheduler's filters as a program for the fidelity test (cached per source hash)
 fidelity-oracle:
@@ -86,6 +88,7 @@ lint:
 	$(GOLANGCI_LINT) run --allow-parallel-runners ./...
 	cd hack/helm && $(GOLANGCI_LINT) run --allow-parallel-runners ./...
 	cd hack/vpafidelity && $(GOLANGCI_LINT) run --allow-parallel-runners ./...
+	cd hack/mcm && $(GOLANGCI_LINT) run --allow-parallel-runners ./...
 
 ## fmt: format the code as lint expects
 fmt:

@@ -67,6 +67,22 @@ func cacheDir() string {
 	return filepath.Join(home, ".cache")
 }
 
+// ToolBinary returns the path of a tool binary that a hack/ build script
+// puts into $envVar if set, else the per-user cache's kscale/tool/version
+// directory; a binary that is missing or not executable is a
+// MissingBinaryError naming envVar.
+func ToolBinary(envVar, tool, version, name string) (string, error) {
+	dir := os.Getenv(envVar)
+	if dir == "" {
+		dir = filepath.Join(cacheDir(), "kscale", tool, version)
+	}
+	path, err := binary(dir, name)
+	if err != nil {
+		return "", &MissingBinaryError{Path: filepath.Join(dir, name), EnvVar: envVar}
+	}
+	return path, nil
+}
+
 // binary returns the path of a control-plane binary, or a MissingBinaryError.
 func binary(dir, name string) (string, error) {
 	path := filepath.Join(dir, name)

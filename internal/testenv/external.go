@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"time"
 )
@@ -52,3 +53,12 @@ func (e *Env) LoopbackServingCert() (dir, certName, keyName string) {
 // FreePorts returns n loopback TCP ports that were free a moment ago, for
 // a component's listeners.
 func FreePorts(n int) ([]int, error) { return freePorts(n) }
+
+// HTTPReady returns a Component.Ready check that url (plain HTTP, such as
+// a loopback health endpoint) answers 200.
+func HTTPReady(url string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := httpGet(ctx, http.DefaultClient, url)
+		return err
+	}
+}

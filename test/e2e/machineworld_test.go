@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -10,19 +9,17 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kscale/kscale/internal/testenv"
-	"github.com/kscale/kscale/internal/testenv/machinesim"
 )
 
 // machineWorld is a workload cluster (real kube-scheduler, deployment and
 // replicaset controllers) and a separate management cluster with a
-// machine API's real CRDs, joined by the machine API's controllers (Cluster
-// API's real ones through capienv; for MCM the machinesim stand-in, runSim),
-// with the real kwok controller as the workload nodes' kubelets. The Cluster API and MCM end-to-end tests
+// machine API's real CRDs, joined by the machine API's real controllers
+// (Cluster API's through capienv, MCM's through mcmenv), with the real
+// kwok controller as the workload nodes' kubelets. The Cluster API and MCM end-to-end tests
 // share it.
 type machineWorld struct {
 	workload, management *testenv.Env
 	dyn                  dynamic.Interface
-	sim                  *machinesim.Simulator
 }
 
 // startMachineWorld starts both clusters, installs the machine API's CRDs
@@ -52,30 +49,6 @@ func startMachineWorldWith(t *testing.T, install func(context.Context, *testenv.
 	}
 	w.dyn = dynamic.NewForConfigOrDie(w.management.Config)
 	return w
-}
-
-// runSim starts the stand-in controller (cfg without clients: the
-// world's are filled in); the workload cluster's kwok runs the pods bound
-// to its nodes. It stops at cleanup, and errors the controller met fail
-// the test then.
-func (w *machineWorld) runSim(t *testing.T, cfg machinesim.Config) {
-	t.Helper()
-	cfg.Management, cfg.Workload = w.dyn, w.workload.Client
-	sim, err := machinesim.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.sim = sim
-	ctx, stop := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { _ = sim.Run(ctx); close(done) }()
-	t.Cleanup(func() {
-		stop()
-		<-done
-		if errs := sim.Errors(); len(errs) > 0 {
-			t.Errorf("machine simulator errors: %v", errors.Join(errs...))
-		}
-	})
 }
 
 // naRun runs `kscale node-autoscaler` with args until the test ends; an

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -17,6 +18,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider/mcm/mcmtest"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
+	"github.com/kscale/kscale/internal/testenv/mcmenv"
 )
 
 // mcmNamespace is the shoot's control namespace in the control cluster;
@@ -28,6 +30,9 @@ const mcmNamespace = "shoot--garden--example"
 var mcmZones = []string{"z1", "z2", "z3"}
 
 func mcmMD(zone string) string { return mcmNamespace + "-a-" + zone }
+
+// mcmZone is the cloud zone of one of mcmZones: z1 is sim-1a.
+func mcmZone(z string) string { return "sim-1" + string(rune('a'+slices.Index(mcmZones, z))) }
 
 // gardenerMCMArgs is Gardener's cluster-autoscaler command line after the
 // binary (spec providers.md §3.9, GG computeCommand) with the Shoot API's
@@ -51,11 +56,13 @@ func gardenerMCMArgs(kubeconfig string, nodes ...string) []string {
 	return args
 }
 
-// mcmWorld is the shared machineWorld with the real MCM CRDs in the
-// management (Gardener: control) cluster; the workload cluster is the
-// target.
+// mcmWorld is the shared machineWorld with the real MCM CRDs and MCM's
+// real controllers in the management (Gardener: control) cluster, and
+// the test cloud behind MCM's driver (mcmenv); the workload cluster is
+// the target.
 type mcmWorld struct {
 	*machineWorld
+	mcm *mcmenv.Env
 }
 
 // mcmSetup starts both clusters, applies the mcm overlay's RBAC (the
@@ -73,12 +80,19 @@ func mcmSetup(t *testing.T) (w *mcmWorld, targetKubeconfig, controlKubeconfig st
 	}
 	shapes := map[string]machinesim.Shape{}
 	for _, z := range mcmZones {
+		// The kubelet registers with the pool's labels, as Gardener's
+		// kubelet configuration (--node-labels) makes it; MCM's machine
+		// controller syncs the node template onto the Node later, and a
+		// Node without them would leave the pods pending for a while.
+		zone := mcmZone(z)
 		shapes[mcmNamespace+"/"+mcmMD(z)] = machinesim.Shape{
-			Labels: map[string]string{corev1.LabelInstanceTypeStable: "sim.xlarge", corev1.LabelTopologyRegion: "sim-1"},
+			Labels: map[string]string{corev1.LabelInstanceTypeStable: "sim.xlarge", corev1.LabelTopologyRegion: "sim-1",
+				"pool": "a", mcm.PoolLabel: "a", corev1.LabelTopologyZone: zone},
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"),
 				corev1.ResourcePods: resource.MustParse("110")}}
 	}
-	w.runSim(t, machinesim.Config{BootTime: time.Second, Flavor: mcmtest.Flavor{CreationTimeout: 20 * time.Minute}, Shapes: shapes})
+	w.mcm = mcmenv.Start(t, mcmenv.Config{Control: w.management, Target: w.workload, Namespace: mcmNamespace,
+		Cloud: mcmenv.CloudConfig{BootTime: time.Second, Shapes: shapes}})
 	w.createPool(t)
 	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfigIn(t, w.management, mcmNamespace, "kscale-node-autoscaler")
 }
@@ -89,9 +103,9 @@ func mcmSetup(t *testing.T) (w *mcmWorld, targetKubeconfig, controlKubeconfig st
 // CSI driver's zone key).
 func (w *mcmWorld) createPool(t *testing.T) {
 	t.Helper()
-	for i, z := range mcmZones {
-		zone := "sim-1" + string(rune('a'+i))
-		class := mcmtest.Class{Namespace: mcmNamespace, Name: mcmMD(z) + "-class", InstanceType: "sim.xlarge", Region: "sim-1", Zone: zone,
+	for _, z := range mcmZones {
+		zone := mcmZone(z)
+		class := mcmtest.Class{Namespace: mcmNamespace, Name: mcmMD(z) + "-class", InstanceType: "sim.xlarge", Region: "sim-1", Zone: zone, Secret: mcmenv.SecretName,
 			Capacity: map[string]string{"cpu": "4", "memory": "16Gi", "gpu": "0"}}
 		md := mcmtest.Deployment{Namespace: mcmNamespace, Name: mcmMD(z), Class: class.Name, NodeLabels: map[string]string{
 			"pool": "a", mcm.PoolLabel: "a", corev1.LabelTopologyZone: zone, "topology.ebs.csi.aws.com/zone": zone}}
@@ -120,6 +134,32 @@ func (w *mcmWorld) nodesOf(ctx context.Context) map[string][]corev1.Node {
 		}
 	}
 	return out
+}
+
+// expectRejectedGone waits until every Machine of the zone whose instance
+// the cloud refused is gone from the control cluster: kscale removed it
+// and MCM deleted it.
+func (w *mcmWorld) expectRejectedGone(t *testing.T, zone string) {
+	t.Helper()
+	prefix := mcmNamespace + "/" + mcmMD(zone) + "-"
+	var rejected []string
+	for _, m := range w.mcm.Cloud.Rejected() {
+		if strings.HasPrefix(m, prefix) && !slices.Contains(rejected, m) {
+			rejected = append(rejected, m)
+		}
+	}
+	if len(rejected) == 0 {
+		t.Fatalf("the cloud refused no machine of %s", zone)
+	}
+	naPoll(t, "the refused machines of "+zone+" deleted", func(ctx context.Context) (bool, error) {
+		for _, m := range rejected {
+			_, err := w.dyn.Resource(mcm.Machines).Namespace(mcmNamespace).Get(ctx, strings.TrimPrefix(m, mcmNamespace+"/"), metav1.GetOptions{})
+			if !apierrors.IsNotFound(err) {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
 }
 
 func (w *mcmWorld) replicas(ctx context.Context, zone string) (int64, error) {
@@ -166,7 +206,7 @@ func TestNodeAutoscalerMCM(t *testing.T) {
 		}
 	})
 	t.Run("a zone out of capacity backs off and the other zones take the pods", func(t *testing.T) {
-		w.sim.Fail(mcmNamespace+"/"+mcmMD("z1"), &machinesim.Failure{Reason: mcm.CodeResourceExhausted, Message: "InsufficientInstanceCapacity in sim-1a"})
+		w.mcm.Cloud.Fail(mcmNamespace+"/"+mcmMD("z1"), &machinesim.Failure{Reason: mcm.CodeResourceExhausted, Message: "InsufficientInstanceCapacity in sim-1a"})
 		naScale(t, env, "web", 6)
 		naExpectRunning(t, env, "web", 6)
 		got := w.nodesOf(t.Context())
@@ -177,9 +217,7 @@ func TestNodeAutoscalerMCM(t *testing.T) {
 			n, err := w.replicas(ctx, "z1")
 			return err == nil && n == 1, err
 		})
-		if !slices.ContainsFunc(w.sim.Deleted(), func(m string) bool { return strings.HasPrefix(m, mcmNamespace+"/"+mcmMD("z1")+"-") }) {
-			t.Errorf("no failed z1 machine was removed: %v", w.sim.Deleted())
-		}
+		w.expectRejectedGone(t, "z1")
 		naPoll(t, "z1 backed off for ResourceExhausted in the status ConfigMap", func(ctx context.Context) (bool, error) {
 			cm, err := env.Client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
 			if err != nil {
@@ -190,7 +228,32 @@ func TestNodeAutoscalerMCM(t *testing.T) {
 			j := strings.Index(s, "name: "+mcmMD("z2"))
 			return i >= 0 && j > i && strings.Contains(s[i:j], "status: Backoff") && strings.Contains(s[i:j], "errorCode: ResourceExhausted"), nil
 		})
-		w.sim.Fail(mcmNamespace+"/"+mcmMD("z1"), nil)
+		w.mcm.Cloud.Fail(mcmNamespace+"/"+mcmMD("z1"), nil)
+	})
+	t.Run("kscale rides out a restart of MCM's controllers and grows a zone from N", func(t *testing.T) {
+		w.mcm.Controllers.Stop()
+		if err := w.mcm.Controllers.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		naScale(t, env, "web", 7)
+		naExpectRunning(t, env, "web", 7)
+		for _, z := range []string{"z2", "z3"} {
+			if n, err := w.replicas(t.Context(), z); err != nil || n != 3 {
+				t.Errorf("%s at %d replicas (%v), want its maximum 3 (z1 backs off)", z, n, err)
+			}
+		}
+		// MCM deletes a removed Machine's Node only after draining it and
+		// releasing the instance: wait until no such Node lingers.
+		naPoll(t, "one Node per replica in every zone", func(ctx context.Context) (bool, error) {
+			nodes := w.nodesOf(ctx)
+			for _, z := range mcmZones {
+				n, err := w.replicas(ctx, z)
+				if err != nil || int64(len(nodes[z])) != n {
+					return false, err
+				}
+			}
+			return true, nil
+		})
 	})
 	t.Run("a scale-down removes exactly the chosen machines", func(t *testing.T) {
 		got := w.nodesOf(t.Context())
@@ -217,14 +280,14 @@ func TestNodeAutoscalerMCM(t *testing.T) {
 		if _, err := env.Client.CoreV1().Nodes().Patch(t.Context(), keep, "application/merge-patch+json", []byte(patch), metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		deletedBefore := len(w.sim.Deleted())
+		deletedBefore := len(w.mcm.Cloud.Deleted())
 		naScale(t, env, "web", 0)
 		naPoll(t, zone+" down to its kept node", func(ctx context.Context) (bool, error) {
 			n, err := w.replicas(ctx, zone)
 			return err == nil && n == 1 && len(w.nodesOf(ctx)[zone]) == 1, err
 		})
 		var gone []string
-		for _, m := range w.sim.Deleted()[deletedBefore:] {
+		for _, m := range w.mcm.Cloud.Deleted()[deletedBefore:] {
 			if strings.HasPrefix(m, mcmNamespace+"/"+mcmMD(zone)+"-") {
 				gone = append(gone, m)
 			}

@@ -101,16 +101,18 @@ func (p *Provider) buildGroup(spec Group, l *lists) (*group, error) {
 	if !ok {
 		return nil, fmt.Errorf("MachineDeployment %s/%s not found", spec.Namespace, spec.Name)
 	}
-	replicas, found, err := unstructured.NestedInt64(md.Object, "spec", "replicas")
-	if err != nil || !found {
-		return nil, fmt.Errorf("MachineDeployment %s/%s: spec.replicas is not set", spec.Namespace, spec.Name)
+	// MCM writes a MachineDeployment at zero without spec.replicas (its
+	// Go type omits an empty field), so absent is 0.
+	replicas, err := machineapi.ReplicasOf(md)
+	if err != nil {
+		return nil, fmt.Errorf("MachineDeployment %s/%s: %w", spec.Namespace, spec.Name, err)
 	}
 	sel, err := selector(md)
 	if err != nil {
 		return nil, err
 	}
 	g := &group{spec: spec, md: md, machines: map[string]*machine{},
-		ng: cloudprovider.NodeGroup{ID: spec.Name, MinSize: spec.Min, MaxSize: spec.Max, TargetSize: int(replicas)}}
+		ng: cloudprovider.NodeGroup{ID: spec.Name, MinSize: spec.Min, MaxSize: spec.Max, TargetSize: replicas}}
 	g.ng.Options, g.ng.OptionsInvalid = groupOptions(spec.Name, md.GetAnnotations())
 	alive := 0
 	for i := range l.machines {
@@ -126,7 +128,7 @@ func (p *Provider) buildGroup(spec Group, l *lists) (*group, error) {
 		}
 	}
 	slices.SortFunc(g.instances, func(a, b cloudprovider.Instance) int { return strings.Compare(a.ID, b.ID) })
-	g.instances = append(g.instances, machineapi.Placeholders(placeholderPrefix, spec.Name, int(replicas), alive)...)
+	g.instances = append(g.instances, machineapi.Placeholders(placeholderPrefix, spec.Name, replicas, alive)...)
 	g.ng.Template = p.template(md, l.classes)
 	g.ng.ScaleDownBlocked = rollout(md)
 	return g, nil

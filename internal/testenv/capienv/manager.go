@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -76,9 +74,8 @@ func (m *Manager) Start(ctx context.Context) error {
 		"--sync-period=1m",
 		"--v=2",
 	}
-	url := fmt.Sprintf("http://127.0.0.1:%d/readyz", m.healthPort)
 	err := m.env.StartComponent(ctx, testenv.Component{Name: ManagerName, Binary: m.bin, Args: args,
-		Ready: func(ctx context.Context) error { return httpOK(ctx, url) }})
+		Ready: testenv.HTTPReady(fmt.Sprintf("http://127.0.0.1:%d/readyz", m.healthPort))})
 	if err != nil {
 		return fmt.Errorf("starting %s: %w: %s", ManagerName, err, m.env.Logs(ManagerName))
 	}
@@ -179,22 +176,4 @@ func decodeWebhooks(raw []byte) ([]admissionregistrationv1.MutatingWebhookConfig
 		}
 	}
 	return mutating, validating, nil
-}
-
-// httpOK returns nil when url answers 200.
-func httpOK(ctx context.Context, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
-	}
-	return nil
 }

@@ -99,12 +99,13 @@ func (Flavor) Failed(m *unstructured.Unstructured) bool {
 }
 
 // MarkFailed writes MCM's creation failure: lastOperation Create/Failed
-// with the code and "Cloud provider message - <message>", phase
+// with the code and the description MCM's machine controller writes
+// ("Cloud provider message - " and the driver's status error), phase
 // CrashLoopBackOff.
 func (Flavor) MarkFailed(m *unstructured.Unstructured, f machinesim.Failure) {
 	now := time.Now().UTC().Format(time.RFC3339)
 	_ = unstructured.SetNestedMap(m.Object, map[string]any{"type": "Create", "state": "Failed", "errorCode": f.Reason,
-		"description": "Cloud provider message - " + f.Message, "lastUpdateTime": now}, "status", "lastOperation")
+		"description": "Cloud provider message - machine codes error: code = [" + f.Reason + "] message = [" + f.Message + "]", "lastUpdateTime": now}, "status", "lastOperation")
 	_ = unstructured.SetNestedMap(m.Object, map[string]any{"phase": "CrashLoopBackOff", "timeoutActive": true, "lastUpdateTime": now},
 		"status", "currentStatus")
 }

@@ -22,6 +22,9 @@ type Class struct {
 	InstanceType, Region, Zone, Arch string
 	// NoTemplate leaves nodeTemplate out.
 	NoTemplate bool
+	// Secret names the class's secretRef (in Namespace); empty leaves it
+	// out. MCM's machine controller needs one with a userData key.
+	Secret string
 }
 
 // Object returns the MachineClass.
@@ -31,6 +34,9 @@ func (c Class) Object() *unstructured.Unstructured {
 	u.SetKind("MachineClass")
 	u.SetNamespace(c.Namespace)
 	u.SetName(c.Name)
+	if c.Secret != "" {
+		u.Object["secretRef"] = map[string]any{"name": c.Secret, "namespace": c.Namespace}
+	}
 	if c.NoTemplate {
 		return u
 	}
@@ -58,7 +64,8 @@ type Deployment struct {
 }
 
 // Object returns the MachineDeployment: selector and template label
-// name=<name>, the class reference and the node template.
+// name=<name>, the rolling-update strategy, the class reference and the
+// node template.
 func (d Deployment) Object() *unstructured.Unstructured {
 	labels := map[string]any{}
 	for k, v := range d.NodeLabels {
@@ -73,7 +80,10 @@ func (d Deployment) Object() *unstructured.Unstructured {
 		nodeSpec["taints"] = taints
 	}
 	spec := map[string]any{
-		"replicas": int64(d.Replicas),
+		// Gardener's rolling update of a worker pool; MCM rejects a
+		// MachineDeployment without a strategy type.
+		"strategy": map[string]any{"type": "RollingUpdate",
+			"rollingUpdate": map[string]any{"maxSurge": int64(1), "maxUnavailable": int64(0)}},
 		"selector": map[string]any{"matchLabels": map[string]any{mcm.DeploymentNameLabel: d.Name}},
 		"template": map[string]any{
 			"metadata": map[string]any{"labels": map[string]any{mcm.DeploymentNameLabel: d.Name}},
@@ -82,6 +92,11 @@ func (d Deployment) Object() *unstructured.Unstructured {
 				"nodeTemplate": map[string]any{"metadata": map[string]any{"labels": labels}, "spec": nodeSpec},
 			},
 		},
+	}
+	// MCM's Go type omits replicas 0, so MCM writes a MachineDeployment
+	// at zero without the field; so does this builder.
+	if d.Replicas > 0 {
+		spec["replicas"] = int64(d.Replicas)
 	}
 	u := &unstructured.Unstructured{Object: map[string]any{"spec": spec}}
 	u.SetAPIVersion(mcm.GroupVersion.String())
