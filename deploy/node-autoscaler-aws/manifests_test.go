@@ -3,7 +3,7 @@
 // accepted, the container's flags parse, the ServiceAccount carries the
 // IRSA annotation, and the RBAC denies what the AWS provider never needs
 // (creating or deleting nodes, writing pod status, node Leases). That the
-// RBAC suffices is shown by the AWS end-to-end test in internal/cli, which
+// RBAC suffices is shown by the AWS end-to-end test in test/e2e, which
 // runs the command under this ServiceAccount.
 package nodeautoscaleraws_test
 

@@ -2,7 +2,7 @@
 // against a real API server with the real Cluster API CRDs: every object
 // is accepted and the RBAC denies what the provider never needs. That the
 // RBAC suffices is shown by the Cluster API end-to-end test in
-// internal/cli, which runs the command under this ServiceAccount.
+// test/e2e, which runs the command under this ServiceAccount.
 package nodeautoscalerclusterapi_test
 
 import (

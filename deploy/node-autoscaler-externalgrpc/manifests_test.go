@@ -5,7 +5,7 @@
 // the RBAC denies what the provider never needs (no cloud-specific rule:
 // creating or deleting nodes, writing pod status, node Leases, reading
 // Secrets). That the RBAC suffices is shown by the externalgrpc end-to-end
-// test in internal/cli, which runs the command under this ServiceAccount.
+// test in test/e2e, which runs the command under this ServiceAccount.
 package nodeautoscalerexternalgrpc_test
 
 import (

@@ -1,7 +1,7 @@
 // Package nodeautoscalermcm_test checks the mcm overlay against a real API
 // server with the real MCM CRDs: every object is accepted and the RBAC of
 // both clusters denies what the provider never needs. That the RBAC
-// suffices is shown by the MCM end-to-end test in internal/cli, which
+// suffices is shown by the MCM end-to-end test in test/e2e, which
 // runs the command under these ServiceAccounts.
 package nodeautoscalermcm_test
 

@@ -2,7 +2,7 @@
 // against a real API server with the real Cluster API and MCM CRDs: every object
 // is accepted, the reads and the own status ConfigMap and Lease are
 // allowed, and every write of the live autoscaler is denied. That it
-// suffices is shown by the dry-run end-to-end test in internal/cli, which
+// suffices is shown by the dry-run end-to-end test in test/e2e, which
 // runs the command under this ServiceAccount with the audit log on.
 package nodeautoscalershadow_test
 

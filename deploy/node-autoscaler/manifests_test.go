@@ -4,7 +4,7 @@
 // is accepted, the cloud config in the ConfigMap parses, the metrics
 // Service and the ServiceMonitor select the pods' metrics port, and the
 // RBAC denies what the command never needs. That the RBAC suffices is
-// shown by the end-to-end test in internal/cli, which runs the command
+// shown by the end-to-end test in test/e2e, which runs the command
 // under this ServiceAccount.
 package nodeautoscaler_test
 

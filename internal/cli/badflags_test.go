@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kscale/kscale/internal/custommetrics/testpki"
+	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
 // TestBadFlagsExit2NamingTheFlag runs every command with one bad flag,
@@ -153,7 +154,7 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 // refusal.
 func TestKubernetesGatesAtTheirDefaults(t *testing.T) {
 	var args []string
-	for g, spec := range kubernetesGates {
+	for g, spec := range options.KubernetesGates {
 		if !spec.LockToDefault {
 			args = append(args, fmt.Sprintf("%s=%t", g, spec.Default))
 		}
@@ -163,7 +164,7 @@ func TestKubernetesGatesAtTheirDefaults(t *testing.T) {
 	}
 	c := &commonFlags{}
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
-	c.add(fs, commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
+	c.add(fs, commonSpec{gates: options.KubernetesGates, defaultOnlyGates: true})
 	if err := fs.Parse([]string{"--feature-gates=" + strings.Join(args, ",")}); err != nil {
 		t.Fatal(err)
 	}

@@ -39,19 +39,20 @@ func TestClusterAPIBadFlags(t *testing.T) {
 // TestClusterAPITraitsReachOptions checks that the provider's startup
 // taint and GPU label reach the autoscaler's options.
 func TestClusterAPITraitsReachOptions(t *testing.T) {
-	o := newNodeAutoscalerOptions()
+	o := newNodeAutoscalerFlags()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o.addFlags(fs)
+	o.AddFlags(fs)
 	if err := fs.Parse([]string{"--cloud-provider=clusterapi"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.complete(); err != nil {
+	if err := o.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(o.opts.StartupTaints, ","), clusterapi.UninitializedTaint) {
-		t.Errorf("startup taints %v lack %s", o.opts.StartupTaints, clusterapi.UninitializedTaint)
+	opts := o.Options()
+	if !strings.Contains(strings.Join(opts.StartupTaints, ","), clusterapi.UninitializedTaint) {
+		t.Errorf("startup taints %v lack %s", opts.StartupTaints, clusterapi.UninitializedTaint)
 	}
-	if o.opts.GPULabel != clusterapi.GPULabel {
-		t.Errorf("GPU label %q, want %q", o.opts.GPULabel, clusterapi.GPULabel)
+	if opts.GPULabel != clusterapi.GPULabel {
+		t.Errorf("GPU label %q, want %q", opts.GPULabel, clusterapi.GPULabel)
 	}
 }

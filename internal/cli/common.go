@@ -200,6 +200,10 @@ func (c *commonFlags) apply(ctx context.Context, fs *pflag.FlagSet, stderr io.Wr
 // all of which kscale honours.
 var vpaCommonSpec = commonSpec{verbosity: 4, gates: features.Specs()}
 
+// setVerbosity sets -v's value, for a flag of a component's upstream that
+// stands for it.
+func (c *commonFlags) setVerbosity(v uint32) { c.logging.Verbosity = logsapi.VerbosityLevel(v) }
+
 // vpaGates returns the VPA feature gates the command line turned on;
 // upstream's defaults (all off) when the common flags were not added.
 func (c *commonFlags) vpaGates() features.Gates {

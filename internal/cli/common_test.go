@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,7 +10,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/component-base/featuregate"
 
+	"github.com/kscale/kscale/internal/vpa/admission"
 	"github.com/kscale/kscale/internal/vpa/features"
+	"github.com/kscale/kscale/internal/vpa/recommender"
+	"github.com/kscale/kscale/internal/vpa/updater"
 )
 
 // componentCommands builds every component command, by name.
@@ -109,7 +109,7 @@ func TestVPAFeatureGates(t *testing.T) {
 // --feature-gates reaches the configuration of the components that honour
 // it, and that the default leaves it off.
 func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
-	updater, admission, rec := &vpaUpdaterOptions{}, &vpaAdmissionOptions{}, &vpaRecommenderOptions{}
+	upd, adm, rec := &updater.Flags{}, &admission.Flags{}, &recommender.Flags{}
 	dir := t.TempDir()
 	for _, f := range []string{"c", "k", "ca"} {
 		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
@@ -122,9 +122,9 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 		args []string
 		got  func() features.Gates
 	}{
-		{"vpa-updater", updater, nil, func() features.Gates { return updater.cfg.Features }},
-		{"vpa-admission", admission, []string{"--tls-cert-file=" + filepath.Join(dir, "c"), "--tls-private-key=" + filepath.Join(dir, "k"), "--client-ca-file=" + filepath.Join(dir, "ca")}, func() features.Gates { return admission.cfg.Features }},
-		{"vpa-recommender", rec, nil, func() features.Gates { return rec.cfg.Features }},
+		{"vpa-updater", upd, nil, func() features.Gates { return upd.Config().Features }},
+		{"vpa-admission", adm, []string{"--tls-cert-file=" + filepath.Join(dir, "c"), "--tls-private-key=" + filepath.Join(dir, "k"), "--client-ca-file=" + filepath.Join(dir, "ca")}, func() features.Gates { return adm.Config().Features }},
+		{"vpa-recommender", rec, nil, func() features.Gates { return rec.Config().Features }},
 	}
 	for _, tc := range tests {
 		for _, on := range []bool{false, true} {
@@ -143,69 +143,5 @@ func TestVPAFeatureGatesReachTheComponents(t *testing.T) {
 				t.Errorf("%s %v: gates %+v, want all %v", tc.name, args, got, on)
 			}
 		}
-	}
-}
-
-// runChild runs kscale with args in a child process (see TestMain) and
-// returns its exit code and combined output.
-func runChild(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	raw, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw))
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatalf("running %v: %v", args, err)
-	}
-	return cmd.ProcessState.ExitCode(), string(out)
-}
-
-// TestLoggingApplied runs a component as its own process and checks that
-// the logger it logs through honours -v, --logging-format and --log-file
-// with --logtostderr=false, and that a klog flag without effect is named in
-// a warning.
-func TestLoggingApplied(t *testing.T) {
-	dir := t.TempDir()
-	// A kubeconfig that exists but does not parse passes the flag checks
-	// and fails the run (exit 1) after the logging flags are applied.
-	broken := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(broken, []byte("not: [a kubeconfig"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	missing := "--kubeconfig=" + broken
-	code, out := runChild(t, "vpa-updater", missing, "-v=0", "--stderrthreshold=info", "--logtostderr=true")
-	if code != 1 || strings.Contains(out, "Logging configured") || strings.Contains(out, "Warning") {
-		t.Errorf("-v=0: exit %d, output:\n%s\nwant exit 1 without the V(1) line or a warning", code, out)
-	}
-	code, out = runChild(t, "vpa-updater", missing, "-v=1")
-	if code != 1 || !strings.Contains(out, "Logging configured") {
-		t.Errorf("-v=1: exit %d, output:\n%s\nwant the V(1) line", code, out)
-	}
-	logFile := filepath.Join(dir, "logs", "kscale.log")
-	code, out = runChild(t, "vpa-updater", missing, "--v=1", "--logging-format=json", "--log_file="+logFile,
-		"--logtostderr=false", "--log-dir=/var/log")
-	if code != 1 || strings.Contains(out, "Logging configured") {
-		t.Errorf("--log-file: exit %d, output:\n%s\nwant the log lines in the file only", code, out)
-	}
-	data, err := os.ReadFile(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sawWarning bool
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var entry map[string]any
-		if err := json.Unmarshal([]byte(line), &entry); err != nil {
-			t.Fatalf("log line %q is not JSON: %v", line, err)
-		}
-		if strings.HasPrefix(entry["msg"].(string), "Warning") && entry["flags"] == "--log-dir" {
-			sawWarning = true
-		}
-	}
-	if !sawWarning {
-		t.Errorf("log file lacks the warning naming --log-dir:\n%s", data)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kscale/kscale/internal/cloudprovider/registry"
+	"github.com/kscale/kscale/internal/componentflags"
 )
 
 // upstreamCommandLine is a command line an upstream manifest runs, which
@@ -124,10 +125,10 @@ func TestUpstreamCommandLines(t *testing.T) {
 			}
 			err := cmd.PreRunE(cmd, nil)
 			var unsupported *registry.UnsupportedError
-			var missing *fileError
+			var missing *componentflags.FileError
 			switch {
 			case err == nil:
-			case errors.As(err, &missing) && !cmd.Flags().Changed(strings.TrimPrefix(missing.flag, "--")):
+			case errors.As(err, &missing) && !cmd.Flags().Changed(strings.TrimPrefix(missing.Flag, "--")):
 				// A flag's default names a file the upstream Pod mounts
 				// (vpa-admission's /etc/tls-certs); the component checks
 				// files after every other flag.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	logsapi "k8s.io/component-base/logs/api/v1"
+
+	"github.com/kscale/kscale/internal/custommetrics"
 )
 
 // TestGCMxCompatFlags checks gardener-custom-metrics' --log-level, --debug
@@ -31,8 +33,8 @@ func TestGCMxCompatFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := &customMetricsOptions{}
-			cmd := newComponentCommand("custom-metrics", "", o, commonSpec{noProfiling: true})
+			o := &custommetrics.Flags{}
+			cmd, cmn := componentCommand("custom-metrics", "", o, commonSpec{noProfiling: true})
 			if err := cmd.ParseFlags(append(append([]string{}, valid...), tt.args...)); err != nil {
 				t.Fatal(err)
 			}
@@ -46,10 +48,10 @@ func TestGCMxCompatFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := o.cmn.logging.Verbosity; got != tt.wantV {
+			if got := cmn.logging.Verbosity; got != tt.wantV {
 				t.Errorf("verbosity = %d, want %d", got, tt.wantV)
 			}
-			if h := o.cfg.HA; h.LeaseDuration != tt.wantLease || h.RetryPeriod != tt.wantRetry {
+			if h := o.Config().HA; h.LeaseDuration != tt.wantLease || h.RetryPeriod != tt.wantRetry {
 				t.Errorf("lease %v retry %v, want %v %v", h.LeaseDuration, h.RetryPeriod, tt.wantLease, tt.wantRetry)
 			}
 		})

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/custommetrics/provider"
 )
 
 // TestFlagsDocListsEveryFlag checks that docs/flags.md has a row for every
@@ -44,16 +46,12 @@ func isLibraryFlag(component, flag string) bool {
 	return component == "custom-metrics" && libraryFlags()[flag]
 }
 
-// libraryFlags are the custom-metrics-apiserver library's flags.
+// libraryFlags are the custom-metrics-apiserver library's flags: those
+// provider.NewServer registers.
 func libraryFlags() map[string]bool {
 	fs := pflag.NewFlagSet("lib", pflag.ContinueOnError)
-	o := &customMetricsOptions{}
-	before := map[string]bool{}
-	o.addFlags(fs)
-	fs.VisitAll(func(f *pflag.Flag) { before[f.Name] = true })
-	own := pflag.NewFlagSet("own", pflag.ContinueOnError)
-	o2 := &customMetricsOptions{}
-	o2.addOwnFlags(own)
-	own.VisitAll(func(f *pflag.Flag) { delete(before, f.Name) })
-	return before
+	provider.NewServer(fs, "kscale-custom-metrics")
+	out := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { out[f.Name] = true })
+	return out
 }

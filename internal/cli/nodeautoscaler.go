@@ -1,205 +1,22 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"math"
-	"os"
-	"runtime/debug"
-	"time"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider/providers"
-	"github.com/kscale/kscale/internal/cloudprovider/registry"
-	"github.com/kscale/kscale/internal/leaderelection"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
-	"github.com/kscale/kscale/internal/operator"
 )
 
-// nodeAutoscalerOptions are the flags of `kscale node-autoscaler`: the
-// autoscaler's options plus those of live operation.
-type nodeAutoscalerOptions struct {
-	opts          options.Options
-	leader        leaderelection.Config
-	kubeconfig    string
-	qps           float64
-	burst         int
-	address       string
-	maxInactivity time.Duration
-	maxFailing    time.Duration
-	maxStartup    time.Duration
-	userAgent     string
-	contentType   string
-	statusName    string
-	recordDup     bool
-	frequentLoops bool
-	batch         operator.Batch
-	dryRun        bool
-	shadow        shadowFlags
-	fs            *pflag.FlagSet
-	cloud         *registry.Flags
-	builder       registry.Builder
-	cmn           commonFlags
+// newNodeAutoscalerFlags returns the node autoscaler's flags with every
+// registered cloud provider's.
+func newNodeAutoscalerFlags() *live.Flags {
+	return live.NewFlags(providers.NewFlags(), providers.Default)
 }
 
-func (o *nodeAutoscalerOptions) common() *commonFlags { return &o.cmn }
-
-// newNodeAutoscalerOptions returns the options with their defaults and
-// every registered cloud provider's flags.
-func newNodeAutoscalerOptions() *nodeAutoscalerOptions {
-	return &nodeAutoscalerOptions{opts: options.Default(), cloud: providers.NewFlags()}
-}
-
-// newNodeAutoscalerCommand builds `kscale node-autoscaler`.
+// newNodeAutoscalerCommand builds `kscale node-autoscaler`: upstream's
+// Kubernetes feature gates are accepted at their defaults only.
 func newNodeAutoscalerCommand() *cobra.Command {
 	return newComponentCommand("node-autoscaler", "Add and remove nodes per node group of a live cluster, like the Cluster Autoscaler",
-		newNodeAutoscalerOptions(), commonSpec{gates: kubernetesGates, defaultOnlyGates: true})
-}
-
-// addFlags registers the autoscaler's options and the live flags, with
-// upstream's names and defaults.
-func (o *nodeAutoscalerOptions) addFlags(fs *pflag.FlagSet) {
-	o.opts.AddFlags(fs)
-	fs.StringVar(&o.kubeconfig, "kubeconfig", "", "Path to a kubeconfig; empty uses the in-cluster configuration.")
-	fs.Float64Var(&o.qps, "kube-client-qps", 5, "QPS limit of the Kubernetes API client.")
-	fs.IntVar(&o.burst, "kube-client-burst", 10, "Burst limit of the Kubernetes API client.")
-	fs.StringVar(&o.address, "address", ":8085", "Address serving /metrics, /health-check (alias /healthz) and, with --profiling, /debug/pprof.")
-	o.fs = fs
-	fs.DurationVar(&o.maxInactivity, "max-inactivity", 10*time.Minute, "/health-check fails when no loop ran for this long.")
-	fs.DurationVar(&o.maxFailing, "max-failing-time", 15*time.Minute, "/health-check fails when no loop succeeded for this long.")
-	fs.DurationVar(&o.maxStartup, "max-startup-time", 20*time.Minute, "Both limits until the first loop succeeded; raised to at least --max-inactivity and --max-failing-time.")
-	fs.StringVar(&o.userAgent, "user-agent", "cluster-autoscaler", "User-Agent of the Kubernetes API requests.")
-	fs.StringVar(&o.contentType, "kube-api-content-type", "application/vnd.kubernetes.protobuf", "Content type of the Kubernetes API requests.")
-	fs.BoolVar(&o.recordDup, "record-duplicated-events", false, "Record every event: client-go's default event correlator instead of upstream's, and no deduplication.")
-	fs.StringVar(&o.statusName, "status-config-map-name", live.StatusConfigMapName, "Name of the status ConfigMap in --namespace.")
-	fs.BoolVar(&o.frequentLoops, "frequent-loops-enabled", true, "Start the next loop at once after a loop that scaled up or began deleting nodes, and when a pod turns unschedulable; false: only every --scan-interval.")
-	fs.DurationVar(&o.batch.Idle, "scale-up-batch-idle-duration", live.DefaultBatchIdle, "With --frequent-loops-enabled, a loop started by a pod turning unschedulable waits until no further pod did for this long, so a burst gets one scale-up; 0: start at once.")
-	fs.DurationVar(&o.batch.Max, "scale-up-batch-max-duration", live.DefaultBatchMax, "The longest a loop started by a pod turning unschedulable waits for the burst to end (--scale-up-batch-idle-duration).")
-	fs.BoolVar(&o.dryRun, "dry-run", false, "Shadow mode: decide every loop as live but make no cloud call and write nothing but the own status ConfigMap (default "+shadowStatusName+") and Lease (default "+shadowLeaseName+"); see docs/shadow-mode.md.")
-	o.shadow.addFlags(fs)
-	o.cloud.AddFlags(fs, providers.Default)
-	o.leader.AddFlags(fs, true, live.DefaultLeaseName)
-}
-
-// complete validates the flags and, last, completes the cloud provider
-// (which reads its config).
-func (o *nodeAutoscalerOptions) complete() error {
-	if err := o.opts.Validate(); err != nil {
-		return err
-	}
-	if !(o.qps > 0) || math.IsInf(o.qps, 0) || o.burst <= 0 {
-		return fmt.Errorf("--kube-client-qps and --kube-client-burst: must be positive, got %g and %d", o.qps, o.burst)
-	}
-	if err := validateFile("--kubeconfig", o.kubeconfig); err != nil {
-		return err
-	}
-	if err := validateFile("--grpc-expander-cert", o.opts.GRPCExpanderCert); err != nil {
-		return err
-	}
-	if err := validateAddress("--address", o.address, false); err != nil {
-		return err
-	}
-	for _, d := range []struct {
-		flag string
-		v    time.Duration
-	}{{"max-inactivity", o.maxInactivity}, {"max-failing-time", o.maxFailing}, {"max-startup-time", o.maxStartup}} {
-		if d.v <= 0 {
-			return fmt.Errorf("--%s: must be positive, got %v", d.flag, d.v)
-		}
-	}
-	if o.statusName == "" {
-		return errors.New("--status-config-map-name: must not be empty")
-	}
-	if err := o.batch.Validate(); err != nil {
-		return fmt.Errorf("--scale-up-batch-idle-duration and --scale-up-batch-max-duration: %w", err)
-	}
-	// Upstream locks the Lease in --namespace and ignores
-	// --leader-elect-resource-namespace; kscale honours the latter only
-	// when it is given.
-	if !o.fs.Changed("leader-elect-resource-namespace") {
-		o.leader.Namespace = o.opts.Namespace
-	}
-	if err := o.completeDryRun(o.shadow.check(o.dryRun)); err != nil {
-		return err
-	}
-	if err := o.leader.Default(); err != nil {
-		return err
-	}
-	if err := o.leader.Validate(); err != nil {
-		return err
-	}
-	var err error
-	if o.builder, err = o.cloud.Complete(); err != nil {
-		return err
-	}
-	if st, ok := o.builder.(registry.StartupTainter); ok {
-		o.opts.StartupTaints = append(o.opts.StartupTaints, st.StartupTaints()...)
-	}
-	if gl, ok := o.builder.(registry.GPULabeler); ok {
-		o.opts.GPULabel = gl.GPULabel()
-	}
-	if _, ok := o.builder.(registry.KubeProxyTemplater); !ok && o.opts.TemplateKubeProxyPod {
-		return fmt.Errorf("--template-kube-proxy-pod: upstream's %s provider adds no kube-proxy pod to its templates, so kscale adds none either; the flag applies to aws, clusterapi, kwok and mcm",
-			o.cloud.Common.Provider)
-	}
-	return nil
-}
-
-// restConfig loads the client configuration.
-func (o *nodeAutoscalerOptions) restConfig() (*rest.Config, error) {
-	cfg, err := loadRESTConfig(o.kubeconfig)
-	if err != nil {
-		return nil, err
-	}
-	cfg.QPS, cfg.Burst = float32(o.qps), o.burst
-	cfg.UserAgent, cfg.ContentType = o.userAgent, o.contentType
-	return cfg, nil
-}
-
-// run serves /metrics and /healthz and runs the autoscaler while leading,
-// through the host.
-func (o *nodeAutoscalerOptions) run(ctx context.Context) error {
-	setGCPercent()
-	cfg, err := o.restConfig()
-	if err != nil {
-		return err
-	}
-	client, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("creating Kubernetes client: %w", err)
-	}
-	reg := newProcessRegistry()
-	health := live.NewHealth(clock.RealClock{}, live.HealthTimers{MaxInactivity: o.maxInactivity, MaxFailing: o.maxFailing, MaxStartup: o.maxStartup})
-	comp, err := live.NewComponent(live.ComponentConfig{Options: o.opts, Cloud: o.builder, CloudName: o.cloud.Common.Provider, RESTConfig: cfg, Client: client,
-		Registerer: reg, Health: health, StatusName: o.statusName, RecordDuplicated: o.recordDup, FrequentLoops: o.frequentLoops, Batch: o.batch,
-		DryRun: o.dryRun, Shadow: live.ShadowConfig{Window: o.shadow.window, RecordFile: o.shadow.record}})
-	if err != nil {
-		return err
-	}
-	return operator.Run(ctx, operator.Config{Addresses: []operator.Address{{Flag: "address", Address: o.address}}, Gatherer: reg,
-		Profiling: o.cmn.profiling, Election: o.leader, Client: client}, comp)
-}
-
-// nodeAutoscalerGCPercent is the garbage collector's target the node
-// autoscaler runs with unless GOGC is set: its heap is mostly the informer
-// caches, which live as long as the process, so the runtime's default
-// (100: the heap may double its live size between collections) makes the
-// peak memory about twice the caches. 50 bounds it at one and a half, for
-// a little more collection work (Prometheus lowers its default to 75 for
-// the same reason).
-const nodeAutoscalerGCPercent = 50
-
-// setGCPercent applies nodeAutoscalerGCPercent unless the GOGC
-// environment variable chose a target.
-func setGCPercent() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(nodeAutoscalerGCPercent)
-	}
+		newNodeAutoscalerFlags(), commonSpec{gates: options.KubernetesGates, defaultOnlyGates: true})
 }

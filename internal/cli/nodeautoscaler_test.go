@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
 
 func TestNodeAutoscalerFlagDefaults(t *testing.T) {
@@ -107,7 +109,7 @@ func TestNodeAutoscalerLeaseNamespace(t *testing.T) {
 		{[]string{"--namespace=autoscaling", "--leader-elect-resource-namespace=leases"}, "leases"},
 	}
 	for _, tt := range tests {
-		o := newNodeAutoscalerOptions()
+		o := newNodeAutoscalerFlags()
 		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
 		if err := cmd.ParseFlags(append([]string{"--cloud-config=" + cfg}, tt.args...)); err != nil {
 			t.Fatal(err)
@@ -115,8 +117,8 @@ func TestNodeAutoscalerLeaseNamespace(t *testing.T) {
 		if err := cmd.PreRunE(cmd, nil); err != nil {
 			t.Fatal(err)
 		}
-		if o.leader.Namespace != tt.want {
-			t.Errorf("%v: Lease namespace %q, want %q", tt.args, o.leader.Namespace, tt.want)
+		if o.Election().Namespace != tt.want {
+			t.Errorf("%v: Lease namespace %q, want %q", tt.args, o.Election().Namespace, tt.want)
 		}
 	}
 }
@@ -129,11 +131,11 @@ func TestNodeAutoscalerDryRunNames(t *testing.T) {
 		wantStatus, wantLe string
 	}{
 		{nil, "cluster-autoscaler-status", "cluster-autoscaler"},
-		{[]string{"--dry-run"}, shadowStatusName, shadowLeaseName},
+		{[]string{"--dry-run"}, live.ShadowStatusName, live.ShadowLeaseName},
 		{[]string{"--dry-run", "--status-config-map-name=mine", "--leader-elect-resource-name=me"}, "mine", "me"},
 	}
 	for _, tt := range tests {
-		o := newNodeAutoscalerOptions()
+		o := newNodeAutoscalerFlags()
 		cmd := newComponentCommand("node-autoscaler", "", o, commonSpec{})
 		if err := cmd.ParseFlags(append([]string{"--cloud-provider=aws", "--nodes=1:3:asg"}, tt.args...)); err != nil {
 			t.Fatal(err)
@@ -141,8 +143,8 @@ func TestNodeAutoscalerDryRunNames(t *testing.T) {
 		if err := cmd.PreRunE(cmd, nil); err != nil {
 			t.Fatal(err)
 		}
-		if o.statusName != tt.wantStatus || o.leader.Name != tt.wantLe {
-			t.Errorf("%v: status %q, Lease %q; want %q, %q", tt.args, o.statusName, o.leader.Name, tt.wantStatus, tt.wantLe)
+		if o.StatusName() != tt.wantStatus || o.Election().Name != tt.wantLe {
+			t.Errorf("%v: status %q, Lease %q; want %q, %q", tt.args, o.StatusName(), o.Election().Name, tt.wantStatus, tt.wantLe)
 		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/vpa/recommender"
 )
 
 func TestVPARecommenderGardenerFlagDefaults(t *testing.T) {
@@ -46,20 +48,21 @@ func TestVPARecommenderGardenerFlagDefaults(t *testing.T) {
 }
 
 func TestVPARecommenderCompleteDefaults(t *testing.T) {
-	o := &vpaRecommenderOptions{}
+	o := &recommender.Flags{}
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o.addFlags(fs)
+	o.AddFlags(fs)
 	if err := fs.Parse([]string{"--pod-recommendation-min-memory-mb=10", "--container-recommendation-max-allowed-cpu=2"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := o.complete(); err != nil {
+	if err := o.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	if o.cfg.Estimator.PodMinMemoryBytes != 10*1024*1024 || o.cfg.Estimator.MaxAllowedCPUMillicores != 2000 {
-		t.Fatalf("converted flags = %+v", o.cfg.Estimator)
+	cfg := o.Config()
+	if cfg.Estimator.PodMinMemoryBytes != 10*1024*1024 || cfg.Estimator.MaxAllowedCPUMillicores != 2000 {
+		t.Fatalf("converted flags = %+v", cfg.Estimator)
 	}
-	if o.cfg.Interval != time.Minute || o.cfg.Estimator.MarginFraction != 0.15 {
-		t.Fatalf("defaults lost: %+v", o.cfg)
+	if cfg.Interval != time.Minute || cfg.Estimator.MarginFraction != 0.15 {
+		t.Fatalf("defaults lost: %+v", cfg)
 	}
 }
 
@@ -94,10 +97,13 @@ func TestVPARecommenderBadFlags(t *testing.T) {
 		})
 	}
 	var ue *UsageError
-	o := &vpaRecommenderOptions{}
-	o.addFlags(pflag.NewFlagSet("test", pflag.ContinueOnError))
-	o.storage = "bad"
-	if err := o.complete(); err == nil || errors.As(err, &ue) {
+	o := &recommender.Flags{}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--storage=bad"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Complete(); err == nil || errors.As(err, &ue) {
 		t.Fatalf("complete = %v, want a plain error (wrapped as UsageError by RunE)", err)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kscale/kscale/internal/vpa/recommender"
+	"github.com/kscale/kscale/internal/vpa/updater"
 )
 
 // TestVPAExplicitZeroFlags checks that an explicit 0 on a VPA flag where
@@ -13,18 +16,18 @@ import (
 // pkg/recommender/config/config.go and pkg/updater/config/config.go of
 // vertical-pod-autoscaler v1.7.3).
 func TestVPAExplicitZeroFlags(t *testing.T) {
-	rec := &vpaRecommenderOptions{}
+	rec := &recommender.Flags{}
 	fs := pflag.NewFlagSet("recommender", pflag.ContinueOnError)
-	rec.addFlags(fs)
+	rec.AddFlags(fs)
 	if err := fs.Parse([]string{"--recommendation-margin-fraction=0", "--pod-recommendation-min-cpu-millicores=0",
 		"--pod-recommendation-min-memory-mb=0", "--oom-min-bump-up-bytes=0", "--oom-bump-up-ratio=0",
 		"--target-cpu-percentile=0", "--recommendation-lower-bound-memory-percentile=0"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.complete(); err != nil {
+	if err := rec.Complete(); err != nil {
 		t.Fatal(err)
 	}
-	cfg := rec.cfg
+	cfg := rec.Config()
 	cfg.Default() // as recommender.New does
 	if err := cfg.Model.Validate(); err != nil {
 		t.Fatalf("model config: %v", err)
@@ -47,17 +50,17 @@ func TestVPAExplicitZeroFlags(t *testing.T) {
 		}
 	}
 
-	upd := &vpaUpdaterOptions{}
+	upd := &updater.Flags{}
 	ufs := pflag.NewFlagSet("updater", pflag.ContinueOnError)
-	upd.addFlags(ufs)
+	upd.AddFlags(ufs)
 	if err := ufs.Parse([]string{"--min-replicas=0", "--evict-after-oom-threshold=0",
 		"--in-recommendation-bounds-eviction-lifetime-threshold=0"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := upd.complete(); err != nil {
+	if err := upd.Complete(); err != nil {
 		t.Fatalf("explicit zeros refused: %v", err)
 	}
-	if c := upd.cfg; c.MinReplicas != 0 || c.Thresholds.EvictAfterOOM != 0 || c.Thresholds.Lifetime != 0 {
+	if c := upd.Config(); c.MinReplicas != 0 || c.Thresholds.EvictAfterOOM != 0 || c.Thresholds.Lifetime != 0 {
 		t.Errorf("updater zeros run as min-replicas %d, evict-after-oom-threshold %s, lifetime %s; want 0",
 			c.MinReplicas, c.Thresholds.EvictAfterOOM, c.Thresholds.Lifetime)
 	}

@@ -126,3 +126,20 @@ func WriteFile(tb testing.TB, dir, name string, data []byte) string {
 	}
 	return path
 }
+
+// Files are the PEM files WriteServing writes.
+type Files struct {
+	// CA, Cert and Key are the paths of the CA certificate, the serving
+	// certificate and its key.
+	CA, Cert, Key string
+}
+
+// WriteServing issues a new CA and a serving certificate for the DNS names
+// and IPs and writes the three as PEM files in a fresh temporary directory.
+func WriteServing(tb testing.TB, dnsNames []string, ips []net.IP) Files {
+	tb.Helper()
+	ca := NewCA(tb, "test-ca")
+	certPEM, keyPEM := ca.ServingPEM(tb, dnsNames, ips)
+	dir := tb.TempDir()
+	return Files{CA: WriteFile(tb, dir, "ca.crt", ca.PEM), Cert: WriteFile(tb, dir, "tls.crt", certPEM), Key: WriteFile(tb, dir, "tls.key", keyPEM)}
+}
