@@ -83,7 +83,9 @@ func TestOptions(t *testing.T) {
 					o.MaxNodeProvisionTime == nil
 			}, ""},
 		{"zero-or-max scaling is carried", &protos.NodeGroupAutoscalingOptions{ScaleDownUtilizationThreshold: 0.5, ZeroOrMaxNodeScaling: true},
-			func(o cloudprovider.Options) bool { return o.ZeroOrMaxNodeScaling && o.ScaleDownUtilizationThreshold == nil }, ""},
+			func(o cloudprovider.Options) bool {
+				return o.ZeroOrMaxNodeScaling && o.ScaleDownUtilizationThreshold == nil
+			}, ""},
 		{"out of range", &protos.NodeGroupAutoscalingOptions{ScaleDownUtilizationThreshold: 2},
 			func(o cloudprovider.Options) bool { return !o.Set() }, "scaleDownUtilizationThreshold"},
 		{"no options", nil, func(o cloudprovider.Options) bool { return !o.Set() }, ""},
