@@ -23,10 +23,6 @@ import (
 //     groups, except that the first one may overflow a budget that is not
 //     used up. Single nodes share what budget is left.
 
-// ReasonAtomicScaleDownFailed: the node's group scales to zero or max and
-// not all of its nodes are removable now; upstream's name.
-const ReasonAtomicScaleDownFailed Reason = "AtomicScaleDownFailed"
-
 // atomicGroup is one zero-or-max group's nodes removable now.
 type atomicGroup struct {
 	id           string
