@@ -124,7 +124,8 @@ func loops(samples []Sample, reqs []Request) []Loop {
 // window is a time interval [From, To].
 type window struct{ From, To time.Time }
 
-func (w window) holds(t time.Time) bool { return !t.Before(w.From) && !t.After(w.To) }
+// overlaps reports whether [from, to] and w share an instant.
+func (w window) overlaps(from, to time.Time) bool { return !to.Before(w.From) && !from.After(w.To) }
 
 // burstWindows runs from each burst's first pod creation to its last
 // covering increase plus grace, or to the next burst when a pod of it was
@@ -154,11 +155,14 @@ func burstWindows(pods []PodTimes, bursts int, next func(b int) time.Time, grace
 	return ws
 }
 
-// markBurst flags the loops that ended in a burst window.
+// markBurst flags the loops that ran in a burst window (for some of the
+// time): the loop that makes a burst's increase is a burst loop even when
+// it ends after the window, as a long loop of upstream's does.
 func markBurst(ls []Loop, ws []window) {
 	for i := range ls {
+		start := ls[i].End.Add(-time.Duration(ls[i].Seconds * float64(time.Second)))
 		for _, w := range ws {
-			if w.holds(ls[i].End) {
+			if w.overlaps(start, ls[i].End) {
 				ls[i].Burst = true
 			}
 		}

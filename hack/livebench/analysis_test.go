@@ -87,6 +87,13 @@ func TestLoopsFromSamples(t *testing.T) {
 	if s := summarizeLoops(ls, true); s.Seconds.Count != 2 || !near(s.CPUMillisPerLoop, 200) || s.RequestsPerLoop != 2 {
 		t.Errorf("burst loop summary = %+v", s)
 	}
+	// A loop that began in the window (the window ends at 3.9 s) and ended
+	// after it is a burst loop; one that began after it is not.
+	late := []Loop{{End: sec(5), Seconds: 1.5}, {End: sec(5), Seconds: 1}}
+	markBurst(late, ws)
+	if !late[0].Burst || late[1].Burst {
+		t.Errorf("burst marks of late loops = %v %v, want true false", late[0].Burst, late[1].Burst)
+	}
 }
 
 func near(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }

@@ -42,6 +42,9 @@ type Report struct {
 	// BurstLoops and IdleLoops describe the loops in and out of burst windows.
 	BurstLoops LoopSummary `json:"burstLoops"`
 	IdleLoops  LoopSummary `json:"idleLoops"`
+	// Loops are the loops counted from the first one on, each with its
+	// end, duration, CPU, requests and burst mark (JSON only).
+	Loops []Loop `json:"loops"`
 	// Requests counts the autoscaler's API requests by verb and resource
 	// from its first loop to the end.
 	Requests map[string]int `json:"requests"`
@@ -163,7 +166,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("samples holding >1 loop\t%d (scrape interval %s)", r.SampleGaps, c.ScrapeInterval)
 	p("RSS peak (VmHWM)\t%.0f MB", r.RSSPeakMB)
 	p("")
-	p("API requests from first loop\tcount")
+	total := 0
+	for _, n := range r.Requests {
+		total += n
+	}
+	p("API requests from first loop\t%d (%.1f per pending pod)", total, float64(total)/float64(max(r.Pods, 1)))
 	for _, k := range slices.Sorted(maps.Keys(r.Requests)) {
 		p("  %s\t%d", k, r.Requests[k])
 	}

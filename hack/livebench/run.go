@@ -190,6 +190,7 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 	next := func(b int) time.Time { return start.Add(time.Duration(b+1) * cfg.Interval) }
 	markBurst(ls, burstWindows(ps, cfg.Bursts, next, 2*time.Second))
 	r.BurstLoops, r.IdleLoops = summarizeLoops(ls, true), summarizeLoops(ls, false)
+	r.Loops = ls
 	for i := 1; i < len(samples); i++ {
 		if samples[i].Loops-samples[i-1].Loops > 1 {
 			r.SampleGaps++

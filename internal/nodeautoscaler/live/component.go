@@ -179,7 +179,7 @@ func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Prior
 	var status *StatusWriter
 	var statusUID func() types.UID
 	if o.WriteStatusConfigMap {
-		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName)
+		status = NewStatusWriter(c.cfg.Client, o.Namespace).Named(c.cfg.StatusName).Refresh(o.ScanInterval)
 		statusUID = status.UID
 	}
 	w, err := c.loopWrites(deps, statusUID)

@@ -1,8 +1,10 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -161,6 +163,14 @@ type StatusWriter struct {
 	// last is the ConfigMap as last written: the next write updates it
 	// without reading it first, and reads it only after a conflict.
 	last *corev1.ConfigMap
+	// refresh, when positive, lets Write skip a document that differs from
+	// the last one written only in its probe times, until the last write
+	// is refresh old (see Refresh).
+	refresh time.Duration
+	// lastKey is the last written document without its probe times, and
+	// lastAt the time of that write.
+	lastKey []byte
+	lastAt  time.Time
 }
 
 type transition struct {
@@ -180,12 +190,40 @@ func (w *StatusWriter) Named(name string) *StatusWriter {
 	return w
 }
 
+// Refresh makes Write skip a document whose only news are its probe
+// times until the last write is d old, and returns the writer. Upstream
+// writes after every loop, once per --scan-interval; with frequent loops
+// kscale runs several loops a second in a burst, and a write per loop would
+// be most of its requests. With d = --scan-interval the ConfigMap is as
+// fresh as upstream's and every change still shows after the loop that
+// made it.
+func (w *StatusWriter) Refresh(d time.Duration) *StatusWriter {
+	w.refresh = d
+	return w
+}
+
 // Write renders the document and creates or updates the ConfigMap.
 func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.Time) error {
 	data, err := yaml.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
+	key, err := yaml.Marshal(withoutProbeTimes(doc))
+	if err != nil {
+		return fmt.Errorf("rendering status: %w", err)
+	}
+	if w.refresh > 0 && w.last != nil && now.Sub(w.lastAt) < w.refresh && bytes.Equal(key, w.lastKey) {
+		return nil
+	}
+	if err := w.write(ctx, data, now); err != nil {
+		return err
+	}
+	w.lastKey, w.lastAt = key, now
+	return nil
+}
+
+// write creates or updates the ConfigMap with data, stamped now.
+func (w *StatusWriter) write(ctx context.Context, data []byte, now time.Time) error {
 	stamp := now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")
 	if w.last != nil {
 		// One request per loop: update the object last written; another
@@ -229,6 +267,31 @@ func (w *StatusWriter) update(ctx context.Context, cm *corev1.ConfigMap, data []
 	}
 	w.wrote(updated)
 	return nil
+}
+
+// withoutProbeTimes returns doc without the times every loop changes.
+func withoutProbeTimes(doc StatusDocument) StatusDocument {
+	doc.Time = ""
+	cw := &doc.ClusterWide
+	cw.Health.LastProbeTime, cw.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+	if cw.ScaleDown != nil {
+		sd := *cw.ScaleDown
+		sd.LastProbeTime, cw.ScaleDown = metav1.Time{}, &sd
+	}
+	doc.NodeGroups = slices.Clone(doc.NodeGroups)
+	for i := range doc.NodeGroups {
+		g := &doc.NodeGroups[i]
+		g.Health.LastProbeTime, g.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+		if g.ScaleDown != nil {
+			sd := *g.ScaleDown
+			sd.LastProbeTime, g.ScaleDown = metav1.Time{}, &sd
+		}
+		if g.TemplateMismatch != nil {
+			m := *g.TemplateMismatch
+			m.LastProbeTime, g.TemplateMismatch = metav1.Time{}, &m
+		}
+	}
+	return doc
 }
 
 // wrote remembers the ConfigMap the API server returned for a write.

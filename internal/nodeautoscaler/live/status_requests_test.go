@@ -80,3 +80,48 @@ func equal(a, b []string) bool {
 	}
 	return true
 }
+
+// With Refresh, a loop whose status differs from the last write only in
+// its probe times writes nothing until the last write is the refresh
+// interval old; a change in the status is written at once.
+func TestStatusWriteRefresh(t *testing.T) {
+	ctx := t.Context()
+	client := fake.NewClientset()
+	writes := 0
+	client.PrependReactor("*", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetVerb() == "update" || a.GetVerb() == "create" {
+			writes++
+		}
+		return false, nil, nil
+	})
+	w := live.NewStatusWriter(client, "kube-system").Refresh(10 * time.Second)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []struct {
+		name    string
+		at      time.Duration
+		running bool
+		want    int
+	}{
+		{name: "first write", at: 0, want: 1},
+		{name: "status changed: written at once", at: 100 * time.Millisecond, running: true, want: 2},
+		{name: "only the probe times changed", at: 200 * time.Millisecond, running: true, want: 2},
+		{name: "still only the probe times", at: 10 * time.Second, running: true, want: 2},
+		{name: "the last write is the refresh interval old", at: 10100 * time.Millisecond, running: true, want: 3},
+	}
+	for _, s := range steps {
+		now := start.Add(s.at)
+		if err := w.Write(ctx, w.Document(live.StatusInput{Now: now, Running: s.running}), now); err != nil {
+			t.Fatal(err)
+		}
+		if writes != s.want {
+			t.Errorf("%s: %d writes, want %d", s.name, writes, s.want)
+		}
+	}
+	cm, err := client.CoreV1().ConfigMaps("kube-system").Get(ctx, live.StatusConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := cm.Annotations[live.LastUpdatedAnnotation], start.Add(10100*time.Millisecond).Format("2006-01-02 15:04:05.999999999 -0700 MST"); got != want {
+		t.Errorf("last-updated %q, want %q", got, want)
+	}
+}
