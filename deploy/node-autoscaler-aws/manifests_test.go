@@ -38,24 +38,7 @@ func TestManifests(t *testing.T) {
 		t.Errorf("kinds %v: the AWS provider takes no cloud config", kinds)
 	}
 	manifesttest.Create(t, env, objs)
-	denied := []manifesttest.Access{
-		{Verb: "create", Resource: "nodes"},
-		{Verb: "patch", Resource: "nodes", Name: "ip-10-0-0-1"},
-		{Verb: "delete", Resource: "nodes", Name: "ip-10-0-0-1"},
-		{Verb: "update", Resource: "nodes", Subresource: "status", Name: "ip-10-0-0-1"},
-		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: "web-1"},
-		{Verb: "delete", Resource: "pods", Namespace: "default", Name: "web-1"},
-		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: "ip-10-0-0-1"},
-		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "any"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
-	}
-	allowed := []manifesttest.Access{
-		{Verb: "update", Resource: "nodes", Name: "ip-10-0-0-1"},
-		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: "web-1"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
-		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-backoff"},
-	}
+	allowed, denied := manifesttest.CloudNodeAutoscalerAccess("ip-10-0-0-1", "web-1")
 	manifesttest.ExpectAccess(t, env, "kube-system", "kscale-node-autoscaler", allowed, denied)
 }
 

@@ -19,7 +19,7 @@ import (
 // waiting for caches).
 func TestProviderRBACReadsWhatTheLoopReads(t *testing.T) {
 	base := readRules(t, ".")
-	for _, dir := range []string{"../node-autoscaler-aws", "../node-autoscaler-clusterapi", "../node-autoscaler-mcm/target", "../node-autoscaler-shadow"} {
+	for _, dir := range []string{"../node-autoscaler-aws", "../node-autoscaler-clusterapi", "../node-autoscaler-mcm/target", "../node-autoscaler-shadow", "../node-autoscaler-externalgrpc"} {
 		rules := readRules(t, dir)
 		for _, want := range base {
 			if !slices.Equal(want.Verbs, []string{"list", "watch"}) {

@@ -86,11 +86,11 @@ func TestRenderValues(t *testing.T) {
 	t.Run("externalgrpc with mutual TLS", func(t *testing.T) {
 		r := render(t, "externalgrpc.yaml")
 		expectArgs(t, args(t, r, "kscale-node-autoscaler"), "--cloud-provider=externalgrpc", "--cloud-config=/etc/kscale/cloud-config.yaml")
-		cm := find(r, "ConfigMap", "kscale-node-autoscaler-cloud-config")
-		if cm == nil {
-			t.Fatal("no cloud config ConfigMap")
+		secret := find(r, "Secret", "kscale-node-autoscaler-cloud-config")
+		if secret == nil || find(r, "ConfigMap", "kscale-node-autoscaler-cloud-config") != nil {
+			t.Fatal("want the cloud config in a Secret, not a ConfigMap")
 		}
-		if got, _, _ := unstructured.NestedString(cm.Object, "data", "cloud-config.yaml"); !strings.HasPrefix(got, "address: externalgrpc-provider.kube-system.svc:8086\n") {
+		if got, _, _ := unstructured.NestedString(secret.Object, "stringData", "cloud-config.yaml"); !strings.HasPrefix(got, "address: externalgrpc-provider.kube-system.svc:8086\n") {
 			t.Errorf("cloud config = %q", got)
 		}
 		if find(r, "Role", "kscale:node-autoscaler-node-leases") != nil {

@@ -29,6 +29,7 @@ var driftCases = []struct {
 	{"kustomize.yaml", []string{"../../deploy/node-autoscaler-monitoring", "../../deploy/vpa", "../../deploy/custom-metrics"}, false, 40},
 	{"kustomize-aws.yaml", []string{"../../deploy/node-autoscaler-aws"}, true, 8},
 	{"kustomize-clusterapi.yaml", []string{"../../deploy/node-autoscaler-clusterapi"}, true, 10},
+	{"kustomize-externalgrpc.yaml", []string{"../../deploy/node-autoscaler-externalgrpc"}, true, 8},
 }
 
 // TestChartMatchesKustomize renders the chart as each set of kustomize

@@ -15,10 +15,12 @@ import (
 )
 
 // externalGRPCGroups are the kwok node groups the test's external gRPC
-// server serves.
+// server serves: two alike but for their price, so that the price
+// expander, with the server's prices, always picks small.
 const externalGRPCGroups = `
 nodeGroups:
-- {name: small, max: 3, instanceTypes: [m5.large], labels: {pool: small}, bootTime: 2s}
+- {name: small, max: 3, instanceTypes: [m5.large], labels: {pool: small}, bootTime: 2s, pricePerHour: 0.1}
+- {name: dear, max: 3, instanceTypes: [m5.large], labels: {pool: small}, bootTime: 2s, pricePerHour: 0.5}
 `
 
 // startExternalGRPCServer serves the kwok cloud (its nodes played by the
@@ -40,11 +42,15 @@ func startExternalGRPCServer(t *testing.T, provider *kwok.Provider) (*externalgr
 }
 
 // TestNodeAutoscalerExternalGRPC runs `kscale node-autoscaler
-// --cloud-provider=externalgrpc` against a server of ours that serves the
-// kwok cloud over mutual TLS: the server's groups, templates and sizes
-// drive a scale-up and a scale-down on the real control plane.
+// --cloud-provider=externalgrpc --expander=price` against a server of ours
+// that serves the kwok cloud over mutual TLS: the server's groups,
+// templates, sizes and prices drive a scale-up of the cheaper of two
+// groups and a scale-down on the real control plane.
 func TestNodeAutoscalerExternalGRPC(t *testing.T) {
-	env, kubeconfig, _ := naSetup(t, "")
+	// The command runs under deploy/node-autoscaler-externalgrpc's RBAC;
+	// the kwok cloud behind the server writes the nodes with the test's
+	// own client.
+	env, kubeconfig, _ := naSetupUnder(t, "", "../../deploy/node-autoscaler-externalgrpc")
 	ctx, stop := context.WithCancel(t.Context())
 	groups, err := kwok.ParseCloudConfig([]byte(externalGRPCGroups))
 	if err != nil {
@@ -71,15 +77,17 @@ func TestNodeAutoscalerExternalGRPC(t *testing.T) {
 		factory.Shutdown()
 	})
 	srv, cloudConfig := startExternalGRPCServer(t, provider)
-	naRun(t, "--cloud-provider=externalgrpc", "--cloud-config", cloudConfig, "--kubeconfig", kubeconfig, "--address", naFreeAddress(t),
+	naRun(t, "--cloud-provider=externalgrpc", "--expander=price", "--cloud-config", cloudConfig, "--kubeconfig", kubeconfig, "--address", naFreeAddress(t),
 		"--scan-interval=1s", "--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s")
 
-	t.Run("scale-up through the server", func(t *testing.T) {
+	t.Run("scale-up of the cheaper group through the server", func(t *testing.T) {
 		naDeploy(t, env, "grpc-web", 2, "small", "1500m")
 		naExpectRunning(t, env, "grpc-web", 2)
 		naExpectGroupNodes(t, env, map[string]int{"small": 2})
-		if n := srv.Calls("NodeGroupIncreaseSize"); n == 0 {
-			t.Error("the server saw no NodeGroupIncreaseSize call")
+		for _, call := range []string{"NodeGroupIncreaseSize", "PricingNodePrice", "PricingPodPrice"} {
+			if n := srv.Calls(call); n == 0 {
+				t.Errorf("the server saw no %s call", call)
+			}
 		}
 	})
 	t.Run("scale-down deletes the chosen node through the server", func(t *testing.T) {

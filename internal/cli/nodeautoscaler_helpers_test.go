@@ -37,6 +37,13 @@ import (
 // the cloud config's path.
 func naSetup(t *testing.T, cloud string) (env *testenv.Env, kubeconfig, cloudConfig string) {
 	t.Helper()
+	return naSetupUnder(t, cloud, "../../deploy/node-autoscaler")
+}
+
+// naSetupUnder is naSetup with the ServiceAccount and RBAC of the
+// kustomization in dir.
+func naSetupUnder(t *testing.T, cloud, dir string) (env *testenv.Env, kubeconfig, cloudConfig string) {
+	t.Helper()
 	env = testenv.Start(t, testenv.Options{Scheduler: true, ControllerManager: true, Kwok: true,
 		// kwok renews node Leases as kubelets do; a faster node monitor
 		// lifts the not-ready taint of new nodes sooner.
@@ -46,7 +53,7 @@ func naSetup(t *testing.T, cloud string) (env *testenv.Env, kubeconfig, cloudCon
 	if _, err := env.Client.CoreV1().ConfigMaps("kube-system").Create(t.Context(), prio, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	applyManifests(t, vpaTestClient(t, env), "../../deploy/node-autoscaler", "serviceaccount.yaml", "rbac.yaml")
+	applyManifests(t, vpaTestClient(t, env), dir, "serviceaccount.yaml", "rbac.yaml")
 	kubeconfig = serviceAccountKubeconfig(t, env, "kscale-node-autoscaler")
 	cloudConfig = filepath.Join(t.TempDir(), "cloud.yaml")
 	if err := os.WriteFile(cloudConfig, []byte(cloud), 0o600); err != nil {

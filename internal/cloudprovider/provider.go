@@ -41,4 +41,8 @@ type Provider interface {
 	// Refresh updates the provider's cached view of the cloud. The
 	// autoscaler calls it once at the start of every loop.
 	Refresh(ctx context.Context) error
+	// InstanceKnowledge says what the provider can tell about whether a
+	// node's cloud instance exists (upstream's HasInstance); it is fixed
+	// for the provider's lifetime and does no I/O.
+	InstanceKnowledge() InstanceKnowledge
 }

@@ -47,6 +47,10 @@ type Store struct {
 	cfg Config
 	// last is the document as last read or written; nil when unknown.
 	last []byte
+	// obj is the ConfigMap as last read or written: Save updates it
+	// without reading it first, and reads only after a conflict with
+	// another writer or a deletion (one request per change).
+	obj *corev1.ConfigMap
 }
 
 // New validates cfg and returns a Store.
@@ -71,7 +75,7 @@ func (s *Store) Load(ctx context.Context) (doc []byte, found bool, err error) {
 	if !ok {
 		return nil, false, nil
 	}
-	s.last = []byte(v)
+	s.last, s.obj = []byte(v), cm
 	return []byte(v), true, nil
 }
 
@@ -81,27 +85,42 @@ func (s *Store) Save(ctx context.Context, doc []byte) error {
 	if s.last != nil && bytes.Equal(s.last, doc) {
 		return nil
 	}
+	if s.obj != nil {
+		err := s.update(ctx, s.obj, doc)
+		if err == nil || (!apierrors.IsConflict(err) && !apierrors.IsNotFound(err)) {
+			return err
+		}
+		s.obj = nil
+	}
 	cms := s.cfg.Client.CoreV1().ConfigMaps(s.cfg.Namespace)
 	cm, err := cms.Get(ctx, s.cfg.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.cfg.Name, Namespace: s.cfg.Namespace, Labels: s.cfg.Labels},
 			Data: map[string]string{s.cfg.Key: string(doc)}}
-		if _, err := cms.Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		created, err := cms.Create(ctx, cm, metav1.CreateOptions{})
+		if err != nil {
 			return fmt.Errorf("creating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
 		}
+		s.last, s.obj = bytes.Clone(doc), created
+		return nil
 	case err != nil:
 		return fmt.Errorf("reading ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
-	default:
-		cm = cm.DeepCopy()
-		if cm.Data == nil {
-			cm.Data = map[string]string{}
-		}
-		cm.Data[s.cfg.Key] = string(doc)
-		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
-			return fmt.Errorf("updating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
-		}
 	}
-	s.last = bytes.Clone(doc)
+	return s.update(ctx, cm, doc)
+}
+
+// update writes doc into a copy of cm and remembers the result.
+func (s *Store) update(ctx context.Context, cm *corev1.ConfigMap, doc []byte) error {
+	cm = cm.DeepCopy()
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[s.cfg.Key] = string(doc)
+	updated, err := s.cfg.Client.CoreV1().ConfigMaps(s.cfg.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	if err != nil {
+		return fmt.Errorf("updating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
+	}
+	s.last, s.obj = bytes.Clone(doc), updated
 	return nil
 }

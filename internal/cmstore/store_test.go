@@ -1,11 +1,18 @@
 package cmstore_test
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kscale/kscale/internal/cmstore"
 	"github.com/kscale/kscale/internal/testenv"
@@ -62,6 +69,48 @@ func TestStore(t *testing.T) {
 		final, err := cms.Get(ctx, "state", metav1.GetOptions{})
 		if err != nil || final.Data["other"] != "x" {
 			t.Errorf("other key lost: %v, %v", final.Data, err)
+		}
+	})
+	t.Run("a change costs one request; a conflict or a deletion a read more", func(t *testing.T) {
+		client := fake.NewClientset()
+		var verbs []string
+		conflict := false
+		client.PrependReactor("*", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+			verbs = append(verbs, a.GetVerb())
+			if a.GetVerb() == "update" && conflict {
+				conflict = false
+				return true, nil, apierrors.NewConflict(corev1.Resource("configmaps"), "state", errors.New("changed"))
+			}
+			return false, nil, nil
+		})
+		s, err := cmstore.New(cmstore.Config{Client: client, Namespace: "default", Name: "state", Key: "doc.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, step := range []struct {
+			before func()
+			want   []string
+		}{
+			{want: []string{"get", "create"}},
+			{want: []string{"update"}},
+			{before: func() { conflict = true }, want: []string{"update", "get", "update"}},
+			{before: func() {
+				if err := client.CoreV1().ConfigMaps("default").Delete(ctx, "state", metav1.DeleteOptions{}); err != nil {
+					t.Fatal(err)
+				}
+			}, want: []string{"update", "get", "create"}},
+			{want: []string{"update"}},
+		} {
+			if step.before != nil {
+				step.before()
+			}
+			verbs = nil
+			if err := s.Save(ctx, []byte(fmt.Sprintf(`{"n":%d}`, i))); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(verbs, step.want) {
+				t.Errorf("save %d: requests %v, want %v", i, verbs, step.want)
+			}
 		}
 	})
 	t.Run("a ConfigMap without the key reads as not found", func(t *testing.T) {

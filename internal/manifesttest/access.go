@@ -64,3 +64,33 @@ func can(tb testing.TB, env *testenv.Env, namespace, user string, a Access) bool
 	}
 	return res.Status.Allowed
 }
+
+// CloudNodeAutoscalerAccess are the requests of a node autoscaler whose
+// machines come and go through a cloud API (aws, externalgrpc), for a node
+// and a pod named node and pod: allowed, the common rules it needs (taint
+// the node, evict the pod, write the status and backoff ConfigMaps);
+// denied, what only kwok's node writes or no provider needs (creating,
+// patching or deleting nodes, node and pod status, deleting pods, node
+// Leases, Secrets, the kwok cloud's and the priority expander's
+// ConfigMaps).
+func CloudNodeAutoscalerAccess(node, pod string) (allowed, denied []Access) {
+	allowed = []Access{
+		{Verb: "update", Resource: "nodes", Name: node},
+		{Verb: "create", Resource: "pods", Subresource: "eviction", Namespace: "default", Name: pod},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-status"},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-backoff"},
+	}
+	denied = []Access{
+		{Verb: "create", Resource: "nodes"},
+		{Verb: "patch", Resource: "nodes", Name: node},
+		{Verb: "delete", Resource: "nodes", Name: node},
+		{Verb: "update", Resource: "nodes", Subresource: "status", Name: node},
+		{Verb: "update", Resource: "pods", Subresource: "status", Namespace: "default", Name: pod},
+		{Verb: "delete", Resource: "pods", Namespace: "default", Name: pod},
+		{Verb: "update", Group: "coordination.k8s.io", Resource: "leases", Namespace: "kube-node-lease", Name: node},
+		{Verb: "get", Resource: "secrets", Namespace: "kube-system", Name: "any"},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "kscale-kwok-cloud"},
+		{Verb: "update", Resource: "configmaps", Namespace: "kube-system", Name: "cluster-autoscaler-priority-expander"},
+	}
+	return allowed, denied
+}

@@ -45,6 +45,9 @@ type Config struct {
 	// GRPCExpander is the filter of --expander=grpc; needed only when it
 	// is used.
 	GRPCExpander expander.Filter
+	// PodPrices prices pods for the price expander when the cloud prices
+	// them (externalgrpc); nil values pods at reference prices.
+	PodPrices expander.PodPricer
 	// ScaleDown taints nodes, evicts pods and lists PDBs for scale-down;
 	// nil disables scale-down.
 	ScaleDown ScaleDownCluster
@@ -109,7 +112,7 @@ func New(cfg Config) (*Autoscaler, error) {
 	if o.BackoffNoFullScaleDown {
 		b, apiErrors = backoff.NewInfinite(), b
 	}
-	chain, err := expander.NewChain(o.Expanders, expander.Sources{Priorities: cfg.Priorities, GRPC: cfg.GRPCExpander}, cfg.Rand)
+	chain, err := expander.NewChain(o.Expanders, expander.Sources{Priorities: cfg.Priorities, GRPC: cfg.GRPCExpander, PodPrices: cfg.PodPrices}, cfg.Rand)
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
@@ -122,16 +125,18 @@ func New(cfg Config) (*Autoscaler, error) {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	rules := readinessRules(&o)
+	counting := rules
+	counting.DeletedFromCloudInstances, counting.Instances = o.DeletedNodesFromCloudInstances, cfg.Provider.InstanceKnowledge()
 	guard, err := mismatch.New(mismatch.Config{Timeout: o.TemplateMismatchTimeout, Ignore: ignoreTaint(rules, o.StatusTaints)})
 	if err != nil {
 		return nil, fmt.Errorf("configuring node autoscaler: %w", err)
 	}
 	return &Autoscaler{scaleDowner: sd, guard: guard,
 		cfg: cfg, estimator: nodetemplate.NewEstimator(), expander: chain, metrics: m,
-		state: clusterstate.New(clusterstate.Config{Readiness: rules, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
+		state: clusterstate.New(clusterstate.Config{Readiness: counting, MaxNodeProvisionTime: o.MaxNodeProvisionTime,
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore:  ignoreTaint(rules, o.StatusTaints),
-		health:  newClusterHealthGate(rules, o),
+		health:  newClusterHealthGate(counting, o),
 		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames),
 	}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
@@ -27,7 +29,11 @@ func newClusterHealthGate(rules clusterstate.ReadinessRules, o options.Options) 
 // records a ClusterUnhealthy event and forgets the scale-down unneeded
 // timers, as upstream does.
 func (a *Autoscaler) checkClusterHealth(ctx context.Context, obs *observation, now time.Time) bool {
-	h := clusterstate.CheckClusterHealth(obs.nodes, a.health.rules, a.health.limits, now)
+	listed := func(n *corev1.Node) bool {
+		_, ok := a.state.NodeGroupOf(n)
+		return ok
+	}
+	h := clusterstate.CheckClusterHealth(obs.nodes, listed, a.health.rules, a.health.limits, now)
 	a.health.healthy = h.Healthy
 	if h.Healthy {
 		return true

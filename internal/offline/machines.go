@@ -10,8 +10,9 @@ import (
 )
 
 // syncMachines plays kubelet and cloud controller: a running machine
-// without a node registers one, and a node whose machine is deleting or
-// gone disappears with its pods.
+// without a node registers one, and a node whose machine is gone
+// disappears with its pods (a deleting machine keeps its node for the
+// group's deleteTime).
 func (w *World) syncMachines(now time.Time) {
 	gen, next := w.cloud.Changes()
 	if w.synced && gen == w.cloudGen && (w.cloudNext.IsZero() || now.Before(w.cloudNext)) {
@@ -27,10 +28,10 @@ func (w *World) syncMachines(now time.Time) {
 		}
 	}()
 	for _, m := range w.cloud.Machines() {
-		if m.Deleting {
-			continue
-		}
 		live[m.ID] = true
+		if m.Deleting {
+			continue // its node, if any, stays until the machine is gone
+		}
 		if _, ok := w.cluster.nodes[m.ID]; ok || !m.Running {
 			continue
 		}

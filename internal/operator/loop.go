@@ -29,15 +29,14 @@ type Loop struct {
 	// AfterRun after Batch's wait). Nil: only the interval starts runs.
 	Trigger *Trigger
 	// Batch (with AfterRun) is how long a triggered run waits for more
-	// raises; its Max
-	// counts from the first raise, so a raise that came during a run waits
-	// only what is left of it.
+	// raises; its Max counts from the first raise, so a raise that came
+	// during a run waits only what is left of it.
 	Batch Batch
-	// Again (with AfterRun), given the start of the run that just ended, reports whether
-	// the next run starts at once (upstream's frequent loops after a
-	// productive loop). When the Trigger was raised during that run, the
-	// next run waits as Batch says instead, so that the rest of a burst
-	// gets one run. Nil: never at once.
+	// Again (with AfterRun), given the start of the run that just ended,
+	// reports whether the next run starts at once (upstream's frequent
+	// loops after a productive loop), raises during that run included: a
+	// raise that came while a run ran has waited that long already. Nil:
+	// never at once.
 	Again func(start time.Time) bool
 }
 
@@ -104,8 +103,8 @@ func (l Loop) runTicking(ctx context.Context, once func(ctx context.Context)) er
 // due; false when ctx ended.
 func (l Loop) next(ctx context.Context, start time.Time) bool {
 	if l.Again != nil && l.Again(start) {
-		if l.Trigger != nil && l.Trigger.pending() {
-			return l.batch(ctx, "raised during a run that asked for another")
+		if l.Trigger != nil {
+			l.Trigger.take() // the next run covers what was raised meanwhile
 		}
 		klog.FromContext(ctx).V(1).Info("Loop runs again at once")
 		return ctx.Err() == nil

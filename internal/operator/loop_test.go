@@ -104,8 +104,13 @@ func TestLoopAfterRun(t *testing.T) {
 	}{
 		{name: "interval from the end of each run", want: []time.Duration{0, 12 * time.Second, 24 * time.Second}},
 		{name: "again at once", again: []bool{true, false}, want: []time.Duration{0, 2 * time.Second, 14 * time.Second}},
-		{name: "again, but pods came during the run: wait for the batch", again: []bool{true, false}, raiseAt: map[int]time.Duration{0: 1500 * time.Millisecond},
-			// raised at 1.5 s, run ends at 2 s: idle 0.3 s ends the batch at 2.3 s.
+		{name: "again takes in what was raised during the run", again: []bool{true, false}, raiseAt: map[int]time.Duration{0: 1500 * time.Millisecond},
+			// raised at 1.5 s, run ends at 2 s: the next run starts at once
+			// and covers the raise (no extra run after it).
+			want: []time.Duration{0, 2 * time.Second, 14 * time.Second}},
+		{name: "a raise during a run waits only the rest of its batch", raiseAt: map[int]time.Duration{0: 1900 * time.Millisecond},
+			// raised at 1.9 s in a run that asks for no other: the batch
+			// starts when the run ends (2 s) and its idle time ends it.
 			want: []time.Duration{0, 2300 * time.Millisecond, 14300 * time.Millisecond}},
 		{name: "raise between runs starts a batched run", raiseAt: map[int]time.Duration{0: 5 * time.Second},
 			// raised 3 s after the first run ended (5 s): runs at 5.3 s.

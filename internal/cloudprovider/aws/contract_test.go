@@ -16,7 +16,7 @@ import (
 // against moto, with the proxy injecting what moto lacks: a stock-out
 // (placeholders and their Failed activity) and throttling.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.KnowsListedInstances, Start: func(t *testing.T) *providertest.Backend {
 		_, ctx := ktesting.NewTestContext(t)
 		moto := awstest.StartMoto(t)
 		proxy := awstest.StartProxy(t, moto.URL)

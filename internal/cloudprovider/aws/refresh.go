@@ -221,3 +221,11 @@ func stateOf(s astypes.LifecycleState) cloudprovider.InstanceState {
 	}
 	return cloudprovider.InstanceRunning
 }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// An instance the auto scaling groups list exists; about any other node
+// the provider cannot tell, as upstream's HasInstance fails for an instance
+// missing from its cache.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.KnowsListedInstances
+}

@@ -3,6 +3,7 @@ package clusterapi_test
 import (
 	"testing"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/clusterapi/clusterapitest"
 	"github.com/kscale/kscale/internal/cloudprovider/providertest"
 	"github.com/kscale/kscale/internal/testenv/machinesim"
@@ -13,7 +14,7 @@ import (
 // booting Machines into nodes, writes failed by a fault-injecting
 // transport.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.KnowsListedInstances, Start: func(t *testing.T) *providertest.Backend {
 		faults := &providertest.WriteFaults{}
 		w := newWorldWith(t, faults.Wrap)
 		w.create(t, clusterapitest.InfraTemplate(ns, "md-contract"),

@@ -208,3 +208,11 @@ func (p *Provider) selected(r *scalable) bool {
 
 // logFrom returns the logger of ctx.
 func logFrom(ctx context.Context) logr.Logger { return logr.FromContextOrDiscard(ctx) }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// A listed Machine's instance exists; about any other node the provider
+// cannot tell, as upstream's HasInstance fails for a node whose Machine it
+// does not find.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.KnowsListedInstances
+}

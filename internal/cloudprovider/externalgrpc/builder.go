@@ -50,7 +50,8 @@ func (b *Builder) Build(ctx context.Context, deps registry.Deps) (*registry.Buil
 		return nil, fmt.Errorf("--cloud-config: %w", err)
 	}
 	p, err := New(Config{Client: protos.NewCloudProviderClient(conn), Timeout: b.config.Timeout(),
-		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Defaults: Defaults(deps.GroupDefaults)})
+		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Defaults: Defaults(deps.GroupDefaults),
+		Prices: deps.Prices, Clock: deps.Clock})
 	if err != nil {
 		return nil, errors.Join(err, conn.Close())
 	}

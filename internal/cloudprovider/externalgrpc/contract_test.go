@@ -3,6 +3,7 @@ package externalgrpc_test
 import (
 	"testing"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc"
 	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc/externalgrpctest"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory/inmemorytest"
@@ -12,7 +13,7 @@ import (
 // TestContract runs the provider contract suite on the externalgrpc
 // provider, its back-end the in-memory cloud behind a server of ours.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.CannotTellInstances, Start: func(t *testing.T) *providertest.Backend {
 		cloud, b := inmemorytest.ContractBackend(t)
 		srv := externalgrpctest.New(cloud, "")
 		p, err := connect(t, &externalgrpc.CloudConfig{Address: srv.Start(t, nil)})

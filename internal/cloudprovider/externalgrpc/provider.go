@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/utils/clock"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/externalgrpc/protos"
@@ -36,6 +38,12 @@ type Config struct {
 	// Defaults are the global settings sent with NodeGroupGetOptions; a
 	// group option equal to its default keeps the global flag.
 	Defaults Defaults
+	// Prices makes every Refresh ask the price of each group's template
+	// node (PricingNodePrice) into Template.PricePerHour: set when the
+	// price expander is used, so no call is made for prices nobody reads.
+	Prices bool
+	// Clock gives the start of the priced period; the real clock when nil.
+	Clock clock.PassiveClock
 }
 
 // Defaults are the autoscaler's global values of the per-group options.
@@ -62,6 +70,11 @@ type Provider struct {
 	groups map[string]*cachedGroup
 	order  []string
 	gpu    *string
+
+	// priceMu guards prices: the expander may ask pod prices while
+	// another goroutine reads the provider.
+	priceMu sync.Mutex
+	prices  pricing
 }
 
 // cachedGroup is what one Refresh learned of a group.
@@ -85,7 +98,10 @@ func New(cfg Config) (*Provider, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	return &Provider{cfg: cfg}, nil
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
+	}
+	return &Provider{cfg: cfg, prices: pricing{pods: map[string]podPriceResult{}}}, nil
 }
 
 // call bounds one call by the configured timeout and types its error.
@@ -100,8 +116,10 @@ func call[Req, Resp any](ctx context.Context, p *Provider, op, group string, f f
 }
 
 // Refresh calls the server's Refresh and re-reads the groups, their
-// templates and options.
+// templates, options and (with Config.Prices) prices; the pod prices and
+// pricing failures of the previous loop are forgotten.
 func (p *Provider) Refresh(ctx context.Context) error {
+	p.resetPricing()
 	if _, err := call(ctx, p, "Refresh", "", p.cfg.Client.Refresh, &protos.RefreshRequest{}); err != nil {
 		return err
 	}
@@ -196,4 +214,11 @@ func (p *Provider) GPULabel(ctx context.Context) (string, error) {
 func (p *Provider) Cleanup(ctx context.Context) error {
 	_, err := call(ctx, p, "Cleanup", "", p.cfg.Client.Cleanup, &protos.CleanupRequest{})
 	return err
+}
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// The gRPC protocol has no call that tells whether an instance exists;
+// upstream's externalgrpc HasInstance is not implemented either.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.CannotTellInstances
 }

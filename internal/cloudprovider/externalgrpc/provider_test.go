@@ -39,7 +39,7 @@ func newCloud(t *testing.T) (*inmemory.Cloud, *clocktesting.FakeClock) {
 	}
 	threshold := 0.3
 	if err := cloud.AddGroup(inmemory.GroupConfig{ID: "ng-1", MaxSize: 3, TargetSize: 1, BootTime: time.Minute, Capacity: inmemory.Unlimited,
-		Template: cloudprovider.Template{InstanceTypes: []cloudprovider.InstanceType{it}, Zones: []string{"eu-1a"}, Region: "eu-1",
+		Template: cloudprovider.Template{InstanceTypes: []cloudprovider.InstanceType{it}, Zones: []string{"eu-1a"}, Region: "eu-1", PricePerHour: 0.2,
 			Tags:   map[string]string{cloudprovider.TagLabelPrefix + "pool": "blue"},
 			Taints: []corev1.Taint{{Key: "dedicated", Value: "blue", Effect: corev1.TaintEffectNoSchedule}}},
 		Options: cloudprovider.Options{ScaleDownUtilizationThreshold: &threshold}}); err != nil {
@@ -51,13 +51,21 @@ func newCloud(t *testing.T) (*inmemory.Cloud, *clocktesting.FakeClock) {
 // connect returns a provider for the cloud config written to a file.
 func connect(t *testing.T, cc *externalgrpc.CloudConfig) (*externalgrpc.Provider, error) {
 	t.Helper()
+	return connectWith(t, cc, func(*externalgrpc.Config) {})
+}
+
+// connectWith is connect with the provider's config changed by edit.
+func connectWith(t *testing.T, cc *externalgrpc.CloudConfig, edit func(*externalgrpc.Config)) (*externalgrpc.Provider, error) {
+	t.Helper()
 	conn, err := externalgrpc.Dial(cc)
 	if err != nil {
 		return nil, err
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	return externalgrpc.New(externalgrpc.Config{Client: protos.NewCloudProviderClient(conn), Timeout: cc.Timeout(),
-		Defaults: externalgrpc.Defaults{ScaleDownUtilizationThreshold: 0.5, ScaleDownUnneededTime: 10 * time.Minute}})
+	cfg := externalgrpc.Config{Client: protos.NewCloudProviderClient(conn), Timeout: cc.Timeout(),
+		Defaults: externalgrpc.Defaults{ScaleDownUtilizationThreshold: 0.5, ScaleDownUnneededTime: 10 * time.Minute}}
+	edit(&cfg)
+	return externalgrpc.New(cfg)
 }
 
 func newEnv(t *testing.T) *env {
@@ -308,13 +316,19 @@ func TestMutualTLS(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.cc.GRPCTimeout = "2s"
-			p, err := connect(t, &tt.cc)
+			p, err := connectWith(t, &tt.cc, func(c *externalgrpc.Config) { c.Prices = true })
 			if err != nil {
 				t.Fatal(err)
 			}
 			err = p.Refresh(t.Context())
 			if (err == nil) != tt.ok {
 				t.Errorf("refresh err = %v, want success %v", err, tt.ok)
+			}
+			// Prices travel over the same connection: asked over mutual
+			// TLS, refused with it.
+			price, err := p.PodPrice(t.Context(), pricedPod("web-1", "1", "2Gi"))
+			if (err == nil) != tt.ok || (tt.ok && price <= 0) {
+				t.Errorf("pod price %v, err = %v, want success %v", price, err, tt.ok)
 			}
 		})
 	}

@@ -24,9 +24,10 @@ const (
 	labelHostname = "kubernetes.io/hostname"
 )
 
-// template reads a group's template node. A server that does not
-// implement the call, or answers without a node, leaves the group
-// without a template (it grows only from a copy of a live node).
+// template reads a group's template node, priced with Config.Prices. A
+// server that does not implement the call, or answers without a node,
+// leaves the group without a template (it grows only from a copy of a
+// live node).
 func (p *Provider) template(ctx context.Context, id string) (cloudprovider.Template, error) {
 	resp, err := call(ctx, p, "NodeGroupTemplateNodeInfo", id, p.cfg.Client.NodeGroupTemplateNodeInfo,
 		&protos.NodeGroupTemplateNodeInfoRequest{Id: id})
@@ -42,7 +43,11 @@ func (p *Provider) template(ctx context.Context, id string) (cloudprovider.Templ
 	if err := node.Unmarshal(resp.GetNodeBytes()); err != nil {
 		return cloudprovider.Template{UnavailableReason: fmt.Sprintf("decoding the template node of the external gRPC cloud provider: %v", err)}, nil
 	}
-	return TemplateFromNode(&node), nil
+	t := TemplateFromNode(&node)
+	if p.cfg.Prices {
+		t.PricePerHour = p.nodePrice(ctx, id, &node)
+	}
+	return t, nil
 }
 
 // TemplateFromNode turns a template node into a provider template: its

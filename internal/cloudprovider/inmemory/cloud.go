@@ -315,3 +315,11 @@ func cloneTemplate(t cloudprovider.Template) cloudprovider.Template {
 	}
 	return out
 }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// A listed instance exists; about a node of no listed instance the cloud
+// cannot tell, as upstream's aws provider answers for the auto scaling
+// groups the in-memory cloud stands for.
+func (*Cloud) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.KnowsListedInstances
+}

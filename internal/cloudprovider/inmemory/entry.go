@@ -51,6 +51,11 @@ type NodeGroupEntry struct {
 	// BootTime is how long an instance takes from request to a ready node
 	// (default DefaultBootTime).
 	BootTime *yamlstrict.Duration `yaml:"bootTime"`
+	// DeleteTime is how long a deleted instance stays "deleting" before
+	// it is gone (default 0: at once). Its node stays registered until
+	// then, as a cloud controller removes a node only once its instance
+	// is gone.
+	DeleteTime *yamlstrict.Duration `yaml:"deleteTime"`
 	// Capacity is how many more instances the cloud can deliver.
 	Capacity *yamlstrict.Capacity `yaml:"capacity"`
 	// StockoutError is reported on waiting placeholders once capacity ran
@@ -116,6 +121,7 @@ func (g NodeGroupEntry) Problems() []EntryProblem {
 		fail(!cpu || !mem, at("resources"), "resources: need cpu and memory")
 	}
 	fail(g.BootTime != nil && g.BootTime.Duration < 0, at("bootTime"), "bootTime: must not be negative")
+	fail(g.DeleteTime != nil && g.DeleteTime.Duration < 0, at("deleteTime"), "deleteTime: must not be negative")
 	fail(!(g.PricePerHour >= 0 && g.PricePerHour <= MaxPricePerHour), at("pricePerHour"),
 		"pricePerHour: must be a number from 0 to %g, got %v", float64(MaxPricePerHour), g.PricePerHour)
 	out = append(out, prefixed("stockoutError", g.StockoutError.Problems())...)
@@ -169,6 +175,9 @@ func (g NodeGroupEntry) GroupConfig() (GroupConfig, error) {
 	}
 	if g.BootTime != nil {
 		cfg.BootTime = g.BootTime.Duration
+	}
+	if g.DeleteTime != nil {
+		cfg.DeleteTime = g.DeleteTime.Duration
 	}
 	if g.Capacity != nil {
 		cfg.Capacity = g.Capacity.Limit

@@ -30,6 +30,7 @@ func TestEntryProblems(t *testing.T) {
 		{"unknown type", func(g *NodeGroupEntry) { g.InstanceTypes = []string{"x9.huge"} }, "instanceTypes", "unknown instance type"},
 		{"resources without memory", func(g *NodeGroupEntry) { g.InstanceTypes, g.Resources = nil, yamlstrict.Resources{"cpu": q("1")} }, "resources", "need cpu and memory"},
 		{"negative boot", func(g *NodeGroupEntry) { g.BootTime = &yamlstrict.Duration{Duration: -time.Second} }, "bootTime", "must not be negative"},
+		{"negative delete", func(g *NodeGroupEntry) { g.DeleteTime = &yamlstrict.Duration{Duration: -time.Second} }, "deleteTime", "must not be negative"},
 		{"price", func(g *NodeGroupEntry) { g.PricePerHour = -1 }, "pricePerHour", "pricePerHour: must be a number"},
 		{"stockout class", func(g *NodeGroupEntry) { g.StockoutError = &CloudError{Class: "weird"} }, "stockoutError.class", "want out-of-resources or other"},
 		{"real node taint", func(g *NodeGroupEntry) { g.RealNodes = &RealNodes{Taints: taints(corev1.Taint{Key: "k"})} }, "realNodes.taints.0", "need a key and an effect"},
@@ -65,6 +66,7 @@ func TestGroupConfigHonoursEveryField(t *testing.T) {
 		Labels:             map[string]string{"team": "ml"},
 		Taints:             taints(corev1.Taint{Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoSchedule}),
 		BootTime:           &yamlstrict.Duration{Duration: time.Minute},
+		DeleteTime:         &yamlstrict.Duration{Duration: 2 * time.Minute},
 		Capacity:           &yamlstrict.Capacity{Limit: 2},
 		StockoutError:      &CloudError{Message: "no stock"},
 		AutoscalingOptions: map[string]string{"scaledownunneededtime": "3m"},
@@ -78,8 +80,8 @@ func TestGroupConfigHonoursEveryField(t *testing.T) {
 	switch {
 	case cfg.ID != "gpu" || cfg.MaxSize != 5 || cfg.MinSize != 0 || cfg.TargetSize != 0:
 		t.Errorf("bounds %+v; want max 5, min and target 0 until the reader applies them", cfg)
-	case cfg.BootTime != time.Minute || cfg.Capacity != 2:
-		t.Errorf("boot %v capacity %d", cfg.BootTime, cfg.Capacity)
+	case cfg.BootTime != time.Minute || cfg.DeleteTime != 2*time.Minute || cfg.Capacity != 2:
+		t.Errorf("boot %v delete %v capacity %d", cfg.BootTime, cfg.DeleteTime, cfg.Capacity)
 	case cfg.StockoutError == nil || cfg.StockoutError.Class != cloudprovider.ErrorOutOfResources || cfg.StockoutError.Code != "Failed":
 		t.Errorf("stockout error %+v", cfg.StockoutError)
 	case cfg.Options.ScaleDownUnneededTime == nil || *cfg.Options.ScaleDownUnneededTime != 3*time.Minute:

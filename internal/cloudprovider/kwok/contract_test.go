@@ -7,6 +7,7 @@ import (
 
 	clocktesting "k8s.io/utils/clock/testing"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cloudprovider/kwok"
 	"github.com/kscale/kscale/internal/cloudprovider/providertest"
@@ -28,7 +29,7 @@ nodeGroups:
 // a real API server: its size changes write nodes and the targets'
 // ConfigMap before they return.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.AssumesInstancesExist, Start: func(t *testing.T) *providertest.Backend {
 		env := testenv.Start(t, testenv.Options{})
 		cfg, err := kwok.ParseCloudConfig([]byte(contractConfig))
 		if err != nil {

@@ -59,10 +59,10 @@ func (p *Provider) mirror(ctx context.Context, machines []inmemory.Machine) erro
 	live := map[string]bool{}
 	var errs []error
 	for _, m := range machines {
-		if m.Deleting {
-			continue
-		}
 		live[m.ProviderID] = true
+		if m.Deleting {
+			continue // its node stays until the machine is gone (deleteTime)
+		}
 		switch n := existing[m.ProviderID]; {
 		case n == nil:
 			errs = append(errs, p.createNode(ctx, m))

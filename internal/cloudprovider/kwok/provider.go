@@ -205,3 +205,10 @@ func parseProviderID(id string) (group, instance string, ok bool) {
 	group, instance, ok = strings.Cut(rest, "/")
 	return group, instance, ok && group != "" && instance != ""
 }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// Upstream's kwok HasInstance reports every node's instance as existing;
+// kscale answers as it does.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.AssumesInstancesExist
+}

@@ -28,6 +28,7 @@ nodeGroups:
   taints: [{key: dedicated, value: batch, effect: NoSchedule}]
   reserved: {cpu: 100m}
   bootTime: 30s
+  deleteTime: 20s
   capacity: 2
   stockoutError: {code: InsufficientInstanceCapacity}
 - name: fixed
@@ -96,11 +97,17 @@ func TestProvider(t *testing.T) {
 	if got := placeholderError(insts); got != "InsufficientInstanceCapacity" {
 		t.Errorf("placeholder error %q, want the stock-out", got)
 	}
-	// Deleting an instance deletes its node.
+	// Deleting an instance deletes its node once the instance is gone,
+	// after the group's deleteTime.
 	id := strings.TrimPrefix(n.Spec.ProviderID, kwok.ProviderIDPrefix+"pool/")
 	if err := p.DeleteInstances(ctx, "pool", []string{id}); err != nil {
 		t.Fatal(err)
 	}
+	sync(t, p)
+	if got := expectNodes(t, env, map[string]int{"fixed": 1, "pool": 2})["pool"]; !slices.ContainsFunc(got, func(m corev1.Node) bool { return m.Name == n.Name }) {
+		t.Errorf("the deleting instance's node %s is gone before deleteTime; pool nodes %v", n.Name, got)
+	}
+	clk.Step(20 * time.Second)
 	sync(t, p)
 	expectNodes(t, env, map[string]int{"fixed": 1, "pool": 1})
 	expectTargets(t, env, `{"fixed":1,"pool":2}`)

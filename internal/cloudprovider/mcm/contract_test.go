@@ -3,6 +3,7 @@ package mcm_test
 import (
 	"testing"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/mcm"
 	"github.com/kscale/kscale/internal/cloudprovider/mcm/mcmtest"
 	"github.com/kscale/kscale/internal/cloudprovider/providertest"
@@ -14,7 +15,7 @@ import (
 // into a target cluster's nodes, writes failed by a fault-injecting
 // transport.
 func TestContract(t *testing.T) {
-	providertest.Run(t, providertest.Harness{Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.CannotTellInstances, Start: func(t *testing.T) *providertest.Backend {
 		name := ns + "-a-z1"
 		faults := &providertest.WriteFaults{}
 		w := newWorldWith(t, faults.Wrap, "1:3:"+ns+"."+name)

@@ -230,3 +230,10 @@ func (ix *nodeIndex) node(m *machine) *corev1.Node {
 	}
 	return nil
 }
+
+// InstanceKnowledge implements cloudprovider.Provider.
+// Gardener's mcm provider does not implement HasInstance; kscale answers
+// as it does.
+func (*Provider) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	return cloudprovider.CannotTellInstances
+}

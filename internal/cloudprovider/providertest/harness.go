@@ -3,7 +3,8 @@
 // on a real API server, AWS on moto, Cluster API and MCM on their CRDs)
 // against the rules provider.go documents: sizes and their refusals with
 // typed bounds, placeholders and their deletion, not-found ids, idempotent
-// refresh, per-group options and the error classes. Each provider's tests
+// refresh, per-group options, the error classes and the instance knowledge
+// upstream's provider for the same cloud has. Each provider's tests
 // call Run with a Harness that builds the suite's node group its own way.
 package providertest
 
@@ -33,6 +34,11 @@ type Harness struct {
 	// carrying the option UnneededTime. The back-end is stopped by the
 	// test's cleanup.
 	Start func(t *testing.T) *Backend
+	// Knowledge is what upstream's provider for the same cloud answers to
+	// HasInstance (see cloudprovider.InstanceKnowledge); the provider must
+	// declare the same, so --deleted-nodes-from-cloud-instances counts
+	// deleted nodes as upstream does on that cloud.
+	Knowledge cloudprovider.InstanceKnowledge
 	// Timeout bounds each wait for the back-end to act on a change (a
 	// machine controller, a scaling activity); default 30s.
 	Timeout time.Duration

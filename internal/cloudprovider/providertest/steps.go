@@ -3,6 +3,7 @@ package providertest
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/kscale/kscale/internal/cloudprovider"
@@ -18,6 +19,19 @@ func (s *suite) sizesAndOptions(t *testing.T) {
 	}
 	if u := g.Options.ScaleDownUnneededTime; u == nil || *u != UnneededTime {
 		t.Errorf("group %q: options %+v, want scaledownunneededtime %v", g.ID, g.Options, UnneededTime)
+	}
+}
+
+// instanceKnowledge checks the provider declares a defined instance
+// knowledge, the one upstream's provider for the same cloud has, and that
+// it vouches for the instance that exists whenever it can tell at all.
+func (s *suite) instanceKnowledge(t *testing.T) {
+	k := s.b.Provider.InstanceKnowledge()
+	if !k.Valid() || k != s.knowledge {
+		t.Fatalf("InstanceKnowledge = %v, want %v (upstream's HasInstance on the same cloud)", k, s.knowledge)
+	}
+	if k != cloudprovider.CannotTellInstances && !k.Vouches(slices.ContainsFunc(s.look(t).instances, func(in cloudprovider.Instance) bool { return in.ID == s.real })) {
+		t.Errorf("%v does not vouch for the listed instance %s", k, s.real)
 	}
 }
 

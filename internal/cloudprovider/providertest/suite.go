@@ -19,13 +19,14 @@ func Run(t *testing.T, h Harness) {
 		h.Timeout = 30 * time.Second
 	}
 	b := h.Start(t)
-	s := &suite{b: b, timeout: h.Timeout}
+	s := &suite{b: b, timeout: h.Timeout, knowledge: h.Knowledge}
 	s.real = s.settled(t).real
 	steps := []struct {
 		name string
 		run  func(*testing.T)
 	}{
 		{"sizes and options", s.sizesAndOptions},
+		{"instance knowledge matches upstream", s.instanceKnowledge},
 		{"refresh is idempotent", s.idempotentRefresh},
 		{"unknown ids are not found", s.notFound},
 		{"above max is refused", s.aboveMax},
@@ -46,6 +47,8 @@ type suite struct {
 	timeout time.Duration
 	// real is the id of the group's instance that exists.
 	real string
+	// knowledge is the harness's Knowledge.
+	knowledge cloudprovider.InstanceKnowledge
 }
 
 // view is one refreshed look at the suite's group.

@@ -29,6 +29,7 @@ func TestSuiteCatchesBrokenProviders(t *testing.T) {
 		"notfound":    {"unknown_ids_are_not_found", "want a *NotFoundError"},
 		"refresh":     {"refresh_is_idempotent", "a second Refresh changed the group"},
 		"placeholder": {"placeholders_and_their_deletion", "for a new unit that reports out-of-resources"},
+		"knowledge":   {"instance_knowledge_matches_upstream", "want knows-listed-instances"},
 	} {
 		t.Run(rule, func(t *testing.T) {
 			cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestBrokenProvider$", "-test.v")
@@ -47,7 +48,7 @@ func TestBrokenProvider(t *testing.T) {
 	if rule == "" {
 		return // run as a child only
 	}
-	providertest.Run(t, providertest.Harness{Timeout: time.Second, Start: func(t *testing.T) *providertest.Backend {
+	providertest.Run(t, providertest.Harness{Knowledge: cloudprovider.KnowsListedInstances, Timeout: time.Second, Start: func(t *testing.T) *providertest.Backend {
 		c := inmemory.New(clocktesting.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
 		it, err := inmemory.LookupInstanceType("m5.large")
 		if err != nil {
@@ -99,6 +100,13 @@ func (b *broken) NodeGroups(ctx context.Context) ([]cloudprovider.NodeGroup, err
 		gs[0].ScaleDownBlocked = strings.Repeat("x", b.refresh)
 	}
 	return gs, err
+}
+
+func (b *broken) InstanceKnowledge() cloudprovider.InstanceKnowledge {
+	if b.rule == "knowledge" {
+		return cloudprovider.CannotTellInstances
+	}
+	return b.Cloud.InstanceKnowledge()
 }
 
 func (b *broken) Refresh(ctx context.Context) error {

@@ -61,6 +61,10 @@ type Deps struct {
 	// GroupDefaults are the global values of the per-group options, for a
 	// provider whose protocol sends them (externalgrpc's GetOptions).
 	GroupDefaults GroupDefaults
+	// Prices is set when the price expander is in --expander: a provider
+	// whose prices cost calls to its cloud (externalgrpc's pricing calls)
+	// asks them only then.
+	Prices bool
 }
 
 // GroupDefaults are the global values of the options a node group may

@@ -29,14 +29,15 @@ type ClusterHealth struct {
 }
 
 // CheckClusterHealth counts the cluster's unready nodes as upstream does
-// (nodes being deleted and nodes still within their start-up time do not
-// count) and reports the cluster unhealthy when more than
-// OkTotalUnreadyCount are unready and they exceed
-// MaxTotalUnreadyPercentage of all nodes.
-func CheckClusterHealth(nodes []*corev1.Node, rules ReadinessRules, limits HealthLimits, now time.Time) ClusterHealth {
+// (nodes being deleted, by the rules' CountBucket, and nodes still within
+// their start-up time do not count) and reports the cluster unhealthy when
+// more than OkTotalUnreadyCount are unready and they exceed
+// MaxTotalUnreadyPercentage of all nodes. listed says whether a node's
+// provider ID is among the provider's instances.
+func CheckClusterHealth(nodes []*corev1.Node, listed func(*corev1.Node) bool, rules ReadinessRules, limits HealthLimits, now time.Time) ClusterHealth {
 	h := ClusterHealth{Total: len(nodes)}
 	for _, n := range nodes {
-		switch rules.Bucket(n, now) {
+		switch rules.CountBucket(n, listed(n), now) {
 		case Unready, LongNotStarted:
 			h.Unready++
 		}

@@ -69,7 +69,7 @@ func TestCheckClusterHealth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := CheckClusterHealth(tt.nodes, rules, tt.limits, now)
+			got := CheckClusterHealth(tt.nodes, func(*corev1.Node) bool { return true }, rules, tt.limits, now)
 			if got.Healthy != tt.wantHealthy || got.Unready != tt.wantUnready || got.Total != len(tt.nodes) {
 				t.Fatalf("CheckClusterHealth = %+v, want healthy %v, %d unready of %d", got, tt.wantHealthy, tt.wantUnready, len(tt.nodes))
 			}

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 )
 
@@ -40,7 +41,10 @@ const (
 	NotStarted
 	// LongNotStarted nodes have not become ready within the startup time.
 	LongNotStarted
-	// Deleted nodes carry the BeingDeleted taint.
+	// Deleted nodes are being deleted: by the fork's rule they carry the
+	// BeingDeleted taint; by upstream's (DeletedFromCloudInstances) the
+	// provider does not vouch for their instance and they carry the
+	// ToBeDeleted taint.
 	Deleted
 )
 
@@ -55,6 +59,13 @@ type ReadinessRules struct {
 	// allocatable has no GPU yet (the device plugin is still starting) is
 	// not ready, as upstream's GPU processor treats it.
 	GPULabel string
+	// DeletedFromCloudInstances is --deleted-nodes-from-cloud-instances:
+	// CountBucket follows upstream's rule for the Deleted bucket instead
+	// of the fork's.
+	DeletedFromCloudInstances bool
+	// Instances is what the provider can tell about a node's cloud
+	// instance; read with DeletedFromCloudInstances only.
+	Instances cloudprovider.InstanceKnowledge
 }
 
 // gpuResources are the extended resources a GPU node's device plugin
@@ -112,11 +123,35 @@ func (r ReadinessRules) IsReady(n *corev1.Node) bool {
 	return true
 }
 
-// Bucket returns the node's readiness bucket at now.
+// Bucket returns the node's readiness bucket at now as capacity sees it:
+// a node whose cloud deletion started (BeingDeleted) is Deleted whatever
+// the counting rule, so it is never taken for capacity.
 func (r ReadinessRules) Bucket(n *corev1.Node, now time.Time) Bucket {
 	if HasTaint(n, BeingDeletedTaint) {
 		return Deleted
 	}
+	return r.liveBucket(n, now)
+}
+
+// CountBucket returns the bucket a node counts in (a group's readiness,
+// the cluster's health) at now; listed says whether the node's provider
+// ID is among the provider's instances. By the fork's rule (F10) it is
+// Bucket. By upstream's (DeletedFromCloudInstances) a node is Deleted
+// only when the provider does not vouch for its instance and it carries
+// ToBeDeleted; otherwise it counts by its readiness, its deletion taints
+// notwithstanding, as upstream's clusterstate counts it.
+func (r ReadinessRules) CountBucket(n *corev1.Node, listed bool, now time.Time) Bucket {
+	if !r.DeletedFromCloudInstances {
+		return r.Bucket(n, now)
+	}
+	if !r.Instances.Vouches(listed) && HasTaint(n, ToBeDeletedTaint) {
+		return Deleted
+	}
+	return r.liveBucket(n, now)
+}
+
+// liveBucket is the bucket of a node not counted as deleted.
+func (r ReadinessRules) liveBucket(n *corev1.Node, now time.Time) Bucket {
 	if r.IsReady(n) {
 		return Ready
 	}

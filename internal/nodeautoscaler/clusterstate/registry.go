@@ -140,7 +140,7 @@ func (r *Registry) readiness(in Input, now time.Time) {
 func (r *Registry) bucketInstance(st *GroupState, inst cloudprovider.Instance, n *corev1.Node, now time.Time) {
 	if n != nil {
 		delete(r.unregisteredSince, inst.ProviderID)
-		switch readinessFor(&st.Group, r.cfg.Readiness).Bucket(n, now) {
+		switch readinessFor(&st.Group, r.cfg.Readiness).CountBucket(n, true, now) {
 		case Ready:
 			st.Readiness.Ready++
 		case Unready:

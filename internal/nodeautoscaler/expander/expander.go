@@ -50,6 +50,9 @@ type Sources struct {
 	// GRPC is the filter of the grpc expander (grpcexpander.Filter);
 	// needed only when it is used.
 	GRPC Filter
+	// PodPrices, when set, prices pods for the price expander (the
+	// cloud's pod prices); without it pods are valued at reference prices.
+	PodPrices PodPricer
 }
 
 // NewChain builds the chain named by --expander from the sources the
@@ -65,7 +68,7 @@ func NewChain(names []string, src Sources, rng *rand.Rand) (*Chain, error) {
 		case options.ExpanderLeastWaste:
 			c.filters = append(c.filters, LeastWaste{})
 		case options.ExpanderPrice:
-			c.filters = append(c.filters, Price{})
+			c.filters = append(c.filters, Price{Pods: src.PodPrices})
 		case options.ExpanderHighestPriority:
 			c.filters = append(c.filters, HighestPriority{})
 		case options.ExpanderPriority:
@@ -141,14 +144,14 @@ func waste(o Option) float64 {
 }
 
 // keepMax keeps the options whose score is the maximum.
-func keepMax(opts []Option, score func(Option) float64) []Option {
-	var best []Option
+func keepMax[T any](opts []T, score func(T) float64) []T {
+	var best []T
 	bestScore := 0.0
 	for i, o := range opts {
 		s := score(o)
 		switch {
 		case i == 0 || s > bestScore+1e-9:
-			best, bestScore = []Option{o}, s
+			best, bestScore = []T{o}, s
 		case s >= bestScore-1e-9:
 			best = append(best, o)
 		}

@@ -3,8 +3,12 @@ package expander
 import (
 	"context"
 	"math"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
 )
 
 // Price keeps the cheapest options, scored as upstream's price expander
@@ -16,12 +20,27 @@ import (
 // does not know one) are left out; when none has a price the filter keeps
 // them all.
 //
-// Differences from upstream, whose pod prices come from the cloud's
-// pricing model (GCE's per-resource prices): kscale values a pod at
-// reference prices per requested CPU core and GiB of memory
-// (PodCPUPricePerHour, PodMemoryPricePerHour); node groups kscale would
-// create do not exist, so upstream's penalty for them never applies.
-type Price struct{}
+// Pods are valued by Pods, the cloud's own pod prices, when it is set
+// (externalgrpc's PricingPodPrice), as upstream's pricing model values
+// them; then, as upstream, an option with a pod the cloud cannot price is
+// left out, and the stabilization pod counts for nothing when the cloud
+// cannot price it. Without Pods kscale values a pod at reference prices
+// per requested CPU core and GiB of memory (PodCPUPricePerHour,
+// PodMemoryPricePerHour), where upstream uses the cloud's pricing model
+// (GCE's per-resource prices). Node groups kscale would create do not
+// exist, so upstream's penalty for them never applies.
+type Price struct {
+	// Pods prices pods; nil values them at the reference prices.
+	Pods PodPricer
+}
+
+// PodPricer is a cloud's price of running a pod, per hour (upstream's
+// PricingModel.PodPrice): the externalgrpc provider asks its server.
+type PodPricer interface {
+	// PodPrice returns the pod's price per hour, or an error when the
+	// cloud cannot price it.
+	PodPrice(ctx context.Context, pod *corev1.Pod) (float64, error)
+}
 
 // Reference prices of a pod's requests, US dollars per hour: on-demand
 // m5 prices split between CPU and memory (m5.large, 2 cores and 8 GiB,
@@ -41,10 +60,13 @@ const (
 )
 
 // BestOptions keeps the options with the lowest score.
-func (Price) BestOptions(_ context.Context, opts []Option) []Option {
+func (p Price) BestOptions(ctx context.Context, opts []Option) []Option {
+	if p.Pods != nil {
+		return p.cloudPrices(ctx, opts)
+	}
 	var priced []Option
 	for _, o := range opts {
-		if o.PricePerHour > 0 && o.Template != nil && o.NodeCount > 0 {
+		if hasNodePrice(o) {
 			priced = append(priced, o)
 		}
 	}
@@ -54,13 +76,76 @@ func (Price) BestOptions(_ context.Context, opts []Option) []Option {
 	return keepMax(priced, func(o Option) float64 { return -PriceScore(o) })
 }
 
-// PriceScore is an option's price score; lower is better.
+// hasNodePrice reports whether an option can be scored: its node has a
+// price and a template, and it adds nodes.
+func hasNodePrice(o Option) bool { return o.PricePerHour > 0 && o.Template != nil && o.NodeCount > 0 }
+
+// cloudPrices scores the options with the pod prices of p.Pods; an option
+// with a pod the cloud cannot price is left out (upstream's price
+// expander skips it), and when none is left every option is kept.
+func (p Price) cloudPrices(ctx context.Context, opts []Option) []Option {
+	if !slices.ContainsFunc(opts, hasNodePrice) {
+		// Nothing to score: ask the cloud for no pod price.
+		return opts
+	}
+	log := klog.FromContext(ctx)
+	stabilization, err := p.Pods.PodPrice(ctx, stabilizationPod)
+	if err != nil {
+		log.V(4).Info("Price expander continues without the stabilization pod's price", "err", err)
+		stabilization = 0
+	}
+	type scored struct {
+		Option
+		score float64
+	}
+	var priced []scored
+next:
+	for _, o := range opts {
+		if !hasNodePrice(o) {
+			continue
+		}
+		pods := 0.0
+		for _, pod := range o.Pods {
+			v, err := p.Pods.PodPrice(ctx, pod)
+			if err != nil {
+				log.V(4).Info("Price expander leaves out an option with a pod the cloud cannot price", "nodeGroup", o.Group, "pod", klog.KObj(pod), "err", err)
+				continue next
+			}
+			pods += v
+		}
+		priced = append(priced, scored{o, score(o, pods, stabilization)})
+	}
+	if len(priced) == 0 {
+		return opts
+	}
+	var out []Option
+	for _, s := range keepMax(priced, func(s scored) float64 { return -s.score }) {
+		out = append(out, s.Option)
+	}
+	return out
+}
+
+// stabilizationPod is upstream's small pod whose price both sides of an
+// option's price ratio add (0.5 CPU, 500 MiB).
+var stabilizationPod = &corev1.Pod{
+	ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "kscale-price-stabilization"},
+	Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "stabilization", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse("500m"), corev1.ResourceMemory: resource.MustParse("500Mi")}}}}},
+}
+
+// PriceScore is an option's price score with pods at the reference
+// prices; lower is better.
 func PriceScore(o Option) float64 {
-	stabilization := stabilizationCPU*PodCPUPricePerHour + stabilizationMemGiB*PodMemoryPricePerHour
 	pods := 0.0
 	for _, p := range o.Pods {
 		pods += podPrice(p)
 	}
+	return score(o, pods, stabilizationCPU*PodCPUPricePerHour+stabilizationMemGiB*PodMemoryPricePerHour)
+}
+
+// score is upstream's price score of an option whose pods cost pods per
+// hour, with the stabilization pod's price.
+func score(o Option, pods, stabilization float64) float64 {
 	ratio := (o.PricePerHour*float64(o.NodeCount) + stabilization) / (pods + stabilization)
 	unfitness := (nodeUnfitness(preferredCPU(o.ClusterNodes), o.Template)-1)*(1-math.Tanh(float64(o.NodeCount-1)/15)) + 1
 	if gpu := o.Template.Status.Capacity[gpuResource]; !gpu.IsZero() {

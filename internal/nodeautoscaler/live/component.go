@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kscale/kscale/internal/cloudprovider/registry"
 	"github.com/kscale/kscale/internal/nodeautoscaler"
+	"github.com/kscale/kscale/internal/nodeautoscaler/expander"
 	"github.com/kscale/kscale/internal/nodeautoscaler/options"
 	"github.com/kscale/kscale/internal/operator"
 )
@@ -118,7 +120,7 @@ func (c *component) lead(ctx context.Context) (t *operator.Term, err error) {
 	}
 	cl, err := c.cfg.Cloud.Build(ctx, registry.Deps{Client: c.cfg.Client, RESTConfig: c.cfg.RESTConfig, Factory: factory, WaitForSync: cluster.WaitForSync,
 		Namespace: o.Namespace, Clock: c.cfg.Clock, Registerer: c.cfg.Registerer, DisableInstanceCache: o.DisableNodeInstancesCache,
-		GroupDefaults: groupDefaults(*o)})
+		GroupDefaults: groupDefaults(*o), Prices: slices.Contains(o.Expanders, options.ExpanderPrice)})
 	if err != nil {
 		return t, fmt.Errorf("building the %s cloud provider: %w", c.cfg.CloudName, err)
 	}
@@ -194,6 +196,9 @@ func (c *component) runner(ctx context.Context, deps loopDeps, priorities *Prior
 		Options: o, Provider: w.provider, Cluster: deps.cluster, Recorder: w.recorder, Clock: c.cfg.Clock,
 		Rand: rand.New(rand.NewPCG(uint64(c.cfg.Clock.Now().UnixNano()), 0)), Registerer: c.cfg.Registerer, Priorities: priorities.Source(),
 		ScaleDown: w.scaleDown, GRPCExpander: grpcFilter,
+	}
+	if pp, ok := deps.provider.(expander.PodPricer); ok {
+		cfg.PodPrices = pp
 	}
 	if w.backoff != nil {
 		cfg.Backoff = w.backoff

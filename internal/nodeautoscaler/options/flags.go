@@ -41,6 +41,8 @@ func (o *Options) AddFlags(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&o.StartupTaints, "startup-taint", o.StartupTaints, "Taint key that marks a node as still starting (not ready); repeatable")
 	fs.BoolVar(&o.ZalandoNotReady, "zalando-not-ready-taint", o.ZalandoNotReady,
 		"Treat the taint zalando.org/node-not-ready as a startup taint (Zalando fork rule); false leaves it an ordinary taint as upstream")
+	fs.BoolVar(&o.DeletedNodesFromCloudInstances, "deleted-nodes-from-cloud-instances", o.DeletedNodesFromCloudInstances,
+		"Count a node as deleted only when the cloud provider no longer vouches for its instance (or, where it cannot tell, once it carries ToBeDeletedByClusterAutoscaler), as upstream; false (Zalando fork rule) counts it deleted once it carries BeingDeletedByClusterAutoscaler")
 	fs.StringArrayVar(&o.StatusTaints, "status-taint", o.StatusTaints, "Taint key ignored in templates that does not affect readiness; repeatable")
 	fs.StringArrayVar(&o.StartupTaintPrefixes, "startup-taint-prefix", o.StartupTaintPrefixes, "Taint key prefix that marks a node as still starting; repeatable")
 	fs.BoolVar(&o.ScaleUpFromZero, "scale-up-from-zero", o.ScaleUpFromZero, "Scale up while the cluster has no ready node")

@@ -112,6 +112,13 @@ type Options struct {
 	// a startup taint (the fork's rule, the default); false leaves the key
 	// an ordinary taint, as upstream.
 	ZalandoNotReady bool
+	// DeletedNodesFromCloudInstances is --deleted-nodes-from-cloud-instances:
+	// a node counts as deleted (not capacity, not upcoming) when the
+	// provider does not vouch for its cloud instance and it carries
+	// ToBeDeletedByClusterAutoscaler, as upstream counts; false (the
+	// default) counts it deleted once it carries
+	// BeingDeletedByClusterAutoscaler (the fork's rule F10).
+	DeletedNodesFromCloudInstances bool
 	// StatusTaints is --status-taint: ignored in templates, node stays ready.
 	StatusTaints []string
 	// IgnoreTaints is --ignore-taint (Gardener ignoreTaints), the deprecated
