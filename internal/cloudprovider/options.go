@@ -28,6 +28,11 @@ type Options struct {
 	MaxNodeStartupTime *time.Duration
 	// IgnoreDaemonSetsUtilization overrides --ignore-daemonsets-utilization.
 	IgnoreDaemonSetsUtilization *bool
+	// ZeroOrMaxNodeScaling makes the group all-or-nothing (upstream's
+	// ZeroOrMaxNodeScaling; no global flag, off by default): scale-up
+	// takes it from its size straight to its max size, and scale-down
+	// removes its nodes only all together, when every one is removable.
+	ZeroOrMaxNodeScaling bool
 }
 
 // Option keys, spelled as upstream's autoscaling options (its
@@ -40,11 +45,16 @@ const (
 	OptionMaxNodeProvisionTime             = "maxnodeprovisiontime"
 	OptionMaxNodeStartupTime               = "maxnodestartuptime"
 	OptionIgnoreDaemonSetsUtilization      = "ignoredaemonsetsutilization"
+	// OptionZeroOrMaxNodeScaling has no key in upstream's const.go (its
+	// providers set the field in code, or externalgrpc's
+	// zeroOrMaxNodeScaling carries it); kscale spells it as the others.
+	OptionZeroOrMaxNodeScaling = "zeroormaxnodescaling"
 )
 
 // AllOptions lists every option key kscale honours.
 var AllOptions = []string{OptionScaleDownUtilizationThreshold, OptionScaleDownGPUUtilizationThreshold, OptionScaleDownUnneededTime,
-	OptionScaleDownUnreadyTime, OptionMaxNodeProvisionTime, OptionMaxNodeStartupTime, OptionIgnoreDaemonSetsUtilization}
+	OptionScaleDownUnreadyTime, OptionMaxNodeProvisionTime, OptionMaxNodeStartupTime, OptionIgnoreDaemonSetsUtilization,
+	OptionZeroOrMaxNodeScaling}
 
 // OptionValue is one option as a provider read it.
 type OptionValue struct {
@@ -121,6 +131,13 @@ func (o *Options) set(key, raw string) error {
 			return fmt.Errorf("not a boolean")
 		}
 		o.IgnoreDaemonSetsUtilization = &b
+		return nil
+	case OptionZeroOrMaxNodeScaling:
+		b, err := strconv.ParseBool(raw)
+		if err != nil {
+			return fmt.Errorf("not a boolean")
+		}
+		o.ZeroOrMaxNodeScaling = b
 		return nil
 	}
 	return fmt.Errorf("unknown option %q", key)

@@ -30,6 +30,12 @@ func TestParseOptions(t *testing.T) {
 					*o.ScaleDownUnneededTime == 2*time.Minute && *o.ScaleDownUnreadyTime == 0 &&
 					*o.MaxNodeProvisionTime == 30*time.Minute && *o.IgnoreDaemonSetsUtilization
 			}},
+		{name: "zero or max", allowed: []string{OptionZeroOrMaxNodeScaling}, values: []OptionValue{val(OptionZeroOrMaxNodeScaling, "true")},
+			check: func(o Options) bool { return o.ZeroOrMaxNodeScaling && o.Set() }},
+		{name: "zero or max off", allowed: []string{OptionZeroOrMaxNodeScaling}, values: []OptionValue{val(OptionZeroOrMaxNodeScaling, "false")},
+			check: func(o Options) bool { return !o.Set() }},
+		{name: "zero or max bad bool", allowed: []string{OptionZeroOrMaxNodeScaling}, values: []OptionValue{val(OptionZeroOrMaxNodeScaling, "always")},
+			problem: []string{"zeroormaxnodescaling", "not a boolean"}},
 		{name: "bad float", allowed: all, values: []OptionValue{val(OptionScaleDownUtilizationThreshold, "half")},
 			problem: []string{"annotation x/scaledownutilizationthreshold", `"half"`, "not a number"}},
 		{name: "threshold out of range", allowed: all, values: []OptionValue{val(OptionScaleDownGPUUtilizationThreshold, "1.5")},

@@ -205,11 +205,11 @@ func (a *Autoscaler) RunOnce(ctx context.Context, now time.Time) error {
 	if !a.checkClusterHealth(ctx, obs, now) {
 		return nil
 	}
-	repaired, err := a.repairSizes(ctx, now)
+	repaired, err := a.repairSizes(ctx, obs, now)
 	if err != nil || repaired {
 		return err
 	}
-	if err := a.deleteErrorInstances(ctx); err != nil {
+	if err := a.deleteErrorInstances(ctx, obs); err != nil {
 		return err
 	}
 	a.began(ActivityAutoscaling)

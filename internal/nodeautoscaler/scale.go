@@ -96,7 +96,7 @@ func (a *Autoscaler) scaleUpGroups(ctx context.Context, obs *observation, now ti
 	var provider []cloudprovider.NodeGroup
 	for _, st := range a.state.Groups() {
 		g := scaleup.Group{ID: st.Group.ID, Target: st.Group.TargetSize, Max: st.Group.MaxSize, Upcoming: st.Upcoming,
-			PricePerHour: st.Group.Template.PricePerHour}
+			PricePerHour: st.Group.Template.PricePerHour, ZeroOrMax: st.Group.Options.ZeroOrMaxNodeScaling}
 		if ok, why := a.state.IsSafeToScaleUp(g.ID, now); !ok {
 			g.SkipReason = why
 		}

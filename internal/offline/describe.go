@@ -56,7 +56,11 @@ func describe(e scenario.Event) string {
 	case e.UnannotateNode != nil:
 		return fmt.Sprintf("remove annotation %s from node %s", e.UnannotateNode.Key, e.UnannotateNode.Node)
 	case e.SetCloudError != nil:
-		return fmt.Sprintf("cloud error on %s: %s %s", e.SetCloudError.Group, e.SetCloudError.Code, e.SetCloudError.Message)
+		call := "instance creation"
+		if e.SetCloudError.Call == scenario.CallIncrease {
+			call = "increase calls"
+		}
+		return fmt.Sprintf("cloud error on %s (%s): %s %s", e.SetCloudError.Group, call, e.SetCloudError.Code, e.SetCloudError.Message)
 	case e.ClearCloudError != "":
 		return "clear cloud error on " + e.ClearCloudError
 	case e.RestartAutoscaler:

@@ -43,8 +43,11 @@ func (w *World) apply(e scenario.Event) error {
 	case e.UnannotateNode != nil:
 		return w.annotate(e.UnannotateNode.Node, e.UnannotateNode.Key, "", false)
 	case e.SetCloudError != nil:
-		return w.cloud.SetCreationError(e.SetCloudError.Group, e.SetCloudError.Info(cloudprovider.ErrorOther))
+		return w.setCloudError(*e.SetCloudError)
 	case e.ClearCloudError != "":
+		if err := w.cloud.SetAPIError(e.ClearCloudError, nil); err != nil {
+			return err
+		}
 		return w.cloud.ClearCreationError(e.ClearCloudError)
 	case e.RestartAutoscaler:
 		return w.restart()
@@ -163,4 +166,14 @@ func (w *World) annotate(node, key, value string, set bool) error {
 	}
 	w.cluster.addNode(c)
 	return nil
+}
+
+// setCloudError makes the group's instance creation or its increase calls
+// fail, as the event's call says.
+func (w *World) setCloudError(e scenario.GroupError) error {
+	info := e.Info(cloudprovider.ErrorOther)
+	if e.Call == scenario.CallIncrease {
+		return w.cloud.SetAPIError(e.Group, fmt.Errorf("%s: %s", info.Code, info.Message))
+	}
+	return w.cloud.SetCreationError(e.Group, info)
 }

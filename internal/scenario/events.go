@@ -36,9 +36,10 @@ type Event struct {
 	AnnotateNode *NodeAnnotation `yaml:"annotateNode"`
 	// UnannotateNode removes an annotation (by key) from a node.
 	UnannotateNode *NodeAnnotation `yaml:"unannotateNode"`
-	// SetCloudError makes a group fail to create instances.
+	// SetCloudError makes a group's cloud calls fail: instance creation
+	// (its placeholders report the error) or its IncreaseSize calls.
 	SetCloudError *GroupError `yaml:"setCloudError"`
-	// ClearCloudError lets a group create instances again.
+	// ClearCloudError lets a group create instances and grow again.
 	ClearCloudError string `yaml:"clearCloudError"`
 	// RestartAutoscaler drops the autoscaler's in-memory state.
 	RestartAutoscaler bool `yaml:"restartAutoscaler"`
@@ -125,10 +126,24 @@ type NodeAnnotation struct {
 	Value string `yaml:"value"`
 }
 
-// GroupError sets a creation error on a group.
+// GroupError makes one of a group's cloud calls fail until a
+// clearCloudError event.
 type GroupError struct {
 	// Group is the group id.
 	Group string `yaml:"group"`
+	// Call is the call that fails: CallCreate (default) or CallIncrease.
+	Call string `yaml:"call"`
 	// CloudError is the error.
 	CloudError `yaml:",inline"`
 }
+
+// Calls a setCloudError event can make fail.
+const (
+	// CallCreate: the group accepts size increases but cannot create the
+	// instances; its placeholders report the error (class out-of-resources
+	// or other), as a cloud's scaling activities do.
+	CallCreate = "create"
+	// CallIncrease: the IncreaseSize call itself fails with a cloud API
+	// error carrying the code and message (class other only).
+	CallIncrease = "increase"
+)

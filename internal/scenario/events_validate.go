@@ -1,11 +1,15 @@
 package scenario
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 )
 
 // eventState tracks names through the event list so events may refer to
@@ -108,4 +112,20 @@ func (c *checker) taint(t *NodeTaint, at []any) {
 	}
 	ok := slices.Contains([]corev1.TaintEffect{corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute}, t.Effect)
 	c.failf(!ok, append(at, "effect"), "taintNode: effect must be NoSchedule, PreferNoSchedule or NoExecute, got %q", t.Effect)
+}
+
+// Problems returns the invalid fields of the event.
+func (e *GroupError) Problems() []inmemory.EntryProblem {
+	out := e.CloudError.Problems()
+	switch e.Call {
+	case "", CallCreate:
+	case CallIncrease:
+		if e.Class == string(cloudprovider.ErrorOutOfResources) {
+			out = append(out, inmemory.EntryProblem{Path: []any{"class"},
+				Msg: "class: a failing increase call is a cloud API error, class other; out-of-resources needs call: create"})
+		}
+	default:
+		out = append(out, inmemory.EntryProblem{Path: []any{"call"}, Msg: fmt.Sprintf("call: want create or increase, got %q", e.Call)})
+	}
+	return out
 }

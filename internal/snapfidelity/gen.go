@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/resource"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -146,6 +147,9 @@ func Generate(seed int64) *Cluster {
 		if r.IntN(4) == 0 {
 			g.AutoscalingOptions = map[string]string{"scaledownutilizationthreshold": "0.9"}
 		}
+		if zeroOrMax(seed, gi) {
+			g.AutoscalingOptions = withOption(g.AutoscalingOptions, cloudprovider.OptionZeroOrMaxNodeScaling, "true")
+		}
 		c.Groups = append(c.Groups, g)
 		for i := range nodes {
 			n := Node{Name: fmt.Sprintf("s%d-%s-%d", seed, name, i+1), Group: name, NotReady: r.IntN(8) == 0}
@@ -165,6 +169,22 @@ func Generate(seed int64) *Cluster {
 		c.Workloads = append(c.Workloads, workload(r, c, wi, free))
 	}
 	return c
+}
+
+// zeroOrMax draws whether a seed's group is all-or-nothing (one in
+// four), from a stream of its own so that the rest of the seed's cluster
+// stays what it was before groups had the option.
+func zeroOrMax(seed int64, group int) bool {
+	return rand.New(rand.NewPCG(uint64(seed), 0x2e20+uint64(group))).IntN(4) == 0
+}
+
+// withOption returns opts (allocated when nil) with key set to value.
+func withOption(opts map[string]string, key, value string) map[string]string {
+	if opts == nil {
+		opts = map[string]string{}
+	}
+	opts[key] = value
+	return opts
 }
 
 // settings draws the autoscaler flags: scale-down acts in the first loop

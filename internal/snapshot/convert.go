@@ -54,6 +54,7 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	b.res.Header = []string{
 		fmt.Sprintf("Written by kscale snapshot from %s at %s.", cmp.Or(c.Source, "a cluster"), opts.Now.UTC().Format(time.RFC3339)),
 		"Node group sizes, boot times, cloud capacity and the autoscaler's flags are not visible in the cluster: defaults are used.",
+		"A failing cloud call (a stock-out, a failing size increase) is not visible either: replay one with setCloudError and clearCloudError events.",
 		"Running pods start on the nodes they run on now (each workload's on).",
 		"Pods are named <workload>-<n> and labelled app=<workload>.",
 	}

@@ -204,7 +204,7 @@ func TestConvertCases(t *testing.T) {
 	configured := []scenario.NodeGroup{
 		{Name: "ng-1", Min: 1, Max: 5, Resources: scenario.Resources{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi")},
 			Taints: scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{fixture.Taint("gpu", "", corev1.TaintEffectNoSchedule)}}},
-		{Name: "ng-2", Min: 2, Max: 3, InstanceTypes: []string{"m5.xlarge"}},
+		{Name: "ng-2", Min: 2, Max: 3, InstanceTypes: []string{"m5.xlarge"}, AutoscalingOptions: map[string]string{"zeroormaxnodescaling": "true"}},
 	}
 	tests := []struct {
 		name  string
@@ -226,6 +226,9 @@ func TestConvertCases(t *testing.T) {
 			}
 			if n := r.Scenario.Nodes[0]; n.Name != "i-1" || n.Group != "ng-1" || len(n.Taints.Value) != 0 {
 				t.Errorf("first node = %+v, want i-1 in ng-1 without the group's taint repeated", n)
+			}
+			if o := g[1].AutoscalingOptions["zeroormaxnodescaling"]; o != "true" {
+				t.Errorf("ng-2's zero-or-max option = %q, want the cloud config's true", o)
 			}
 		},
 		notes: []string{`node i-9: its provider id names group "gone"`, "node i-2 differs from group ng-1 of the cloud config in capacity"},

@@ -23,7 +23,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 		Taints:   scenario.K8s[[]corev1.Taint]{Value: []corev1.Taint{{Key: "k", Value: "v", Effect: corev1.TaintEffectNoSchedule}}},
 		BootTime: &boot, Capacity: &scenario.Capacity{Limit: 3},
 		StockoutError:      &scenario.CloudError{Class: "out-of-resources", Code: "InsufficientCapacity", Message: "no: really"},
-		AutoscalingOptions: map[string]string{"scaledownutilizationthreshold": "0.9"}, PricePerHour: 0.25,
+		AutoscalingOptions: map[string]string{"scaledownutilizationthreshold": "0.9", "zeroormaxnodescaling": "true"}, PricePerHour: 0.25,
 	}, {
 		Name: "inline", Max: 1, Resources: scenario.Resources{"cpu": resource.MustParse("4"), "memory": resource.MustParse("16Gi"), "nvidia.com/gpu": resource.MustParse("1")},
 		Capacity: &scenario.Capacity{Limit: -1},

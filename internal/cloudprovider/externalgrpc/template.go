@@ -106,12 +106,11 @@ func (p *Provider) options(ctx context.Context, id string) (cloudprovider.Option
 // honours.
 var supportedOptions = []string{cloudprovider.OptionScaleDownUtilizationThreshold, cloudprovider.OptionScaleDownGPUUtilizationThreshold,
 	cloudprovider.OptionScaleDownUnneededTime, cloudprovider.OptionScaleDownUnreadyTime, cloudprovider.OptionMaxNodeProvisionTime,
-	cloudprovider.OptionIgnoreDaemonSetsUtilization}
+	cloudprovider.OptionIgnoreDaemonSetsUtilization, cloudprovider.OptionZeroOrMaxNodeScaling}
 
 // optionValues lists the fields of a response that differ from their
 // defaults; a duration the server leaves unset keeps its default.
-// zeroOrMaxNodeScaling, which kscale does not have, is listed when true so
-// that the group's options are reported invalid.
+// zeroOrMaxNodeScaling has no global default: it is listed when true.
 func optionValues(o *protos.NodeGroupAutoscalingOptions, d Defaults) []cloudprovider.OptionValue {
 	if o == nil {
 		return nil
@@ -135,6 +134,6 @@ func optionValues(o *protos.NodeGroupAutoscalingOptions, d Defaults) []cloudprov
 	dur(cloudprovider.OptionMaxNodeProvisionTime, "MaxNodeProvisionDuration", o.GetMaxNodeProvisionDuration(), d.MaxNodeProvisionTime)
 	add(cloudprovider.OptionIgnoreDaemonSetsUtilization, "ignoreDaemonSetsUtilization", strconv.FormatBool(o.GetIgnoreDaemonSetsUtilization()),
 		o.GetIgnoreDaemonSetsUtilization() != d.IgnoreDaemonSetsUtilization)
-	add("zeroormaxnodescaling", "zeroOrMaxNodeScaling", "true", o.GetZeroOrMaxNodeScaling())
+	add(cloudprovider.OptionZeroOrMaxNodeScaling, "zeroOrMaxNodeScaling", "true", o.GetZeroOrMaxNodeScaling())
 	return out
 }

@@ -82,8 +82,10 @@ func TestOptions(t *testing.T) {
 				return *o.ScaleDownUtilizationThreshold == 0.2 && *o.IgnoreDaemonSetsUtilization && *o.ScaleDownUnneededTime == time.Minute &&
 					o.MaxNodeProvisionTime == nil
 			}, ""},
-		{"zero-or-max scaling is refused", &protos.NodeGroupAutoscalingOptions{ScaleDownUtilizationThreshold: 0.5, ZeroOrMaxNodeScaling: true},
-			func(o cloudprovider.Options) bool { return !o.Set() }, "zeroOrMaxNodeScaling"},
+		{"zero-or-max scaling is carried", &protos.NodeGroupAutoscalingOptions{ScaleDownUtilizationThreshold: 0.5, ZeroOrMaxNodeScaling: true},
+			func(o cloudprovider.Options) bool {
+				return o.ZeroOrMaxNodeScaling && o.ScaleDownUtilizationThreshold == nil
+			}, ""},
 		{"out of range", &protos.NodeGroupAutoscalingOptions{ScaleDownUtilizationThreshold: 2},
 			func(o cloudprovider.Options) bool { return !o.Set() }, "scaleDownUtilizationThreshold"},
 		{"no options", nil, func(o cloudprovider.Options) bool { return !o.Set() }, ""},

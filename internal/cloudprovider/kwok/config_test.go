@@ -99,7 +99,7 @@ func FuzzParseCloudConfig(f *testing.F) {
 // TestGroupOptionsReachTheCloud: a group's autoscalingOptions in the
 // cloud config are the group's options, as in a scenario's offline world.
 func TestGroupOptionsReachTheCloud(t *testing.T) {
-	c, err := kwok.ParseCloudConfig([]byte("nodeGroups:\n- {name: g, max: 2, resources: {cpu: \"2\", memory: 4Gi}, autoscalingOptions: {scaledownutilizationthreshold: \"0.9\"}}\n"))
+	c, err := kwok.ParseCloudConfig([]byte("nodeGroups:\n- {name: g, max: 2, resources: {cpu: \"2\", memory: 4Gi}, autoscalingOptions: {scaledownutilizationthreshold: \"0.9\", zeroormaxnodescaling: \"true\"}}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,8 @@ func TestGroupOptionsReachTheCloud(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(groups) != 1 || groups[0].Options.ScaleDownUtilizationThreshold == nil || *groups[0].Options.ScaleDownUtilizationThreshold != 0.9 {
-		t.Fatalf("groups = %+v, want g with scale-down utilization threshold 0.9", groups)
+	if len(groups) != 1 || groups[0].Options.ScaleDownUtilizationThreshold == nil || *groups[0].Options.ScaleDownUtilizationThreshold != 0.9 ||
+		!groups[0].Options.ZeroOrMaxNodeScaling {
+		t.Fatalf("groups = %+v, want g with scale-down utilization threshold 0.9, zero-or-max", groups)
 	}
 }

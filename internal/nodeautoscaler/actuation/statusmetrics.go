@@ -22,7 +22,8 @@ var upstreamUnremovableReasons = []string{"NoReason", "ScaleDownDisabledAnnotati
 func upstreamReason(r scaledown.Reason) string {
 	switch r {
 	case scaledown.ReasonNotAutoscaled, scaledown.ReasonScaleDownDisabled, scaledown.ReasonMinSize,
-		scaledown.ReasonNoPlaceToMove, scaledown.ReasonOnCompletionPod, scaledown.ReasonRecentlyUnremovable, scaledown.ReasonNotExamined:
+		scaledown.ReasonNoPlaceToMove, scaledown.ReasonOnCompletionPod, scaledown.ReasonRecentlyUnremovable, scaledown.ReasonNotExamined,
+		scaledown.ReasonAtomicScaleDownFailed:
 		return string(r)
 	case scaledown.ReasonBeingDeleted:
 		return "CurrentlyBeingDeleted"

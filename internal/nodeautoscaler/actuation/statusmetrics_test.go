@@ -20,12 +20,13 @@ func TestStatusMetrics(t *testing.T) {
 		{Node: "a", Reason: scaledown.ReasonHighUtilization}, {Node: "b", Reason: scaledown.ReasonPDB},
 		{Node: "c", Reason: scaledown.ReasonBarePod}, {Node: "d", Reason: scaledown.ReasonOnCompletionPod},
 		{Node: "e", Reason: scaledown.ReasonBeingDeleted}, {Node: "f", Reason: scaledown.ReasonMinSize},
+		{Node: "h", Reason: scaledown.ReasonAtomicScaleDownFailed},
 		// Not counted: upstream drops these nodes from the candidates.
 		{Node: "g", Reason: scaledown.ReasonGroupCooldown},
 	}}
 	m.observe(plan, scaledown.InFlight{Empty: 2, NonEmpty: 1})
 	for reason, want := range map[string]float64{"NotUnderutilized": 1, "BlockedByPod": 2, "BlockedByOnCompletionPod": 1,
-		"CurrentlyBeingDeleted": 1, "NodeGroupMinSizeReached": 1, "NoPlaceToMovePods": 0, "NoReason": 0} {
+		"CurrentlyBeingDeleted": 1, "NodeGroupMinSizeReached": 1, "AtomicScaleDownFailed": 1, "NoPlaceToMovePods": 0, "NoReason": 0} {
 		if got := testutil.ToFloat64(m.unremovable.WithLabelValues(reason)); got != want {
 			t.Errorf("unremovable_nodes_count{reason=%q} = %v, want %v", reason, got, want)
 		}

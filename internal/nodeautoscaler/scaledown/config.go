@@ -93,6 +93,9 @@ type Config struct {
 	// scale-down controller always sets one). A clock that stands still
 	// during a round (the simulator's) never runs out.
 	Clock clock.PassiveClock
+	// zeroOrMax is set in the settings of a zero-or-max group (see
+	// withOptions and zeroormax.go).
+	zeroOrMax bool
 }
 
 // Default returns the defaults of every flag.

@@ -51,6 +51,7 @@ func (c *Config) withOptions(o cloudprovider.Options) *Config {
 	if v := o.IgnoreDaemonSetsUtilization; v != nil {
 		out.IgnoreDaemonSetsUtilization = *v
 	}
+	out.zeroOrMax = o.ZeroOrMaxNodeScaling
 	return &out
 }
 

@@ -24,6 +24,8 @@ import (
 //     its pods, a simulation error) is not simulated again until
 //     --unremovable-node-recheck-timeout has passed
 //     (ReasonRecentlyUnremovable); 0 rechecks it every round.
+//   - Nodes of zero-or-max groups are always simulated and not counted
+//     (see zeroormax.go).
 
 // splitByLimits splits the candidates (in candidate order) into those
 // always simulated and the rest, which compete for the additional pool;
@@ -33,7 +35,7 @@ func (c *Config) splitByLimits(cands []*nodeState, previous map[string]time.Time
 		return cands, nil
 	}
 	for _, s := range cands {
-		if _, ok := previous[s.Node.Node.Name]; ok || len(s.movable) == 0 {
+		if _, ok := previous[s.Node.Node.Name]; ok || len(s.movable) == 0 || s.groupConfig(c).zeroOrMax {
 			always = append(always, s)
 		} else {
 			rest = append(rest, s)
@@ -52,11 +54,12 @@ func (c *Config) additional(found, rest, nodes int) (count, pool int) {
 	return count, pool
 }
 
-// nonEmpty counts the nodes with pods to move.
-func nonEmpty(states []*nodeState) int {
+// nonEmpty counts the nodes with pods to move, but for those of
+// zero-or-max groups.
+func nonEmpty(cfg *Config, states []*nodeState) int {
 	n := 0
 	for _, s := range states {
-		if len(s.movable) > 0 {
+		if len(s.movable) > 0 && !s.groupConfig(cfg).zeroOrMax {
 			n++
 		}
 	}

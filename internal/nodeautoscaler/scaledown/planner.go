@@ -67,7 +67,9 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	plan.Blocked = blockedOf(states, order)
 	plan.Skipped = p.skipReason(&in)
 	if plan.Skipped == "" {
-		plan.Empty, plan.Drain = p.choose(plan.Unneeded, in.InFlight, in.Now)
+		var failed []Blocked
+		plan.Empty, plan.Drain, failed = p.choose(plan.Unneeded, groups, registeredNodes(in.Nodes), in.InFlight, in.Now)
+		plan.Blocked = withBlocked(plan.Blocked, failed)
 	}
 	return plan, nil
 }
@@ -96,7 +98,7 @@ func simulateRemoval(cfg *Config, in *Input, states []*nodeState, previous map[s
 		return removed, nil
 	}
 	examined = 0
-	if count, pool := cfg.additional(nonEmpty(removed), len(rest), len(in.Nodes)); count > 0 {
+	if count, pool := cfg.additional(nonEmpty(cfg, removed), len(rest), len(in.Nodes)); count > 0 {
 		var more []*nodeState
 		more, examined = r.removeCandidates(rest[:pool], count)
 		removed = append(removed, more...)
@@ -204,23 +206,33 @@ func (p *Planner) skipCooling(states []*nodeState, in *Input) {
 	}
 }
 
-// choose picks the nodes unneeded long enough, within the parallelism limits:
-// empty nodes first (in bulk), then nodes to drain.
-func (p *Planner) choose(unneeded []Candidate, inFlight InFlight, now time.Time) (empty, drain []Candidate) {
-	budget := p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty
-	drainBudget := p.cfg.MaxDrainParallelism - inFlight.NonEmpty
+// choose picks the nodes unneeded long enough, within the parallelism
+// limits: whole zero-or-max groups first (see zeroormax.go), then single
+// empty nodes (in bulk), then single nodes to drain. It returns the nodes
+// of zero-or-max groups that cannot go whole as blocked; registered counts
+// each group's nodes.
+func (p *Planner) choose(unneeded []Candidate, groups map[string]Group, registered map[string]int, inFlight InFlight,
+	now time.Time) (empty, drain []Candidate, failed []Blocked) {
+	var ready []Candidate
 	for _, c := range unneeded {
-		if !p.longEnough(&c, now) || (!c.Ready && !p.cfg.UnreadyEnabled) {
-			continue
-		}
-		switch {
-		case c.Empty && len(empty) < min(budget, p.cfg.MaxEmptyBulkDelete):
-			empty = append(empty, c)
-		case !c.Empty && len(drain) < min(budget-len(empty), drainBudget):
-			drain = append(drain, c)
+		if p.longEnough(&c, now) && (c.Ready || p.cfg.UnreadyEnabled) {
+			ready = append(ready, c)
 		}
 	}
-	return empty, drain
+	atomic, single := splitAtomic(ready, groups)
+	whole, failed := wholeGroups(atomic, groups, registered)
+	b := budgets{all: p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty, drain: p.cfg.MaxDrainParallelism - inFlight.NonEmpty}
+	empty, drain = b.takeAtomic(whole)
+	singleEmpty, singleDrain := 0, 0
+	for _, c := range single { // empty ones first
+		switch {
+		case c.Empty && singleEmpty < min(b.all, p.cfg.MaxEmptyBulkDelete):
+			empty, singleEmpty = append(empty, c), singleEmpty+1
+		case !c.Empty && singleDrain < min(b.all-singleEmpty, b.drain):
+			drain, singleDrain = append(drain, c), singleDrain+1
+		}
+	}
+	return empty, drain, failed
 }
 
 // longEnough reports whether the node has been unneeded for the unneeded

@@ -64,6 +64,10 @@ const (
 	// candidates without a reason, so its unremovable-nodes metric does not
 	// count them; neither does ours.
 	ReasonGroupCooldown Reason = "NodeGroupInCooldown"
+	// ReasonAtomicScaleDownFailed: the node is removable, but its group
+	// scales to zero or max and not all of its nodes are (see
+	// zeroormax.go); upstream's name.
+	ReasonAtomicScaleDownFailed Reason = "AtomicScaleDownFailed"
 )
 
 // Blocked is a node that is not removed, and why.

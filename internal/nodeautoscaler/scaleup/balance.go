@@ -44,7 +44,7 @@ var ignoredLabels = map[string]bool{
 // balancing as its estimate split the nodes over the similar groups
 // (smallest group first, as far as the pods fit each group's template).
 func distribute(in Input, best expander.Option, splits map[string][]Increase) []Increase {
-	if !in.Balance || len(splits[best.Group]) == 0 {
+	if (!in.Balance && !isZeroOrMax(in, best.Group)) || len(splits[best.Group]) == 0 {
 		return []Increase{{Group: best.Group, Delta: best.NodeCount, Pods: len(best.Pods)}}
 	}
 	out := slices.Clone(splits[best.Group])

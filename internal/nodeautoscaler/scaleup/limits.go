@@ -85,14 +85,14 @@ func (l Limits) Apply(incs []Increase, tmpl *corev1.Node) ([]Increase, string) {
 	return out, by
 }
 
-// Exceeded returns the resources that one more node like tmpl would take
-// above --cores-total or --memory-total (none when it fits).
-func (l Limits) Exceeded(tmpl *corev1.Node) []string {
+// ExceededBy returns the resources that n more nodes like tmpl would take
+// above --cores-total or --memory-total (none when they fit).
+func (l Limits) ExceededBy(tmpl *corev1.Node, n int) []string {
 	var out []string
-	if c := tmpl.Status.Capacity.Cpu().AsApproximateFloat64(); l.MaxCores > 0 && l.Cores+c > float64(l.MaxCores) {
+	if c := float64(n) * tmpl.Status.Capacity.Cpu().AsApproximateFloat64(); l.MaxCores > 0 && l.Cores+c > float64(l.MaxCores) {
 		out = append(out, ResourceCores)
 	}
-	if m := tmpl.Status.Capacity.Memory().Value(); l.MaxMemoryBytes > 0 && l.MemoryBytes+m > l.MaxMemoryBytes {
+	if m := int64(n) * tmpl.Status.Capacity.Memory().Value(); l.MaxMemoryBytes > 0 && l.MemoryBytes+m > l.MaxMemoryBytes {
 		out = append(out, ResourceMemory)
 	}
 	return out

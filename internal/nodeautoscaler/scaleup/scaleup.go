@@ -38,6 +38,11 @@ type Group struct {
 	// TemplateNote, when set, is added to every "does not fit the
 	// template" reason: how the group's real nodes corrected the template.
 	TemplateNote string
+	// ZeroOrMax makes the group all-or-nothing (upstream's
+	// ZeroOrMaxNodeScaling): it grows only to its max size at once, is
+	// never balanced with other groups, and is left out when the whole
+	// increase would exceed the cluster's limits (see zeroormax.go).
+	ZeroOrMax bool
 }
 
 // Chooser picks one option; *expander.Chain implements it.
@@ -96,7 +101,7 @@ func Compute(ctx context.Context, in Input) (Plan, error) {
 		return plan, nil
 	}
 	plan.Increases, plan.Triggered = distribute(in, best, splits), best.Pods
-	plan.Increases, plan.LimitedBy = in.Limits.Apply(plan.Increases, best.Template)
+	plan.Increases, plan.LimitedBy = limitsFor(in, best.Group).Apply(plan.Increases, best.Template)
 	return plan, nil
 }
 
@@ -129,9 +134,13 @@ func estimateGroups(in Input, pods []*corev1.Pod, plan *Plan) ([]expander.Option
 		if e.res.NodeCount == 0 {
 			continue
 		}
-		opts = append(opts, expander.Option{Group: g.ID, NodeCount: e.res.NodeCount, Template: g.Template.Node, Pods: e.pods,
-			PricePerHour: g.PricePerHour, ClusterNodes: in.Limits.Nodes})
+		opt := expander.Option{Group: g.ID, NodeCount: e.res.NodeCount, Template: g.Template.Node, Pods: e.pods,
+			PricePerHour: g.PricePerHour, ClusterNodes: in.Limits.Nodes}
 		splits[g.ID] = e.split
+		if g.ZeroOrMax {
+			opt.NodeCount, splits[g.ID] = zeroOrMaxIncrease(g, len(e.pods))
+		}
+		opts = append(opts, opt)
 	}
 	return opts, verdicts, splits
 }
@@ -148,12 +157,12 @@ type setEstimate struct {
 // provider order: g alone, or with balancing g and the growable groups
 // similar to it.
 func balancedSet(in Input, g Group, ready []Group) []Group {
-	if !in.Balance || g.Blocked != nil {
+	if !in.Balance || g.Blocked != nil || g.ZeroOrMax {
 		return []Group{g}
 	}
 	var set []Group
 	for _, o := range ready {
-		if o.ID == g.ID || (o.Blocked == nil && similar(g.Template, o.Template, in.Similarity)) {
+		if o.ID == g.ID || (o.Blocked == nil && !o.ZeroOrMax && similar(g.Template, o.Template, in.Similarity)) {
 			set = append(set, o)
 		}
 	}
@@ -241,8 +250,10 @@ func growable(in Input, verdicts map[string]verdict, plan *Plan) ([]Group, map[s
 			verdicts[g.ID] = verdict{reason: "max size reached"}
 		case room <= 0:
 			verdicts[g.ID] = verdict{reason: "max nodes total reached"}
-		case len(in.Limits.Exceeded(g.Template.Node)) > 0:
-			exceeded := in.Limits.Exceeded(g.Template.Node)
+		case g.ZeroOrMax && zeroOrMaxOverNodes(in.Limits, g):
+			verdicts[g.ID] = verdict{reason: zeroOrMaxNodesReason}
+		case len(in.Limits.ExceededBy(g.Template.Node, newNodes(g))) > 0:
+			exceeded := in.Limits.ExceededBy(g.Template.Node, newNodes(g))
 			plan.LimitSkips = append(plan.LimitSkips, LimitSkip{Group: g.ID, Resources: exceeded})
 			verdicts[g.ID] = verdict{reason: "max cluster " + strings.Join(exceeded, ", ") + " limit reached"}
 		default:
