@@ -78,7 +78,7 @@ func capiSetupWith(t *testing.T, rbac capiRBAC, workloadFlags, managementFlags [
 			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(mem), corev1.ResourcePods: resource.MustParse("110")}}
 	}
 	w.capi = capienv.Start(t, capienv.Config{Management: w.management, Workload: w.workload, Namespace: capiNamespace,
-		Infra: capienv.InfraConfig{BootTime: time.Second, Shapes: map[string]machinesim.Shape{
+		Infra: capienv.InfraConfig{Timing: machinesim.Timing{BootTime: time.Second}, Shapes: map[string]machinesim.Shape{
 			capiNamespace + "/md-small":             shape("md-small", "small", "2", "8Gi"),
 			capiNamespace + "/md-big":               shape("md-big", "big", "8", "32Gi"),
 			capiNamespace + "/md-preferred":         shape("md-preferred", "spill", "4", "16Gi"),

@@ -37,7 +37,7 @@ func capiZonesSetup(t *testing.T) (w *capiWorld, workloadKubeconfig, managementK
 				corev1.ResourcePods: resource.MustParse("110")}}
 	}
 	w.capi = capienv.Start(t, capienv.Config{Management: w.management, Workload: w.workload, Namespace: capiNamespace,
-		Infra: capienv.InfraConfig{BootTime: time.Second, Shapes: shapes}})
+		Infra: capienv.InfraConfig{Timing: machinesim.Timing{BootTime: time.Second}, Shapes: shapes}})
 	for _, z := range capiZones {
 		a := clusterapitest.CapacityAnnotations("4", "16Gi")
 		a[clusterapi.LabelsAnnotation] = "pool=zoned," + corev1.LabelTopologyZone + "=" + z

@@ -92,7 +92,7 @@ func mcmSetup(t *testing.T) (w *mcmWorld, targetKubeconfig, controlKubeconfig st
 				corev1.ResourcePods: resource.MustParse("110")}}
 	}
 	w.mcm = mcmenv.Start(t, mcmenv.Config{Control: w.management, Target: w.workload, Namespace: mcmNamespace,
-		Cloud: mcmenv.CloudConfig{BootTime: time.Second, Shapes: shapes}})
+		Cloud: mcmenv.CloudConfig{Timing: machinesim.Timing{BootTime: time.Second}, Shapes: shapes}})
 	w.createPool(t)
 	return w, serviceAccountKubeconfig(t, w.workload, "kscale-node-autoscaler"), serviceAccountKubeconfigIn(t, w.management, mcmNamespace, "kscale-node-autoscaler")
 }

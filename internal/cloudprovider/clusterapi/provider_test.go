@@ -70,7 +70,7 @@ func newWorldWith(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, 
 		t.Fatal(err)
 	}
 	sim, err := machinesim.New(machinesim.Config{Management: dyn, Workload: env.Client, Flavor: clusterapitest.Flavor{},
-		BootTime: 500 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Timing: machinesim.Timing{BootTime: 500 * time.Millisecond, Interval: 100 * time.Millisecond},
 		Shapes: map[string]machinesim.Shape{ns + "/md-a": simShape, ns + "/md-contract": simShape}})
 	if err != nil {
 		t.Fatal(err)

@@ -74,7 +74,7 @@ func newWorldWith(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, 
 		t.Fatal(err)
 	}
 	w.sim, err = machinesim.New(machinesim.Config{Management: w.dyn, Workload: w.target.Client,
-		Flavor: mcmtest.Flavor{CreationTimeout: 3 * time.Second}, BootTime: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Flavor: mcmtest.Flavor{CreationTimeout: 3 * time.Second}, Timing: machinesim.Timing{BootTime: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
 		Shapes: map[string]machinesim.Shape{ns + "/" + ns + "-a-z1": {Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"),
 			corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("110")}}}})
 	if err != nil {

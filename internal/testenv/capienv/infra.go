@@ -36,12 +36,8 @@ type InfraConfig struct {
 	Workload kubernetes.Interface
 	// Namespace holds the SimMachines.
 	Namespace string
-	// BootTime is how long an instance takes to become a Node; default 1s.
-	BootTime time.Duration
-	// Interval is the reconcile period; default 200ms.
-	Interval time.Duration
-	// ProviderIDPrefix starts every provider id; default "sim:///".
-	ProviderIDPrefix string
+	// Timing is the boot time, loop interval and provider id prefix.
+	machinesim.Timing
 	// Shapes are the Nodes of each MachineDeployment, by
 	// "<namespace>/<name>".
 	Shapes map[string]machinesim.Shape
@@ -65,15 +61,7 @@ func NewInfra(cfg InfraConfig) (*Infra, error) {
 	if cfg.Management == nil || cfg.Workload == nil || cfg.Namespace == "" {
 		return nil, errors.New("capienv: InfraConfig.Management, Workload and Namespace are required")
 	}
-	if cfg.BootTime == 0 {
-		cfg.BootTime = time.Second
-	}
-	if cfg.Interval == 0 {
-		cfg.Interval = 200 * time.Millisecond
-	}
-	if cfg.ProviderIDPrefix == "" {
-		cfg.ProviderIDPrefix = "sim:///"
-	}
+	cfg.Timing = cfg.Timing.WithDefaults()
 	return &Infra{cfg: cfg}, nil
 }
 

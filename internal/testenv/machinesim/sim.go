@@ -28,12 +28,8 @@ type Config struct {
 	Workload kubernetes.Interface
 	// Flavor is the machine API.
 	Flavor Flavor
-	// BootTime is how long a machine takes to become a Node; default 1s.
-	BootTime time.Duration
-	// Interval is the reconcile period; default 200ms.
-	Interval time.Duration
-	// ProviderIDPrefix starts every provider id; default "sim:///".
-	ProviderIDPrefix string
+	// Timing is the boot time, reconcile interval and provider id prefix.
+	Timing
 	// Shapes are the Nodes of each deployment, by "<namespace>/<name>".
 	Shapes map[string]Shape
 }
@@ -49,15 +45,7 @@ func New(cfg Config) (*Simulator, error) {
 	if cfg.Management == nil || cfg.Workload == nil || cfg.Flavor == nil {
 		return nil, errors.New("machinesim: Management, Workload and Flavor are required")
 	}
-	if cfg.BootTime == 0 {
-		cfg.BootTime = time.Second
-	}
-	if cfg.Interval == 0 {
-		cfg.Interval = 200 * time.Millisecond
-	}
-	if cfg.ProviderIDPrefix == "" {
-		cfg.ProviderIDPrefix = "sim:///"
-	}
+	cfg.Timing = cfg.Timing.WithDefaults()
 	return &Simulator{cfg: cfg}, nil
 }
 

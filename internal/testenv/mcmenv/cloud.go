@@ -21,12 +21,8 @@ import (
 type CloudConfig struct {
 	// Workload reaches the target cluster where the Nodes register.
 	Workload kubernetes.Interface
-	// BootTime is how long an instance takes to become a Node; default 1s.
-	BootTime time.Duration
-	// Interval is the period of the boot loop; default 200ms.
-	Interval time.Duration
-	// ProviderIDPrefix starts every provider id; default "sim:///".
-	ProviderIDPrefix string
+	// Timing is the boot time, loop interval and provider id prefix.
+	machinesim.Timing
 	// Shapes are the Nodes of each MachineDeployment, by
 	// "<namespace>/<name>".
 	Shapes map[string]machinesim.Shape
@@ -83,15 +79,7 @@ func NewCloud(cfg CloudConfig) (*Cloud, error) {
 	if cfg.Workload == nil {
 		return nil, errors.New("mcmenv: CloudConfig.Workload is required")
 	}
-	if cfg.BootTime == 0 {
-		cfg.BootTime = time.Second
-	}
-	if cfg.Interval == 0 {
-		cfg.Interval = 200 * time.Millisecond
-	}
-	if cfg.ProviderIDPrefix == "" {
-		cfg.ProviderIDPrefix = "sim:///"
-	}
+	cfg.Timing = cfg.Timing.WithDefaults()
 	return &Cloud{cfg: cfg, instances: map[string]*instance{}}, nil
 }
 

@@ -65,7 +65,7 @@ func call(t *testing.T, h http.Handler, method, path string, body any) (int, map
 
 func TestCloudAPI(t *testing.T) {
 	client := fake.NewClientset()
-	c, err := NewCloud(CloudConfig{Workload: client, BootTime: -1})
+	c, err := NewCloud(CloudConfig{Workload: client, Timing: machinesim.Timing{BootTime: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestCloudAPI(t *testing.T) {
 
 func TestCloudRegistersBootedNodes(t *testing.T) {
 	client := fake.NewClientset()
-	c, err := NewCloud(CloudConfig{Workload: client, BootTime: -1})
+	c, err := NewCloud(CloudConfig{Workload: client, Timing: machinesim.Timing{BootTime: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
