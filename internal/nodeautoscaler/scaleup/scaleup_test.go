@@ -132,23 +132,30 @@ func TestCompute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := run(t, tt.in)
-			if got := increases(plan); got != tt.want {
-				t.Fatalf("increases %q, want %q (plan %+v)", got, tt.want, plan)
-			}
-			if tt.reason == "" {
-				return
-			}
-			if len(plan.NoScaleUp) == 0 {
-				t.Fatalf("no explanation, want %q", tt.reason)
-			}
-			var all []string
-			for _, r := range plan.NoScaleUp[0].Reasons {
-				all = append(all, r.Group+": "+r.Reason)
-			}
-			if joined := strings.Join(all, "; "); !strings.Contains(joined, tt.reason) {
-				t.Fatalf("reasons %q, want %q", joined, tt.reason)
-			}
+			checkPlan(t, tt.in, tt.want, tt.reason)
 		})
+	}
+}
+
+// checkPlan runs in and checks the increases it plans ("group+n", joined)
+// and, when reason is set, that the first unhelped pod's reasons name it.
+func checkPlan(t *testing.T, in Input, want, reason string) {
+	t.Helper()
+	plan := run(t, in)
+	if got := increases(plan); got != want {
+		t.Fatalf("increases %q, want %q (plan %+v)", got, want, plan)
+	}
+	if reason == "" {
+		return
+	}
+	if len(plan.NoScaleUp) == 0 {
+		t.Fatalf("no explanation, want %q", reason)
+	}
+	var all []string
+	for _, r := range plan.NoScaleUp[0].Reasons {
+		all = append(all, r.Group+": "+r.Reason)
+	}
+	if joined := strings.Join(all, "; "); !strings.Contains(joined, reason) {
+		t.Fatalf("reasons %q, want %q", joined, reason)
 	}
 }

@@ -1,7 +1,6 @@
 package scaleup
 
 import (
-	"strings"
 	"testing"
 )
 
@@ -50,23 +49,7 @@ func TestComputeZeroOrMax(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			plan := run(t, tt.in)
-			if got := increases(plan); got != tt.want {
-				t.Fatalf("increases %q, want %q (plan %+v)", got, tt.want, plan)
-			}
-			if tt.reason == "" {
-				return
-			}
-			if len(plan.NoScaleUp) == 0 {
-				t.Fatalf("no explanation, want %q", tt.reason)
-			}
-			var all []string
-			for _, r := range plan.NoScaleUp[0].Reasons {
-				all = append(all, r.Group+": "+r.Reason)
-			}
-			if joined := strings.Join(all, "; "); !strings.Contains(joined, tt.reason) {
-				t.Fatalf("reasons %q, want %q", joined, tt.reason)
-			}
+			checkPlan(t, tt.in, tt.want, tt.reason)
 		})
 	}
 }
