@@ -8,6 +8,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
@@ -137,6 +138,9 @@ func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time
 		if kind == KindNonEmpty {
 			st.Pods = c.Pods
 		}
+		// As upstream's "Scale-down: removing (empty) node" lines, at the
+		// default verbosity.
+		klog.FromContext(ctx).Info("Scale-down: removing node", "node", c.Node.Name, "nodeGroup", c.Group, "empty", kind == KindEmpty, "podsToMove", len(st.Pods))
 		a.started = append(a.started, st)
 		a.deletions = append(a.deletions, &deletion{cand: c, kind: kind, started: now, readyAt: now.Add(a.cfg.DeleteDelayAfterTaint)})
 	}
