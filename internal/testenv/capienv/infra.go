@@ -61,7 +61,7 @@ func NewInfra(cfg InfraConfig) (*Infra, error) {
 	if cfg.Management == nil || cfg.Workload == nil || cfg.Namespace == "" {
 		return nil, errors.New("capienv: InfraConfig.Management, Workload and Namespace are required")
 	}
-	cfg.Timing = cfg.Timing.WithDefaults()
+	cfg.Timing = cfg.WithDefaults()
 	return &Infra{cfg: cfg}, nil
 }
 

@@ -45,7 +45,7 @@ func New(cfg Config) (*Simulator, error) {
 	if cfg.Management == nil || cfg.Workload == nil || cfg.Flavor == nil {
 		return nil, errors.New("machinesim: Management, Workload and Flavor are required")
 	}
-	cfg.Timing = cfg.Timing.WithDefaults()
+	cfg.Timing = cfg.WithDefaults()
 	return &Simulator{cfg: cfg}, nil
 }
 

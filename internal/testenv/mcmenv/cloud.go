@@ -79,7 +79,7 @@ func NewCloud(cfg CloudConfig) (*Cloud, error) {
 	if cfg.Workload == nil {
 		return nil, errors.New("mcmenv: CloudConfig.Workload is required")
 	}
-	cfg.Timing = cfg.Timing.WithDefaults()
+	cfg.Timing = cfg.WithDefaults()
 	return &Cloud{cfg: cfg, instances: map[string]*instance{}}, nil
 }
 
