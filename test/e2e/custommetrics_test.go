@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -89,14 +88,9 @@ func cmGet(ctx context.Context, c *http.Client, url, token string) (int, string)
 
 func cmFreePorts(t *testing.T, n int) []int {
 	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-		defer func() { _ = l.Close() }()
+	ports, err := testenv.FreePorts(n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return ports
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -127,15 +126,7 @@ func naPoll(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
 
 func naFreeAddress(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	if err := ln.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return addr
+	return fmt.Sprintf("127.0.0.1:%d", cmFreePorts(t, 1)[0])
 }
 
 // naGet fetches url and returns the body whatever the status (/healthz
