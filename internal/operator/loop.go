@@ -123,21 +123,15 @@ func (l Loop) waitInterval(ctx context.Context) bool {
 	case <-timer.C():
 		return true
 	case <-l.trigger():
-		return l.batch(ctx, "raised")
+		return l.batch(ctx)
 	}
 }
 
 // batch waits as Batch says for the raises that started with the first
 // one the trigger holds.
-func (l Loop) batch(ctx context.Context, why string) bool {
-	l.Trigger.mu.Lock()
-	first := l.Trigger.first
-	l.Trigger.mu.Unlock()
-	if first.IsZero() {
-		first = l.Clock.Now()
-	}
-	waited, more := l.Batch.wait(ctx, l.Clock, l.Trigger, first)
-	klog.FromContext(ctx).V(1).Info("Loop triggered", "trigger", why, "sinceFirst", l.Clock.Since(first), "batchWait", waited, "laterRaises", more)
+func (l Loop) batch(ctx context.Context) bool {
+	waited, more := l.Batch.wait(ctx, l.Clock, l.Trigger, l.Trigger.firstRaise())
+	klog.FromContext(ctx).V(1).Info("Loop triggered", "batchWait", waited, "laterRaises", more)
 	return ctx.Err() == nil
 }
 

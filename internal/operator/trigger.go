@@ -35,8 +35,13 @@ func (t *Trigger) Raise(now time.Time) {
 	}
 }
 
-// pending reports whether an event is waiting, without taking it.
-func (t *Trigger) pending() bool { return len(t.ch) > 0 }
+// firstRaise returns when the first event since the last take happened
+// (zero when none), without taking it.
+func (t *Trigger) firstRaise() time.Time {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.first
+}
 
 // take clears the trigger and returns when its first event since the last
 // take happened (zero when none).

@@ -90,13 +90,13 @@ func TestTriggerKeepsFirstRaise(t *testing.T) {
 	t0 := time.Unix(100, 0)
 	trigger.Raise(t0)
 	trigger.Raise(t0.Add(time.Second))
-	if !trigger.pending() {
-		t.Fatal("a raised trigger is not pending")
+	if got := trigger.firstRaise(); !got.Equal(t0) || len(trigger.ch) != 1 {
+		t.Fatalf("a raised trigger holds %v with %d signals, want %v with 1", got, len(trigger.ch), t0)
 	}
 	if got := trigger.take(); !got.Equal(t0) {
 		t.Errorf("take = %v, want the first raise %v", got, t0)
 	}
-	if trigger.pending() || !trigger.take().IsZero() {
+	if len(trigger.ch) != 0 || !trigger.firstRaise().IsZero() || !trigger.take().IsZero() {
 		t.Error("a taken trigger still holds a raise")
 	}
 }
