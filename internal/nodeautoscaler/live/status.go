@@ -164,10 +164,10 @@ type StatusWriter struct {
 	// without reading it first, and reads it only after a conflict.
 	last *corev1.ConfigMap
 	// refresh, when positive, lets Write skip a document that differs from
-	// the last one written only in its probe times, until the last write
-	// is refresh old (see Refresh).
+	// the last one written only in its probe times and node counts, until
+	// the last write is refresh old (see Refresh).
 	refresh time.Duration
-	// lastKey is the last written document without its probe times, and
+	// lastKey is the last written document without its volatile parts, and
 	// lastAt the time of that write.
 	lastKey []byte
 	lastAt  time.Time
@@ -191,12 +191,14 @@ func (w *StatusWriter) Named(name string) *StatusWriter {
 }
 
 // Refresh makes Write skip a document whose only news are its probe
-// times until the last write is d old, and returns the writer. Upstream
-// writes after every loop, once per --scan-interval; with frequent loops
-// kscale runs several loops a second in a burst, and a write per loop would
-// be most of its requests. With d = --scan-interval the ConfigMap is as
-// fresh as upstream's and every change still shows after the loop that
-// made it.
+// times and node counts until the last write is d old, and returns the
+// writer. Upstream writes after every loop, once per --scan-interval; with
+// frequent loops kscale runs a loop a second or more while a scale-up's
+// nodes register, each changing the counts, and a write per loop would be
+// most of its requests (and wait on the client's --kube-client-qps budget
+// between loops). With d = --scan-interval the counts are as fresh as
+// upstream's, and every change of a status, a target size or the message
+// still shows after the loop that made it.
 func (w *StatusWriter) Refresh(d time.Duration) *StatusWriter {
 	w.refresh = d
 	return w
@@ -208,7 +210,7 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
-	key, err := yaml.Marshal(withoutProbeTimes(doc))
+	key, err := yaml.Marshal(withoutVolatile(doc))
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
@@ -269,11 +271,13 @@ func (w *StatusWriter) update(ctx context.Context, cm *corev1.ConfigMap, data []
 	return nil
 }
 
-// withoutProbeTimes returns doc without the times every loop changes.
-func withoutProbeTimes(doc StatusDocument) StatusDocument {
+// withoutVolatile returns doc without what changes without a decision or a
+// status changing: the times every loop changes and the node counts.
+func withoutVolatile(doc StatusDocument) StatusDocument {
 	doc.Time = ""
 	cw := &doc.ClusterWide
 	cw.Health.LastProbeTime, cw.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+	cw.Health.NodeCounts = NodeCounts{}
 	if cw.ScaleDown != nil {
 		sd := *cw.ScaleDown
 		sd.LastProbeTime, cw.ScaleDown = metav1.Time{}, &sd
@@ -282,6 +286,7 @@ func withoutProbeTimes(doc StatusDocument) StatusDocument {
 	for i := range doc.NodeGroups {
 		g := &doc.NodeGroups[i]
 		g.Health.LastProbeTime, g.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+		g.Health.NodeCounts = NodeCounts{}
 		if g.ScaleDown != nil {
 			sd := *g.ScaleDown
 			sd.LastProbeTime, g.ScaleDown = metav1.Time{}, &sd
