@@ -48,41 +48,42 @@ func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
 	return n
 }
 
-// attribute sets each pod's Increase: every burst pod needs one new node,
-// so the pods, in the order they became unschedulable (or were created,
-// when never seen unschedulable), take the increases' nodes in time order.
-// An increase's nodes never go to a pod created after it.
+// attribute sets each pod's Increase: every burst pod needs one new node.
+// The autoscalers act on the pods kube-scheduler marked unschedulable, so
+// the marked pods, in the order of their marks, take the increases' nodes
+// in time order first; the pods never marked (kube-scheduler had not tried
+// them before a new node took them, which happens when the increases come
+// faster than it tries a burst) take what is left, in creation order. An
+// increase's nodes never go to a pod created after it.
 func attribute(pods []PodTimes, incs []Increase) {
-	key := func(p PodTimes) time.Time {
-		if !p.Unschedulable.IsZero() {
-			return p.Unschedulable
-		}
-		return p.Created
-	}
 	slices.SortStableFunc(pods, func(a, b PodTimes) int {
-		if c := key(a).Compare(key(b)); c != 0 {
-			return c
+		am, bm := !a.Unschedulable.IsZero(), !b.Unschedulable.IsZero()
+		switch {
+		case am && !bm:
+			return -1
+		case !am && bm:
+			return 1
+		case am:
+			if c := a.Unschedulable.Compare(b.Unschedulable); c != 0 {
+				return c
+			}
 		}
 		return a.Created.Compare(b.Created)
 	})
 	incs = slices.Clone(incs)
 	slices.SortStableFunc(incs, func(a, b Increase) int { return a.At.Compare(b.At) })
-	i, left := 0, 0
-	if len(incs) > 0 {
-		left = incs[0].Delta
+	left := make([]int, len(incs))
+	for i, inc := range incs {
+		left[i] = inc.Delta
 	}
 	for k := range pods {
-		for i < len(incs) && (left == 0 || incs[i].At.Before(pods[k].Created)) {
-			i++
-			if i < len(incs) {
-				left = incs[i].Delta
+		for i := range incs {
+			if left[i] > 0 && !incs[i].At.Before(pods[k].Created) {
+				pods[k].Increase = incs[i].At
+				left[i]--
+				break
 			}
 		}
-		if i == len(incs) {
-			return
-		}
-		pods[k].Increase = incs[i].At
-		left--
 	}
 }
 

@@ -33,8 +33,11 @@ type Report struct {
 	UnschedulableToIncrease Summary `json:"unschedulableToIncrease"`
 	CreateToUnschedulable   Summary `json:"createToUnschedulable"`
 	// Pods is the number of pending pods sent; Uncovered how many no increase covered.
-	Pods      int `json:"pods"`
+	Pods int `json:"pods"`
 	Uncovered int `json:"uncovered"`
+	// PodTimes are every burst pod's times (JSON only), to analyse a run
+	// again.
+	PodTimes []PodTimes `json:"podTimes,omitempty"`
 	// Increases are the provider's increase calls after the first burst.
 	Increases []Increase `json:"increases"`
 	// IncreasesPerBurst is len(Increases) / bursts.
@@ -106,7 +109,7 @@ func summarizeLoops(ls []Loop, burst bool) LoopSummary {
 // latencies fills the three per-pod distributions.
 func (r *Report) latencies(pods []PodTimes) {
 	var c2i, u2i, c2u []float64
-	r.Pods = len(pods)
+	r.Pods, r.PodTimes = len(pods), pods
 	for _, p := range pods {
 		if !p.Unschedulable.IsZero() {
 			c2u = append(c2u, p.Unschedulable.Sub(p.Created).Seconds())
@@ -169,7 +172,6 @@ func (r *Report) WriteText(w io.Writer) error {
 	row("unschedulable -> increase", r.UnschedulableToIncrease)
 	row("create -> unschedulable", r.CreateToUnschedulable)
 	p("pods not covered by an increase\t%d of %d (left out of the rows above: they waited longer than the run)", r.Uncovered, r.Pods)
-	p("unschedulable marks from the audit log\t%d (the watch missed them; their time is the mark's arrival)", r.MarksFromAudit)
 	p("unschedulable marks from the audit log\t%d (the watch missed them; their time is the mark's arrival)", r.MarksFromAudit)
 	p("increases\t%d (%.1f per burst)", len(r.Increases), r.IncreasesPerBurst)
 	p("")
