@@ -40,6 +40,17 @@ type Harness struct {
 	Client kubernetes.Interface
 	// Source names the cluster in the snapshot's header.
 	Source string
+	// Clock stamps what the harness's kubelets write (pod start and
+	// condition times, a node's heartbeat); nil is the wall clock.
+	Clock clock.PassiveClock
+}
+
+// now is the time of the harness's kubelets.
+func (h *Harness) now() time.Time {
+	if h.Clock == nil {
+		return time.Now()
+	}
+	return h.Clock.Now()
 }
 
 // Environment is the control plane a Harness needs.

@@ -47,7 +47,7 @@ func (h *Harness) settle(ctx context.Context) (map[string][]corev1.Pod, error) {
 // how many pods it started.
 func (h *Harness) runBoundPods(ctx context.Context) (ready map[string][]corev1.Pod, started int, err error) {
 	ready = map[string][]corev1.Pod{}
-	now := metav1.Now()
+	now := metav1.NewTime(h.now())
 	for _, ns := range Namespaces {
 		pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -168,7 +168,7 @@ func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
 func (h *Harness) createOtherNode(ctx context.Context, n Node) error {
 	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
 		corev1.ResourcePods: resource.MustParse("110")}
-	now := metav1.Now()
+	now := metav1.NewTime(h.now())
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
 		Spec: corev1.NodeSpec{ProviderID: "external:///" + n.Name},
 		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity, Conditions: []corev1.NodeCondition{
@@ -184,8 +184,15 @@ func (h *Harness) createOtherNode(ctx context.Context, n Node) error {
 	return nil
 }
 
-// failKubelets makes the NotReady nodes' kubelets report Ready=False,
-// with the not-ready taint the node lifecycle controller then puts on.
+// failKubelets makes the NotReady nodes' kubelets report Ready=False
+// since the node registered (the transition time is the node's creation,
+// however late this write comes), with the not-ready taint the node
+// lifecycle controller then puts on. Such a node has never been Ready,
+// which is what a scenario's notReady node is; a transition stamped with
+// the time of this write made it a node that was Ready and failed
+// whenever the write came more than a second after the node's creation
+// (a loaded machine), which the live loop counts as unready rather than
+// starting.
 func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
 	for _, n := range c.Nodes {
 		if !n.NotReady {
@@ -198,7 +205,7 @@ func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
 			}
 			for i := range node.Status.Conditions {
 				if node.Status.Conditions[i].Type == corev1.NodeReady {
-					node.Status.Conditions[i].Status, node.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, metav1.Now()
+					node.Status.Conditions[i].Status, node.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, node.CreationTimestamp
 				}
 			}
 			if node, err = h.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
