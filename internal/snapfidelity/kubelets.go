@@ -249,26 +249,45 @@ func (h *Harness) waitScheduled(ctx context.Context) error {
 }
 
 // replicated reports whether every ReplicaSet of the namespace has its
-// replicas in pods that are not being deleted: the ReplicaSet controller
-// replaced the preemption victims.
+// replicas in pods that are not being deleted (the ReplicaSet controller
+// replaced the preemption victims) and its status counts them and their
+// readiness: the controller has nothing left to write.
 func (h *Harness) replicated(ctx context.Context, ns string, pods []corev1.Pod) (bool, error) {
 	sets, err := h.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, err
 	}
-	active := map[types.UID]int32{}
+	active, ready := map[types.UID]int32{}, map[types.UID]int32{}
 	for i := range pods {
 		if ref := metav1.GetControllerOf(&pods[i]); ref != nil && pods[i].DeletionTimestamp == nil {
 			active[ref.UID]++
+			if podReady(&pods[i]) {
+				ready[ref.UID]++
+			}
 		}
 	}
 	for i := range sets.Items {
 		rs := &sets.Items[i]
-		if rs.Status.ObservedGeneration != rs.Generation || active[rs.UID] != ptr.Deref(rs.Spec.Replicas, 1) {
+		want := ptr.Deref(rs.Spec.Replicas, 1)
+		if rs.Status.ObservedGeneration != rs.Generation || active[rs.UID] != want || rs.Status.Replicas != want ||
+			rs.Status.ReadyReplicas != ready[rs.UID] {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// podReady reports whether the pod runs and is Ready.
+func podReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func decided(p *corev1.Pod) bool {
