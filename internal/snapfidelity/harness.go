@@ -40,6 +40,24 @@ type Harness struct {
 	Client kubernetes.Interface
 	// Source names the cluster in the snapshot's header.
 	Source string
+	// Clock stamps what the harness's kubelets write (pod start and
+	// condition times, a node's heartbeat); nil is the wall clock.
+	Clock clock.PassiveClock
+	// AfterLiveLoop, when set, runs between the live loop and the
+	// snapshot: a test changes the cluster there as a late component
+	// would.
+	AfterLiveLoop func(context.Context) error
+	// Moved counts the comparisons made again because the cluster changed
+	// between the live loop and the snapshot.
+	Moved int
+}
+
+// now is the time of the harness's kubelets.
+func (h *Harness) now() time.Time {
+	if h.Clock == nil {
+		return time.Now()
+	}
+	return h.Clock.Now()
 }
 
 // Environment is the control plane a Harness needs.
@@ -77,23 +95,62 @@ func (h *Harness) Prepare(ctx context.Context) error {
 }
 
 // Run builds c in the cluster, runs one dry-run loop on it, snapshots it,
-// simulates the snapshot for one loop, and removes c again.
+// simulates the snapshot for one loop, and removes c again. The cluster
+// must not move between the live loop and the snapshot: when an object
+// changed meanwhile (kube-scheduler binding a pod it had first found no
+// room for, say), the cluster is settled and compared again, up to
+// maxCompareAttempts times.
 func (h *Harness) Run(ctx context.Context, c *Cluster) (out *Outcome, err error) {
 	defer func() { err = errors.Join(err, h.clean(context.WithoutCancel(ctx), c)) }()
 	provider, err := h.build(ctx, c)
 	if err != nil {
 		return nil, err
 	}
+	for attempt := 1; ; attempt++ {
+		out, moved, err := h.compare(ctx, c, provider)
+		if err != nil || len(moved) == 0 {
+			return out, err
+		}
+		if attempt == maxCompareAttempts {
+			return nil, fmt.Errorf("cluster %d kept changing while it was compared, last %v", c.Seed, moved)
+		}
+		h.Moved++
+		ready, err := h.settle(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.waitBudgets(ctx, ready); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// compare runs the live loop and simulates the snapshot; moved lists the
+// objects that changed from before the live loop to after the snapshot.
+func (h *Harness) compare(ctx context.Context, c *Cluster, provider *kwok.Provider) (out *Outcome, moved []string, err error) {
+	before, err := h.readWorld(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	liveDecisions, err := h.liveLoop(ctx, c, provider)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if h.AfterLiveLoop != nil {
+		if err := h.AfterLiveLoop(ctx); err != nil {
+			return nil, nil, err
+		}
 	}
 	out, err = h.simulate(ctx, c)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	after, err := h.readWorld(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	out.Live = liveDecisions
-	return out, nil
+	return out, before.changes(after), nil
 }
 
 // build starts the kwok cloud with c's nodes and creates the workloads'

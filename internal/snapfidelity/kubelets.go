@@ -47,7 +47,7 @@ func (h *Harness) settle(ctx context.Context) (map[string][]corev1.Pod, error) {
 // how many pods it started.
 func (h *Harness) runBoundPods(ctx context.Context) (ready map[string][]corev1.Pod, started int, err error) {
 	ready = map[string][]corev1.Pod{}
-	now := metav1.Now()
+	now := metav1.NewTime(h.now())
 	for _, ns := range Namespaces {
 		pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
@@ -168,7 +168,7 @@ func (h *Harness) liftNotReadyTaints(ctx context.Context) error {
 func (h *Harness) createOtherNode(ctx context.Context, n Node) error {
 	capacity := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("8Gi"),
 		corev1.ResourcePods: resource.MustParse("110")}
-	now := metav1.Now()
+	now := metav1.NewTime(h.now())
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: n.Name, Labels: map[string]string{corev1.LabelHostname: n.Name}},
 		Spec: corev1.NodeSpec{ProviderID: "external:///" + n.Name},
 		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity, Conditions: []corev1.NodeCondition{
@@ -184,8 +184,15 @@ func (h *Harness) createOtherNode(ctx context.Context, n Node) error {
 	return nil
 }
 
-// failKubelets makes the NotReady nodes' kubelets report Ready=False,
-// with the not-ready taint the node lifecycle controller then puts on.
+// failKubelets makes the NotReady nodes' kubelets report Ready=False
+// since the node registered (the transition time is the node's creation,
+// however late this write comes), with the not-ready taint the node
+// lifecycle controller then puts on. Such a node has never been Ready,
+// which is what a scenario's notReady node is; a transition stamped with
+// the time of this write made it a node that was Ready and failed
+// whenever the write came more than a second after the node's creation
+// (a loaded machine), which the live loop counts as unready rather than
+// starting.
 func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
 	for _, n := range c.Nodes {
 		if !n.NotReady {
@@ -198,7 +205,7 @@ func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
 			}
 			for i := range node.Status.Conditions {
 				if node.Status.Conditions[i].Type == corev1.NodeReady {
-					node.Status.Conditions[i].Status, node.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, metav1.Now()
+					node.Status.Conditions[i].Status, node.Status.Conditions[i].LastTransitionTime = corev1.ConditionFalse, node.CreationTimestamp
 				}
 			}
 			if node, err = h.Client.CoreV1().Nodes().UpdateStatus(ctx, node, metav1.UpdateOptions{}); err != nil {
@@ -242,26 +249,45 @@ func (h *Harness) waitScheduled(ctx context.Context) error {
 }
 
 // replicated reports whether every ReplicaSet of the namespace has its
-// replicas in pods that are not being deleted: the ReplicaSet controller
-// replaced the preemption victims.
+// replicas in pods that are not being deleted (the ReplicaSet controller
+// replaced the preemption victims) and its status counts them and their
+// readiness: the controller has nothing left to write.
 func (h *Harness) replicated(ctx context.Context, ns string, pods []corev1.Pod) (bool, error) {
 	sets, err := h.Client.AppsV1().ReplicaSets(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, err
 	}
-	active := map[types.UID]int32{}
+	active, ready := map[types.UID]int32{}, map[types.UID]int32{}
 	for i := range pods {
 		if ref := metav1.GetControllerOf(&pods[i]); ref != nil && pods[i].DeletionTimestamp == nil {
 			active[ref.UID]++
+			if podReady(&pods[i]) {
+				ready[ref.UID]++
+			}
 		}
 	}
 	for i := range sets.Items {
 		rs := &sets.Items[i]
-		if rs.Status.ObservedGeneration != rs.Generation || active[rs.UID] != ptr.Deref(rs.Spec.Replicas, 1) {
+		want := ptr.Deref(rs.Spec.Replicas, 1)
+		if rs.Status.ObservedGeneration != rs.Generation || active[rs.UID] != want || rs.Status.Replicas != want ||
+			rs.Status.ReadyReplicas != ready[rs.UID] {
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// podReady reports whether the pod runs and is Ready.
+func podReady(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 func decided(p *corev1.Pod) bool {

@@ -281,6 +281,23 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{"labels its pods app=web-2 (its workload name) instead of app=web"},
 	}, {
+		name: "a node that was Ready and failed is noted; one that never was is not",
+		c: func() *Cluster {
+			failed := fixture.Node("failed", fixture.NotReady())
+			failed.CreationTimestamp = metav1.NewTime(now.Add(-time.Hour))
+			failed.Status.Conditions[0].LastTransitionTime = metav1.NewTime(now.Add(-10 * time.Minute))
+			booting := fixture.Node("booting", fixture.NotReady())
+			booting.CreationTimestamp = metav1.NewTime(now.Add(-time.Minute))
+			booting.Status.Conditions[0].LastTransitionTime = booting.CreationTimestamp
+			return cluster([]*corev1.Node{failed, booting}, nil)
+		}(),
+		check: func(t *testing.T, r *Result) {
+			if containsNote(r.Notes, "node booting") {
+				t.Errorf("notes %q name the node that never was Ready", r.Notes)
+			}
+		},
+		notes: []string{"node failed has been NotReady since 2026-11-22T11:50:00Z after it was Ready"},
+	}, {
 		name: "running pods stay on their node, even one a scheduler would not pick now",
 		c: cluster([]*corev1.Node{fixture.Node("sick", fixture.NotReady())}, []*corev1.Pod{
 			fixture.Pod("stuck", fixture.OnNode("sick"), fixture.Running()),

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -196,6 +197,11 @@ func (b *builder) addGroup(g scenario.NodeGroup, nodes []*corev1.Node, groupTain
 	b.res.Scenario.NodeGroups = append(b.res.Scenario.NodeGroups, g)
 	for _, n := range nodes {
 		sn := scenario.Node{Name: n.Name, Group: g.Name, NotReady: !ready(n)}
+		if since, failed := failedSince(n); failed {
+			b.res.notef("node %s has been NotReady since %s after it was Ready: the simulation registers it NotReady, never Ready, so it "+
+				"counts as starting (--max-node-startup-time) where the live loop counts it unready; scale-up and the cluster's health may decide differently",
+				n.Name, since.UTC().Format(time.RFC3339))
+		}
 		for _, t := range nodeTaints(n) {
 			if !slices.Contains(groupTaints, t) {
 				sn.Taints.Value = append(sn.Taints.Value, t)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -171,6 +172,20 @@ func ready(n *corev1.Node) bool {
 		}
 	}
 	return false
+}
+
+// failedSince returns when the node's Ready condition turned not True,
+// when that was over a second after the node registered: the node had
+// been Ready and failed, by the readiness rule of the live loop
+// (internal/nodeautoscaler/clusterstate), which counts such a node unready
+// rather than starting.
+func failedSince(n *corev1.Node) (time.Time, bool) {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+			return c.LastTransitionTime.Time, c.LastTransitionTime.After(n.CreationTimestamp.Add(time.Second))
+		}
+	}
+	return time.Time{}, false
 }
 
 func zoneOf(n *corev1.Node) string {

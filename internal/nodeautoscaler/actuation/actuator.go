@@ -122,10 +122,13 @@ func (a *Actuator) CleanUp(ctx context.Context, nodes []*corev1.Node) error {
 // Start begins the deletions of a plan at now: every node is marked
 // ToBeDeleted (and cordoned with --cordon-node-before-terminating); after
 // --node-delete-delay-after-taint empty nodes are deleted in bulk and the
-// others drained. With a zero delay that happens within Start.
+// others drained. With a zero delay that happens within Start. The nodes
+// of the plan's zero-or-max groups (Plan.Atomic) go together: in one
+// provider call once all are ready, or none of them (see atomic.go).
 func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time) []Outcome {
 	a.started = nil
 	var out []Outcome
+	first := len(a.deletions)
 	mark := func(c scaledown.Candidate, kind Kind) {
 		if a.deleting(c.Node.Name) {
 			return
@@ -150,6 +153,7 @@ func (a *Actuator) Start(ctx context.Context, plan scaledown.Plan, now time.Time
 	for _, c := range plan.Drain {
 		mark(c, KindNonEmpty)
 	}
+	out = append(out, a.batchAtomic(ctx, plan, first, now)...)
 	return append(out, a.Step(ctx, now)...)
 }
 
@@ -189,24 +193,32 @@ func (a *Actuator) LastStarted() []Started { return a.started }
 
 // Step advances every deletion at now and returns the deletions that
 // ended. Empty nodes that become ready in the same step are deleted with
-// one provider call per group.
+// one provider call per group; the nodes of a zero-or-max group wait for
+// each other (see atomic.go).
 func (a *Actuator) Step(ctx context.Context, now time.Time) []Outcome {
 	var out []Outcome
 	var ready []*deletion
-	kept := a.deletions[:0]
+	kept := make([]*deletion, 0, len(a.deletions))
 	for _, d := range a.deletions {
 		o, st := a.advance(ctx, d, now)
-		switch st {
-		case stepEnded:
+		switch {
+		case st == stepEnded:
 			out = append(out, o)
-		case stepReady:
+			if d.batch != nil {
+				d.batch.failed = true
+			}
+		case st == stepReady && d.batch == nil:
 			ready = append(ready, d)
+		case st == stepReady:
+			d.phase = phaseQueued
+			kept = append(kept, d)
 		default:
 			kept = append(kept, d)
 		}
 	}
-	clear(a.deletions[len(kept):])
+	kept, atomicOut := a.stepAtomic(ctx, kept, now)
 	a.deletions = kept
+	out = append(out, atomicOut...)
 	return append(out, a.deleteReady(ctx, ready, now)...)
 }
 
@@ -215,22 +227,20 @@ func (a *Actuator) Step(ctx context.Context, now time.Time) []Outcome {
 // order they first appear.
 func (a *Actuator) deleteReady(ctx context.Context, ready []*deletion, now time.Time) []Outcome {
 	var out []Outcome
-	byGroup := map[string][]scaledown.Candidate{}
-	started := map[string]time.Time{}
+	byGroup := map[string][]*deletion{}
 	var order []string
 	for _, d := range ready {
 		if d.kind == KindNonEmpty {
-			out = append(out, a.deleteNodes(ctx, []scaledown.Candidate{d.cand}, KindNonEmpty, d.started, now, d.evicted())...)
+			out = append(out, a.deleteNodes(ctx, []*deletion{d}, now, false)...)
 			continue
 		}
 		if _, ok := byGroup[d.cand.Group]; !ok {
 			order = append(order, d.cand.Group)
-			started[d.cand.Group] = d.started
 		}
-		byGroup[d.cand.Group] = append(byGroup[d.cand.Group], d.cand)
+		byGroup[d.cand.Group] = append(byGroup[d.cand.Group], d)
 	}
 	for _, g := range order {
-		out = append(out, a.deleteNodes(ctx, byGroup[g], KindEmpty, started[g], now, 0)...)
+		out = append(out, a.deleteNodes(ctx, byGroup[g], now, false)...)
 	}
 	return out
 }
@@ -246,33 +256,42 @@ func nonIgnoredPod(pods []*corev1.Pod) error {
 }
 
 // deleteNodes marks the nodes BeingDeleted and deletes them through the
-// provider in one call; they all belong to one group.
-func (a *Actuator) deleteNodes(ctx context.Context, cands []scaledown.Candidate, kind Kind, started, now time.Time, evicted int) []Outcome {
+// provider in one call; they all belong to one group. A node that cannot
+// be marked fails alone, or, when atomic, gives up the whole call.
+func (a *Actuator) deleteNodes(ctx context.Context, ds []*deletion, now time.Time, atomic bool) []Outcome {
 	var out []Outcome
 	var ids []string
-	var marked []scaledown.Candidate
-	for _, c := range cands {
-		if err := a.cluster.AddTaint(ctx, c.Node.Name, beingDeleted); err != nil {
-			out = append(out, a.fail(ctx, c, kind, started, now, evicted, FailureTaint, err))
+	var marked []*deletion
+	for _, d := range ds {
+		if err := a.cluster.AddTaint(ctx, d.cand.Node.Name, beingDeleted); err != nil {
+			out = append(out, a.failDeletion(ctx, d, now, FailureTaint, err))
 			continue
 		}
-		ids = append(ids, c.Instance)
-		marked = append(marked, c)
+		ids = append(ids, d.cand.Instance)
+		marked = append(marked, d)
 	}
 	if len(marked) == 0 {
 		return out
 	}
-	err := a.deleter.DeleteInstances(ctx, marked[0].Group, ids)
-	for _, c := range marked {
+	if atomic && len(out) > 0 {
+		return append(out, a.giveUp(ctx, marked, now)...)
+	}
+	err := a.deleter.DeleteInstances(ctx, marked[0].cand.Group, ids)
+	for _, d := range marked {
 		if err != nil {
-			out = append(out, a.fail(ctx, c, kind, started, now, evicted, FailureCloudDelete, err))
+			out = append(out, a.failDeletion(ctx, d, now, FailureCloudDelete, err))
 			continue
 		}
-		o := Outcome{Node: c.Node.Name, Group: c.Group, Kind: kind, Started: started, Ended: now, Evicted: evicted}
-		a.metrics.observe(o, c)
+		o := Outcome{Node: d.cand.Node.Name, Group: d.cand.Group, Kind: d.kind, Started: d.started, Ended: now, Evicted: d.evicted()}
+		a.metrics.observe(o, d.cand)
 		out = append(out, o)
 	}
 	return out
+}
+
+// failDeletion is fail for a deletion under way.
+func (a *Actuator) failDeletion(ctx context.Context, d *deletion, now time.Time, why FailureReason, err error) Outcome {
+	return a.fail(ctx, d.cand, d.kind, d.started, now, d.evicted(), why, err)
 }
 
 // fail removes both taints (and the cordon) and reports the failure.

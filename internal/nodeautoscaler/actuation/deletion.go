@@ -34,6 +34,9 @@ type deletion struct {
 	evictedBefore int
 	// holdUntil ends the wait for delay-deletion annotations.
 	holdUntil time.Time
+	// batch, for a node of a zero-or-max group, is the group's deletion
+	// it belongs to; nil otherwise.
+	batch *batch
 }
 
 // phase is where a deletion stands.
@@ -46,6 +49,9 @@ const (
 	phaseDraining
 	// phaseHeld waits for delay-deletion annotations to go.
 	phaseHeld
+	// phaseQueued is ready and waits for the other nodes of its
+	// zero-or-max group (see atomic.go).
+	phaseQueued
 )
 
 // stepState is what one step did to a deletion.
@@ -62,6 +68,9 @@ const (
 
 // advance moves one deletion forward as far as it can go at now.
 func (a *Actuator) advance(ctx context.Context, d *deletion, now time.Time) (Outcome, stepState) {
+	if d.phase == phaseQueued {
+		return Outcome{}, stepReady
+	}
 	if d.phase == phaseMarked {
 		if now.Before(d.readyAt) {
 			return Outcome{}, stepWaiting

@@ -17,9 +17,11 @@
 // eviction overrides both flags. Before the provider call a node is held
 // while it carries a delay-deletion.cluster-autoscaler.kubernetes.io/
 // annotation, up to --node-deletion-delay-timeout; then it is tainted
-// BeingDeletedByClusterAutoscaler and deleted. On any failure both taints
-// (and the cordon) are removed and the failure is reported with its kind
-// and reason. At start, leftover taints of an earlier process are removed.
+// BeingDeletedByClusterAutoscaler and deleted. The nodes of a zero-or-max
+// group taken whole wait for each other and are deleted in one provider
+// call, or all given up when one fails (atomic.go). On any failure both
+// taints (and the cordon) are removed and the failure is reported with its
+// kind and reason. At start, leftover taints of an earlier process are removed.
 //
 // The actuator reaches the cluster through Cluster, a narrow interface with
 // two implementations: Kube (client-go, for live clusters) and, for unit

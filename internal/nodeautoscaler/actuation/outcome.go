@@ -39,13 +39,17 @@ const (
 	// FailureNodeRead: the node could not be read while waiting for its
 	// delay-deletion annotations to go.
 	FailureNodeRead FailureReason = "NodeReadFailed"
+	// FailureAtomicGroup: another node of the zero-or-max group failed, so
+	// this one was given up with it (upstream: scale down failed for node
+	// group as a whole).
+	FailureAtomicGroup FailureReason = "AtomicGroupFailed"
 )
 
 // Code returns the fork's numeric result code used as the reason label of
 // cluster_autoscaler_failed_scale_down_total: 1 could not taint, 2 eviction
 // failed, 3 cloud delete failed (also a node that could not be read before
-// its deletion, upstream's failed-to-delete), and kscale's 4: the empty
-// node gained a pod.
+// its deletion and a node given up with its zero-or-max group, upstream's
+// failed-to-delete), and kscale's 4: the empty node gained a pod.
 func (r FailureReason) Code() string {
 	switch r {
 	case FailureTaint:

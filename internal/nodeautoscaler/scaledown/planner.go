@@ -68,7 +68,7 @@ func (p *Planner) Plan(in Input) (Plan, error) {
 	plan.Skipped = p.skipReason(&in)
 	if plan.Skipped == "" {
 		var failed []Blocked
-		plan.Empty, plan.Drain, failed = p.choose(plan.Unneeded, groups, registeredNodes(in.Nodes), in.InFlight, in.Now)
+		plan.Empty, plan.Drain, plan.Atomic, failed = p.choose(plan.Unneeded, groups, registeredNodes(in.Nodes), in.InFlight, in.Now)
 		plan.Blocked = withBlocked(plan.Blocked, failed)
 	}
 	return plan, nil
@@ -210,19 +210,19 @@ func (p *Planner) skipCooling(states []*nodeState, in *Input) {
 // limits: whole zero-or-max groups first (see zeroormax.go), then single
 // empty nodes (in bulk), then single nodes to drain. It returns the nodes
 // of zero-or-max groups that cannot go whole as blocked; registered counts
-// each group's nodes.
+// each group's nodes. atomic names the zero-or-max groups taken whole.
 func (p *Planner) choose(unneeded []Candidate, groups map[string]Group, registered map[string]int, inFlight InFlight,
-	now time.Time) (empty, drain []Candidate, failed []Blocked) {
+	now time.Time) (empty, drain []Candidate, atomic []string, failed []Blocked) {
 	var ready []Candidate
 	for _, c := range unneeded {
 		if p.longEnough(&c, now) && (c.Ready || p.cfg.UnreadyEnabled) {
 			ready = append(ready, c)
 		}
 	}
-	atomic, single := splitAtomic(ready, groups)
-	whole, failed := wholeGroups(atomic, groups, registered)
+	byGroup, single := splitAtomic(ready, groups)
+	whole, failed := wholeGroups(byGroup, groups, registered)
 	b := budgets{all: p.cfg.MaxScaleDownParallelism - inFlight.Empty - inFlight.NonEmpty, drain: p.cfg.MaxDrainParallelism - inFlight.NonEmpty}
-	empty, drain = b.takeAtomic(whole)
+	empty, drain, atomic = b.takeAtomic(whole)
 	singleEmpty, singleDrain := 0, 0
 	for _, c := range single { // empty ones first
 		switch {
@@ -232,7 +232,7 @@ func (p *Planner) choose(unneeded []Candidate, groups map[string]Group, register
 			drain, singleDrain = append(drain, c), singleDrain+1
 		}
 	}
-	return empty, drain, failed
+	return empty, drain, atomic, failed
 }
 
 // longEnough reports whether the node has been unneeded for the unneeded

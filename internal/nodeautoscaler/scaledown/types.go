@@ -138,6 +138,11 @@ type Plan struct {
 	Empty []Candidate
 	// Drain are the nodes to drain and then delete now.
 	Drain []Candidate
+	// Atomic names the zero-or-max groups taken whole this round, in the
+	// order they were taken: their nodes in Empty and Drain are deleted
+	// all together in one provider call once every one is ready, or none
+	// is (see zeroormax.go).
+	Atomic []string
 	// Skipped, when set, says why nothing is deleted this round.
 	Skipped string
 }

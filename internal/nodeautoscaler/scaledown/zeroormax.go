@@ -21,7 +21,10 @@ import (
 //     that does not fit the remaining --max-scale-down-parallelism (or
 //     --max-drain-parallelism for its nodes to drain) stops the atomic
 //     groups, except that the first one may overflow a budget that is not
-//     used up. Single nodes share what budget is left.
+//     used up. Single nodes share what budget is left. The plan names
+//     such groups (Plan.Atomic): the actuator deletes a group's nodes in
+//     one provider call once all of them are drained, and gives all of
+//     them up when one fails (upstream's GroupDeletionScheduler).
 
 // atomicGroup is one zero-or-max group's nodes removable now.
 type atomicGroup struct {
@@ -81,8 +84,8 @@ type budgets struct {
 
 // takeAtomic picks whole atomic groups within the budgets: first the
 // groups with empty nodes (with their nodes to drain), then those with
-// only nodes to drain.
-func (b *budgets) takeAtomic(whole []*atomicGroup) (empty, drain []Candidate) {
+// only nodes to drain. taken names the groups picked, in that order.
+func (b *budgets) takeAtomic(whole []*atomicGroup) (empty, drain []Candidate, taken []string) {
 	overflow := true
 	for _, g := range whole {
 		if len(g.empty) == 0 {
@@ -94,6 +97,7 @@ func (b *budgets) takeAtomic(whole []*atomicGroup) (empty, drain []Candidate) {
 			}
 		}
 		empty, drain = append(empty, g.empty...), append(drain, g.drain...)
+		taken = append(taken, g.id)
 		b.all, b.drain = b.all-g.size(), b.drain-len(g.drain)
 		overflow = false
 	}
@@ -106,10 +110,11 @@ func (b *budgets) takeAtomic(whole []*atomicGroup) (empty, drain []Candidate) {
 			break
 		}
 		drain = append(drain, g.drain...)
+		taken = append(taken, g.id)
 		b.all, b.drain = b.all-len(g.drain), b.drain-len(g.drain)
 		overflow = false
 	}
-	return empty, drain
+	return empty, drain, taken
 }
 
 // registeredNodes counts the registered nodes per group.

@@ -55,28 +55,31 @@ func TestPlanZeroOrMax(t *testing.T) {
 		wantEmpty  []string
 		wantDrain  []string
 		wantFailed []string // nodes blocked with ReasonAtomicScaleDownFailed
+		wantAtomic []string // groups taken whole (Plan.Atomic)
 	}{
 		{name: "a group of empty nodes goes whole", groups: []zomGroup{{id: "za", empty: 3}}, par: 10, drain: 1,
-			wantEmpty: []string{"za-e0", "za-e1", "za-e2"}},
+			wantEmpty: []string{"za-e0", "za-e1", "za-e2"}, wantAtomic: []string{"za"}},
 		{name: "empty and drained nodes go together", groups: []zomGroup{{id: "za", empty: 1, drain: 2}}, par: 10, drain: 5,
-			wantEmpty: []string{"za-e0"}, wantDrain: []string{"za-d0", "za-d1"}},
+			wantEmpty: []string{"za-e0"}, wantDrain: []string{"za-d0", "za-d1"}, wantAtomic: []string{"za"}},
 		{name: "one busy node keeps the whole group", groups: []zomGroup{{id: "za", empty: 2, full: 1}}, par: 10, drain: 1,
 			wantFailed: []string{"za-e0", "za-e1"}},
 		{name: "the same nodes of a plain group go one by one", groups: []zomGroup{{id: "ga", empty: 2, full: 1}}, par: 10, drain: 1,
 			wantEmpty: []string{"ga-e0", "ga-e1"}},
 		{name: "all registered nodes go although the target is higher", groups: []zomGroup{{id: "za", empty: 2, extraTarget: 1}},
-			par: 10, drain: 1, wantEmpty: []string{"za-e0", "za-e1"}},
+			par: 10, drain: 1, wantEmpty: []string{"za-e0", "za-e1"}, wantAtomic: []string{"za"}},
 		{name: "min size keeps the group whole", groups: []zomGroup{{id: "za", empty: 3, min: 1}}, par: 10, drain: 1,
 			wantFailed: []string{"za-e0", "za-e1"}},
 		{name: "the first group may overflow the parallelism", groups: []zomGroup{{id: "za", empty: 3}, {id: "ga", empty: 1}},
-			par: 2, drain: 1, wantEmpty: []string{"za-e0", "za-e1", "za-e2"}},
+			par: 2, drain: 1, wantEmpty: []string{"za-e0", "za-e1", "za-e2"}, wantAtomic: []string{"za"}},
 		{name: "a second group that does not fit stops the atomic groups", groups: []zomGroup{{id: "za", empty: 2}, {id: "zb", empty: 2}, {id: "ga", empty: 1}},
-			par: 3, drain: 1, wantEmpty: []string{"za-e0", "za-e1", "ga-e0"}},
+			par: 3, drain: 1, wantEmpty: []string{"za-e0", "za-e1", "ga-e0"}, wantAtomic: []string{"za"}},
 		{name: "a used-up budget takes no group", groups: []zomGroup{{id: "za", empty: 2}}, par: 3, drain: 1, inFlight: InFlight{Empty: 3}},
 		{name: "a group to drain needs the drain budget", groups: []zomGroup{{id: "za", drain: 2}}, par: 10, drain: 1,
 			inFlight: InFlight{NonEmpty: 1}},
 		{name: "a group to drain may overflow the drain budget", groups: []zomGroup{{id: "za", drain: 3}}, par: 10, drain: 1,
-			wantDrain: []string{"za-d0", "za-d1", "za-d2"}},
+			wantDrain: []string{"za-d0", "za-d1", "za-d2"}, wantAtomic: []string{"za"}},
+		{name: "every group taken whole is named, empty ones first", groups: []zomGroup{{id: "zb", drain: 1}, {id: "za", empty: 1}},
+			par: 10, drain: 5, wantEmpty: []string{"za-e0"}, wantDrain: []string{"zb-d0"}, wantAtomic: []string{"za", "zb"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +103,9 @@ func TestPlanZeroOrMax(t *testing.T) {
 				if b.Reason == ReasonAtomicScaleDownFailed {
 					failed = append(failed, b.Node)
 				}
+			}
+			if !slices.Equal(plan.Atomic, tc.wantAtomic) {
+				t.Errorf("atomic groups %v, want %v", plan.Atomic, tc.wantAtomic)
 			}
 			if !slices.Equal(failed, append([]string{}, tc.wantFailed...)) {
 				t.Errorf("atomic scale-down failed for %v, want %v (blocked %v)", failed, tc.wantFailed, plan.Blocked)
