@@ -59,12 +59,18 @@ type Outcome struct {
 // Diff lists the differences between the live and the simulated loop.
 func (o *Outcome) Diff() []string { return Diff(o.Live, o.Simulated) }
 
-// Prepare creates the namespaces and priority classes every cluster uses.
+// Prepare creates the namespaces, priority classes and storage classes
+// every cluster uses.
 func (h *Harness) Prepare(ctx context.Context) error {
 	for _, ns := range Namespaces {
 		_, err := h.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	for _, sc := range StorageClasses() {
+		if _, err := h.Client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating storage class %s: %w", sc.Name, err)
 		}
 	}
 	for name, v := range PriorityValues {
@@ -172,6 +178,9 @@ func (h *Harness) create(ctx context.Context, o Objects) error {
 			return fmt.Errorf("creating Job %s/%s: %w", j.Namespace, j.Name, err)
 		}
 		uids[j.Namespace+"/"+j.Name] = got.UID
+	}
+	if err := h.createStorage(ctx, o); err != nil {
+		return err
 	}
 	for _, p := range o.Pods {
 		for i := range p.OwnerReferences {
