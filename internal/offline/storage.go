@@ -281,5 +281,3 @@ func (st *storage) addTo(snap *simulator.Snapshot) {
 		snap.AddPersistentVolumeClaim(pvc)
 	}
 }
-
-

@@ -135,8 +135,8 @@ func BoundVolume(pvc *corev1.PersistentVolumeClaim, name string, affinity *corev
 	pvc.Annotations[annotationBindCompleted] = "yes"
 	return &corev1.PersistentVolume{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.PersistentVolumeSpec{
 		StorageClassName: *pvc.Spec.StorageClassName, Capacity: pvc.Spec.Resources.Requests, AccessModes: pvc.Spec.AccessModes,
-		ClaimRef:     &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
-		NodeAffinity: affinity,
+		ClaimRef:               &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: pvc.Namespace, Name: pvc.Name, UID: pvc.UID},
+		NodeAffinity:           affinity,
 		PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: Provisioner, VolumeHandle: name}}}}
 }
 

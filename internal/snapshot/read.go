@@ -84,7 +84,9 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 func readStorage(ctx context.Context, client kubernetes.Interface, pageSize int64, c *Cluster) error {
 	var err error
 	c.PersistentVolumeClaims, err = listAll(ctx, "persistentvolumeclaims", pageSize, client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List,
-		func(l *corev1.PersistentVolumeClaimList) ([]corev1.PersistentVolumeClaim, string) { return l.Items, l.Continue })
+		func(l *corev1.PersistentVolumeClaimList) ([]corev1.PersistentVolumeClaim, string) {
+			return l.Items, l.Continue
+		})
 	if err != nil {
 		return err
 	}
