@@ -1,9 +1,9 @@
 package scenario
 
 import (
-	corev1 "k8s.io/api/core/v1"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 )
 
