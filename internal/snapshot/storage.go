@@ -101,6 +101,11 @@ func (b *builder) claimTemplates(w *scenario.Workload, g *podGroup, claims map[s
 				break
 			}
 		}
+		if w.Kind == kindPods && len(g.pods) == 1 {
+			// One bare or terminating pod: its claim keeps its name.
+			w.Pod.Volumes = append(w.Pod.Volumes, scenario.Volume{Name: v.Name, Type: scenario.VolumeClaim, Claim: v.PersistentVolumeClaim.ClaimName})
+			continue
+		}
 		if found == nil || w.Kind != kindReplicaSet {
 			b.res.notef("%s: its claim template %s is left out (no claim of it exists, or the workload is no StatefulSet's); where its pods fit may change", g.owner, v.Name)
 			continue
@@ -135,12 +140,13 @@ func (b *builder) buildStorage(c *Cluster, claims map[string]*corev1.PersistentV
 		sp := b.simPod[p.Namespace+"/"+p.Name]
 		w := b.workloadByName(sp.workload)
 		for _, v := range p.Spec.Volumes {
-			live, sim := claimNames(p, v, sp.name)
-			if live == "" || (isTemplateVolume(p, v) && !hasTemplate(w, v.Name)) {
+			templated := isTemplateVolume(p, v) && hasTemplate(w, v.Name)
+			live, sim := claimNames(p, v, sp.name, templated)
+			if live == "" || (isTemplateVolume(p, v) && !templated && !hasVolume(w, v.Name)) {
 				continue
 			}
 			pvc := claims[p.Namespace+"/"+live]
-			if pvc == nil && (isTemplateVolume(p, v) || v.Ephemeral != nil) {
+			if pvc == nil && (templated || v.Ephemeral != nil) {
 				b.res.notef("pod %s/%s: its claim %s does not exist yet; the simulation creates it (from the claim template or the ephemeral volume), as its controller would", p.Namespace, p.Name, live)
 				continue
 			}
@@ -181,10 +187,11 @@ func (b *builder) buildStorage(c *Cluster, claims map[string]*corev1.PersistentV
 }
 
 // claimNames returns the live and simulated name of the claim the volume
-// mounts, or "" for a volume without claim.
-func claimNames(p *corev1.Pod, v corev1.Volume, simName string) (live, sim string) {
+// mounts (a claim template's when templated), or "" for a volume without
+// claim.
+func claimNames(p *corev1.Pod, v corev1.Volume, simName string, templated bool) (live, sim string) {
 	switch {
-	case isTemplateVolume(p, v):
+	case templated:
 		return v.PersistentVolumeClaim.ClaimName, v.Name + "-" + simName
 	case v.PersistentVolumeClaim != nil:
 		return v.PersistentVolumeClaim.ClaimName, v.PersistentVolumeClaim.ClaimName
@@ -220,6 +227,10 @@ func (b *builder) claimApproximations(pvc *corev1.PersistentVolumeClaim) {
 	if _, ok := pvc.Annotations["volume.kubernetes.io/selected-node"]; ok && pvc.Spec.VolumeName == "" {
 		b.res.notef("claim %s/%s: its selected node (a provisioning in progress) is not captured", pvc.Namespace, pvc.Name)
 	}
+}
+
+func hasVolume(w *scenario.Workload, name string) bool {
+	return w != nil && slices.ContainsFunc(w.Pod.Volumes, func(v scenario.Volume) bool { return v.Name == name })
 }
 
 func hasTemplate(w *scenario.Workload, name string) bool {

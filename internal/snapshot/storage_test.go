@@ -58,13 +58,15 @@ func storageCluster() *Cluster {
 			VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{
 				Spec: claim("", "zonal").Spec}}}})),
 		fixture.Pod("lost", fixture.WithLabels(map[string]string{"app": "lost"}), fixture.UnschedulablePod(), withVolumes(claimVolume("data", "gone"))),
+		fixture.Pod("solo", fixture.WithLabels(map[string]string{"app": "solo"}), fixture.UnschedulablePod(), withVolumes(claimVolume("data", "data-solo"))),
 	}
 	c := cluster(nodes, pods)
 	wffc := storagev1.VolumeBindingWaitForFirstConsumer
 	c.StorageClasses = []storagev1.StorageClass{{ObjectMeta: metav1.ObjectMeta{Name: "zonal"}, Provisioner: "ebs.csi.aws.com", VolumeBindingMode: &wffc}}
-	d0, d1 := claim("data-db-0", "zonal"), claim("data-db-1", "zonal")
-	c.PersistentVolumes = []corev1.PersistentVolume{zonalPV("pv-0", "z2", d0), zonalPV("pv-1", "z1", d1), zonalPV("spare", "z1", nil)}
-	c.PersistentVolumeClaims = []corev1.PersistentVolumeClaim{*d0, *d1, *claim("unused", "zonal")}
+	d0, d1, solo := claim("data-db-0", "zonal"), claim("data-db-1", "zonal"), claim("data-solo", "zonal")
+	c.PersistentVolumes = []corev1.PersistentVolume{zonalPV("pv-0", "z2", d0), zonalPV("pv-1", "z1", d1), zonalPV("spare", "z1", nil),
+		zonalPV("pv-solo", "z2", solo)}
+	c.PersistentVolumeClaims = []corev1.PersistentVolumeClaim{*d0, *d1, *claim("unused", "zonal"), *solo}
 	return c
 }
 
@@ -83,6 +85,7 @@ func TestConvertStorage(t *testing.T) {
 	want := []scenario.PersistentVolumeClaim{
 		{Name: "data-db-1", Namespace: "default", Volume: "pv-0"},
 		{Name: "data-db-2", Namespace: "default", Volume: "pv-1"},
+		{Name: "data-solo", Namespace: "default", Volume: "pv-solo"},
 	}
 	if len(s.PersistentVolumeClaims) != len(want) {
 		t.Fatalf("claims = %+v, want %+v", s.PersistentVolumeClaims, want)
@@ -96,11 +99,14 @@ func TestConvertStorage(t *testing.T) {
 	for _, pv := range s.PersistentVolumes {
 		pvs = append(pvs, pv.Name)
 	}
-	if strings.Join(pvs, ",") != "pv-0,pv-1,spare" || s.PersistentVolumes[1].NodeAffinity.Value.NodeSelectorTerms[0].MatchExpressions[0].Values[0] != "z1" {
+	if strings.Join(pvs, ",") != "pv-0,pv-1,pv-solo,spare" || s.PersistentVolumes[1].NodeAffinity.Value.NodeSelectorTerms[0].MatchExpressions[0].Values[0] != "z1" {
 		t.Errorf("volumes = %+v, want pv-0, pv-1 and spare with their zones", s.PersistentVolumes)
 	}
 	if v := mustWorkload(t, res, "tmp").Pod.Volumes; len(v) != 1 || v[0].Type != scenario.VolumeEphemeral || v[0].Ephemeral.StorageClass != "zonal" {
 		t.Errorf("tmp volumes = %+v, want the ephemeral volume", v)
+	}
+	if v := mustWorkload(t, res, "solo").Pod.Volumes; len(v) != 1 || v[0].Claim != "data-solo" {
+		t.Errorf("solo volumes = %+v, want its claim by name (one bare pod)", v)
 	}
 	if v := mustWorkload(t, res, "lost").Pod.Volumes; len(v) != 0 {
 		t.Errorf("lost volumes = %+v, want the volume of the missing claim dropped", v)
