@@ -184,6 +184,10 @@ func (b *builder) buildStorage(c *Cluster, claims map[string]*corev1.PersistentV
 	slices.SortFunc(s.PersistentVolumeClaims, func(x, y scenario.PersistentVolumeClaim) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
+	if len(s.PersistentVolumeClaims) > 0 {
+		b.res.Header = append(b.res.Header, "Claims of claim templates and ephemeral volumes are renamed after the simulated pods "+
+			"(<volume>-<workload>-<n>, <workload>-<n>-<volume>): running pods by node name, then pending ones.")
+	}
 }
 
 // claimNames returns the live and simulated name of the claim the volume
