@@ -40,6 +40,9 @@ type Harness struct {
 	Client kubernetes.Interface
 	// Source names the cluster in the snapshot's header.
 	Source string
+	// provisions is set while a cluster with unbound late-binding claims
+	// is built: the harness then plays their provisioner.
+	provisions bool
 }
 
 // Environment is the control plane a Harness needs.
@@ -132,7 +135,9 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 	if err := h.failKubelets(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := h.create(ctx, ObjectsOf(c)); err != nil {
+	o := ObjectsOf(c)
+	h.provisions = lateClaims(o)
+	if err := h.create(ctx, o); err != nil {
 		return nil, err
 	}
 	ready, err := h.settle(ctx)

@@ -39,6 +39,27 @@ func (h *Harness) createStorage(ctx context.Context, o Objects) error {
 	return nil
 }
 
+// lateClaims reports whether some claim is of a late-binding class and
+// unbound: kube-scheduler then waits for its provisioner.
+func lateClaims(o Objects) bool {
+	for _, pvc := range o.PVCs {
+		if c := *pvc.Spec.StorageClassName; pvc.Spec.VolumeName == "" && (c == ClassLate || c == ClassLateZ1) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasClaims reports whether a workload of c has claims.
+func hasClaims(c *Cluster) bool {
+	for _, w := range c.Workloads {
+		if w.Claims != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // provision plays the generated classes' provisioner and the PV
 // controller: a claim kube-scheduler selected a node for gets a volume in
 // that node's zone (its host for a node without zone) and is bound to it,
