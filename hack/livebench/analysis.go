@@ -83,7 +83,16 @@ type Loop struct {
 	Requests float64 `json:"requests"`
 	// Burst is true for loops within a burst's window.
 	Burst bool `json:"burst"`
+	// Functions are the seconds the loop's timed parts took (upstream's
+	// function labels: cloudProviderRefresh, updateClusterState, scaleUp,
+	// scaleDown...), shared like Seconds; what Seconds holds beyond their
+	// sum is untimed.
+	Functions map[string]float64 `json:"functions,omitempty"`
 }
+
+// loopWaitFunction is kscale's series of the time between loops, not a
+// part of one.
+const loopWaitFunction = "loopWait"
 
 // loops turns samples into loops and charges each the requests received
 // since the loop before it.
@@ -112,9 +121,15 @@ func loops(samples []Sample, reqs []Request) []Loop {
 			}
 			r++
 		}
+		parts := map[string]float64{}
+		for f, v := range s.Functions {
+			if d := (v - prev.Functions[f]) / k; d > 0 && f != loopWaitFunction {
+				parts[f] = d
+			}
+		}
 		for range int(k) {
 			out = append(out, Loop{End: s.At, Seconds: (s.LoopSeconds - prev.LoopSeconds) / k,
-				CPUSeconds: (s.CPUSeconds - prev.CPUSeconds) / k, Requests: float64(n) / k})
+				CPUSeconds: (s.CPUSeconds - prev.CPUSeconds) / k, Requests: float64(n) / k, Functions: parts})
 		}
 		prev, prevEnd = s, s.At
 	}

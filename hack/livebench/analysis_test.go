@@ -63,8 +63,8 @@ func TestLoopsFromSamples(t *testing.T) {
 	samples := []Sample{
 		{At: sec(0), Loops: 1, LoopSeconds: 0.5, CPUSeconds: 2},
 		{At: sec(1), Loops: 1, LoopSeconds: 0.5, CPUSeconds: 2.1},
-		{At: sec(2), Loops: 2, LoopSeconds: 0.7, CPUSeconds: 2.3},
-		{At: sec(3), Loops: 4, LoopSeconds: 1.3, CPUSeconds: 2.7},
+		{At: sec(2), Loops: 2, LoopSeconds: 0.7, CPUSeconds: 2.3, Functions: map[string]float64{"scaleUp": 0.1, "loopWait": 5}},
+		{At: sec(3), Loops: 4, LoopSeconds: 1.3, CPUSeconds: 2.7, Functions: map[string]float64{"scaleUp": 0.5, "loopWait": 6}},
 	}
 	reqs := []Request{{At: sec(-1)}, {At: sec(0.5)}, {At: sec(1.5)}, {At: sec(2.5)}, {At: sec(2.6)}, {At: sec(2.7)}, {At: sec(2.8)}}
 	ls := loops(samples, reqs)
@@ -78,6 +78,12 @@ func TestLoopsFromSamples(t *testing.T) {
 			ls[i].Requests != want[i].Requests {
 			t.Errorf("loop %d = %+v, want %+v", i, ls[i], want[i])
 		}
+	}
+	if got := ls[0].Functions; len(got) != 1 || !near(got["scaleUp"], 0.1) {
+		t.Errorf("loop 0 functions = %v, want scaleUp 0.1 (loopWait is not a part)", got)
+	}
+	if got := ls[2].Functions; len(got) != 1 || !near(got["scaleUp"], 0.2) {
+		t.Errorf("loop 2 functions = %v, want scaleUp 0.2 (shared by the two loops)", got)
 	}
 	ws := burstWindows([]PodTimes{{Burst: 0, Created: sec(2.5), Increase: sec(2.9)}}, 1, func(int) time.Time { return sec(100) }, time.Second)
 	markBurst(ls, ws)
@@ -105,11 +111,11 @@ cluster_autoscaler_function_duration_seconds_sum{function="main"} 1.25
 cluster_autoscaler_function_duration_seconds_count{function="main"} 7
 cluster_autoscaler_function_duration_seconds_sum{function="scaleUp"} 9
 `
-	count, sum, err := loopTotals(strings.NewReader(text))
-	if err != nil || count != 7 || sum != 1.25 {
-		t.Errorf("loopTotals = %v %v %v, want 7 1.25 nil", count, sum, err)
+	count, sum, parts, err := loopTotals(strings.NewReader(text))
+	if err != nil || count != 7 || sum != 1.25 || len(parts) != 1 || parts["scaleUp"] != 9 {
+		t.Errorf("loopTotals = %v %v %v %v, want 7 1.25 map[scaleUp:9] nil", count, sum, parts, err)
 	}
-	if _, _, err := loopTotals(strings.NewReader(`cluster_autoscaler_function_duration_seconds_sum{function="main"} x`)); err == nil {
+	if _, _, _, err := loopTotals(strings.NewReader(`cluster_autoscaler_function_duration_seconds_sum{function="main"} x`)); err == nil {
 		t.Error("a malformed value parsed without error")
 	}
 }

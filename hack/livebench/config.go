@@ -56,6 +56,10 @@ type Config struct {
 	Upstream string `json:"upstream,omitempty"`
 	// ExtraArgs are appended to the autoscaler's flags (default flags otherwise).
 	ExtraArgs []string `json:"extraArgs,omitempty"`
+	// CPUProfile, when set, is where the autoscaler's CPU profile over the
+	// bursts (from the first burst's start, Bursts x Interval long) is
+	// written; the autoscaler then runs with --profiling.
+	CPUProfile string `json:"cpuProfile,omitempty"`
 	// ScrapeInterval is how often the autoscaler's /metrics and /proc are read.
 	ScrapeInterval time.Duration `json:"scrapeInterval"`
 	// FirstLoopTimeout bounds the wait for the autoscaler's first loop.

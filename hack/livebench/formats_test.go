@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,21 @@ func TestParseFlags(t *testing.T) {
 	o, err := parseFlags([]string{"--upstream=/x/ca", "--", "--v=2", "--scan-interval=5s"}, &bytes.Buffer{})
 	if err != nil || o.cfg.Kscale != "" || strings.Join(o.cfg.ExtraArgs, " ") != "--v=2 --scan-interval=5s" {
 		t.Errorf("parseFlags with extra args = %+v %v", o, err)
+	}
+}
+
+func TestAutoscalerCommandProfiling(t *testing.T) {
+	for _, upstream := range []string{"", "/x/ca"} {
+		cfg := Config{Kscale: "bin/kscale", Upstream: upstream, ExtraArgs: []string{"--v=2"}}
+		_, plain, _ := autoscalerCommand(&cfg, "kc", "cc", "127.0.0.1:1")
+		cfg.CPUProfile = "cpu.pprof"
+		_, profiled, _ := autoscalerCommand(&cfg, "kc", "cc", "127.0.0.1:1")
+		if slices.Contains(plain, profileArg) {
+			t.Errorf("upstream %q: %v has %s without --cpuprofile", upstream, plain, profileArg)
+		}
+		if !slices.Contains(profiled, profileArg) || profiled[len(profiled)-1] != "--v=2" {
+			t.Errorf("upstream %q: %v, want %s before the extra arguments", upstream, profiled, profileArg)
+		}
 	}
 }
 

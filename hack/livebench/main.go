@@ -52,6 +52,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&c.ScrapeInterval, "scrape-interval", 100*time.Millisecond, "how often the autoscaler's /metrics and /proc are read")
 	fs.DurationVar(&c.FirstLoopTimeout, "first-loop-timeout", 5*time.Minute, "longest wait for the autoscaler's first loop")
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON to this file (- for stdout instead of text)")
+	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the autoscaler's CPU profile over the bursts to this file (runs it with --profiling)")
 	fs.BoolVar(&o.keepDir, "keep-dir", false, "keep the run's directory (audit log, autoscaler log) and print its path")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}

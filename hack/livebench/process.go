@@ -30,16 +30,20 @@ type autoscaler struct {
 // the autoscaler: default flags plus what the harness must set (the
 // cluster, the metrics address on a free loopback port) and cfg.ExtraArgs.
 func autoscalerCommand(cfg *Config, kubeconfig, cloudConfig, address string) (string, []string, []string) {
+	extra := cfg.ExtraArgs
+	if cfg.CPUProfile != "" {
+		extra = append([]string{profileArg}, extra...)
+	}
 	if cfg.Upstream != "" {
 		args := []string{"--cloud-provider=kwok", "--kubeconfig=" + kubeconfig, "--address=" + address}
 		// Upstream's kwok provider reads its client from KUBECONFIG in
 		// "local" mode and its ConfigMaps from POD_NAMESPACE.
 		env := []string{"KWOK_PROVIDER_MODE=local", "KUBECONFIG=" + kubeconfig, "POD_NAMESPACE=kube-system"}
-		return cfg.Upstream, append(args, cfg.ExtraArgs...), env
+		return cfg.Upstream, append(args, extra...), env
 	}
 	args := []string{"node-autoscaler", "--cloud-provider=kwok", "--cloud-config=" + cloudConfig,
 		"--kubeconfig=" + kubeconfig, "--address=" + address}
-	return cfg.Kscale, append(args, cfg.ExtraArgs...), nil
+	return cfg.Kscale, append(args, extra...), nil
 }
 
 // startAutoscaler starts the process with its output in dir/autoscaler.log;

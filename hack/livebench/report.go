@@ -68,11 +68,15 @@ type LoopSummary struct {
 	CPUMillisPerLoop float64 `json:"cpuMillisPerLoop"`
 	// RequestsPerLoop is the autoscaler's API requests per loop.
 	RequestsPerLoop float64 `json:"requestsPerLoop"`
+	// PartsMeanSeconds is the mean time per loop of each timed part (see
+	// Loop.Functions); Seconds' mean beyond their sum is untimed.
+	PartsMeanSeconds map[string]float64 `json:"partsMeanSeconds,omitempty"`
 }
 
 func summarizeLoops(ls []Loop, burst bool) LoopSummary {
 	var secs []float64
 	var cpu, reqs float64
+	parts := map[string]float64{}
 	for _, l := range ls {
 		if l.Burst != burst {
 			continue
@@ -80,10 +84,17 @@ func summarizeLoops(ls []Loop, burst bool) LoopSummary {
 		secs = append(secs, l.Seconds)
 		cpu += l.CPUSeconds
 		reqs += l.Requests
+		for f, v := range l.Functions {
+			parts[f] += v
+		}
 	}
 	s := LoopSummary{Seconds: summarize(secs)}
 	if n := float64(len(secs)); n > 0 {
 		s.CPUMillisPerLoop, s.RequestsPerLoop = 1000*cpu/n, reqs/n
+		for f := range parts {
+			parts[f] /= n
+		}
+		s.PartsMeanSeconds = parts
 	}
 	return s
 }
@@ -163,6 +174,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	loopRow("in bursts", r.BurstLoops)
 	loopRow("idle", r.IdleLoops)
+	partsRow := func(name string, l LoopSummary) {
+		var parts []string
+		for _, f := range slices.Sorted(maps.Keys(l.PartsMeanSeconds)) {
+			parts = append(parts, fmt.Sprintf("%s %.3f", f, l.PartsMeanSeconds[f]))
+		}
+		p("%s: mean s per loop by part\t%s", name, strings.Join(parts, ", "))
+	}
+	partsRow("in bursts", r.BurstLoops)
+	partsRow("idle", r.IdleLoops)
 	p("samples holding >1 loop\t%d (scrape interval %s)", r.SampleGaps, c.ScrapeInterval)
 	p("RSS peak (VmHWM)\t%.0f MB", r.RSSPeakMB)
 	p("")

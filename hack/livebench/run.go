@@ -69,6 +69,10 @@ func Run(ctx context.Context, cfg Config, dir string) (*Report, error) {
 	if err := sleep(ctx, cfg.Idle); err != nil {
 		return nil, err
 	}
+	var profiled <-chan error
+	if cfg.CPUProfile != "" {
+		profiled = captureCPUProfile(ctx, address, time.Duration(cfg.Bursts)*cfg.Interval, cfg.CPUProfile)
+	}
 	start, err := runBursts(ctx, cp, &cfg, pods, proc)
 	if err != nil {
 		return nil, err
@@ -83,6 +87,11 @@ func Run(ctx context.Context, cfg Config, dir string) (*Report, error) {
 		return nil, fmt.Errorf("reading the autoscaler at the end: %w", err)
 	}
 	samples = append(samples, final)
+	if cfg.CPUProfile != "" {
+		if err := <-profiled; err != nil {
+			return nil, err
+		}
+	}
 	dumpDiagnostics(ctx, cp.client, dir)
 	proc.stop(ctx)
 	return rep, rep.analyze(&cfg, cp, proc, pods, samples, first, start)

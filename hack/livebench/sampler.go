@@ -21,6 +21,9 @@ type Sample struct {
 	// _count and _sum.
 	Loops       float64
 	LoopSeconds float64
+	// Functions are the other functions' function_duration_seconds _sum
+	// (the loop's timed parts and, for kscale, loopWait).
+	Functions map[string]float64
 	// CPUSeconds is utime+stime from /proc/PID/stat.
 	CPUSeconds float64
 	// RSS and HWM are VmRSS and VmHWM from /proc/PID/status, in bytes.
@@ -97,39 +100,60 @@ func (s *sampler) read(ctx context.Context) (Sample, error) {
 	if resp.StatusCode != http.StatusOK {
 		return smp, fmt.Errorf("reading %s: %s", s.url, resp.Status)
 	}
-	smp.Loops, smp.LoopSeconds, err = loopTotals(resp.Body)
+	smp.Loops, smp.LoopSeconds, smp.Functions, err = loopTotals(resp.Body)
 	return smp, err
 }
 
-// loopTotals finds the _count and _sum of the main loop's series in a text
-// exposition; a missing series (no loop yet) reads as zero.
-func loopTotals(r io.Reader) (count, sum float64, err error) {
+// loopTotals reads the function duration series of a text exposition:
+// the main loop's _count and _sum, and every other function's _sum (the
+// loop's parts, e.g. scaleUp). A missing series (no loop yet) reads as
+// zero.
+func loopTotals(r io.Reader) (count, sum float64, parts map[string]float64, err error) {
+	parts = map[string]float64{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	for sc.Scan() {
 		line := sc.Text()
-		var target *float64
-		switch {
-		case strings.HasPrefix(line, loopMetric+"_count{"):
-			target = &count
-		case strings.HasPrefix(line, loopMetric+"_sum{"):
-			target = &sum
-		default:
+		isCount := strings.HasPrefix(line, loopMetric+"_count{")
+		if !isCount && !strings.HasPrefix(line, loopMetric+"_sum{") {
 			continue
 		}
-		if !strings.Contains(line, `function="main"`) {
+		function, ok := functionLabel(line)
+		if !ok {
 			continue
 		}
 		v, perr := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
 		if perr != nil {
-			return 0, 0, fmt.Errorf("parsing metric line %q: %w", line, perr)
+			return 0, 0, nil, fmt.Errorf("parsing metric line %q: %w", line, perr)
 		}
-		*target = v
+		switch {
+		case function == "main" && isCount:
+			count = v
+		case function == "main":
+			sum = v
+		case !isCount:
+			parts[function] = v
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return 0, 0, fmt.Errorf("reading metrics: %w", err)
+		return 0, 0, nil, fmt.Errorf("reading metrics: %w", err)
 	}
-	return count, sum, nil
+	return count, sum, parts, nil
+}
+
+// functionLabel returns the value of a series line's function label.
+func functionLabel(line string) (string, bool) {
+	const key = `function="`
+	i := strings.Index(line, key)
+	if i < 0 {
+		return "", false
+	}
+	rest := line[i+len(key):]
+	j := strings.IndexByte(rest, '"')
+	if j < 0 {
+		return "", false
+	}
+	return rest[:j], true
 }
 
 // procCPU is the process's user+system CPU time in seconds.

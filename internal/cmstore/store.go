@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -82,11 +84,22 @@ func (s *Store) Load(ctx context.Context) (doc []byte, found bool, err error) {
 // Save writes doc unless it equals the document last read or written by
 // this store. Other keys of the ConfigMap are kept.
 func (s *Store) Save(ctx context.Context, doc []byte) error {
-	if s.last != nil && bytes.Equal(s.last, doc) {
+	return s.SaveAnnotated(ctx, doc, nil)
+}
+
+// SaveAnnotated writes doc and sets annotations on the ConfigMap (a
+// stamp such as the status ConfigMap's last-updated time), unless doc
+// equals the document last read or written and the ConfigMap carries
+// annotations already. It updates the object last read or written
+// without reading it first and reads only after a conflict with another
+// writer or a deletion: one request per change. Other keys and
+// annotations of the ConfigMap are kept.
+func (s *Store) SaveAnnotated(ctx context.Context, doc []byte, annotations map[string]string) error {
+	if s.last != nil && bytes.Equal(s.last, doc) && s.obj != nil && hasAnnotations(s.obj, annotations) {
 		return nil
 	}
 	if s.obj != nil {
-		err := s.update(ctx, s.obj, doc)
+		err := s.update(ctx, s.obj, doc, annotations)
 		if err == nil || (!apierrors.IsConflict(err) && !apierrors.IsNotFound(err)) {
 			return err
 		}
@@ -96,8 +109,8 @@ func (s *Store) Save(ctx context.Context, doc []byte) error {
 	cm, err := cms.Get(ctx, s.cfg.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.cfg.Name, Namespace: s.cfg.Namespace, Labels: s.cfg.Labels},
-			Data: map[string]string{s.cfg.Key: string(doc)}}
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.cfg.Name, Namespace: s.cfg.Namespace, Labels: s.cfg.Labels,
+			Annotations: maps.Clone(annotations)}, Data: map[string]string{s.cfg.Key: string(doc)}}
 		created, err := cms.Create(ctx, cm, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
@@ -107,20 +120,45 @@ func (s *Store) Save(ctx context.Context, doc []byte) error {
 	case err != nil:
 		return fmt.Errorf("reading ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
 	}
-	return s.update(ctx, cm, doc)
+	return s.update(ctx, cm, doc, annotations)
 }
 
-// update writes doc into a copy of cm and remembers the result.
-func (s *Store) update(ctx context.Context, cm *corev1.ConfigMap, doc []byte) error {
+// UID returns the UID of the ConfigMap as last read or written, "" when
+// unknown.
+func (s *Store) UID() types.UID {
+	if s.obj == nil {
+		return ""
+	}
+	return s.obj.UID
+}
+
+// update writes doc and annotations into a copy of cm and remembers the
+// result.
+func (s *Store) update(ctx context.Context, cm *corev1.ConfigMap, doc []byte, annotations map[string]string) error {
 	cm = cm.DeepCopy()
 	if cm.Data == nil {
 		cm.Data = map[string]string{}
 	}
 	cm.Data[s.cfg.Key] = string(doc)
+	if len(annotations) > 0 && cm.Annotations == nil {
+		cm.Annotations = map[string]string{}
+	}
+	maps.Copy(cm.Annotations, annotations)
 	updated, err := s.cfg.Client.CoreV1().ConfigMaps(s.cfg.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
 	if err != nil {
 		return fmt.Errorf("updating ConfigMap %s/%s: %w", s.cfg.Namespace, s.cfg.Name, err)
 	}
 	s.last, s.obj = bytes.Clone(doc), updated
 	return nil
+}
+
+// hasAnnotations reports whether cm carries every annotation with its
+// value.
+func hasAnnotations(cm *corev1.ConfigMap, annotations map[string]string) bool {
+	for k, v := range annotations {
+		if got, ok := cm.Annotations[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
 }

@@ -113,6 +113,30 @@ func TestStore(t *testing.T) {
 			}
 		}
 	})
+	t.Run("annotations are set with the document and count as a change", func(t *testing.T) {
+		s, err := cmstore.New(cmstore.Config{Client: env.Client, Namespace: "default", Name: "annotated", Key: "doc.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.UID() != "" {
+			t.Errorf("UID before a write = %q, want empty", s.UID())
+		}
+		for i, stamp := range []string{"t1", "t1", "t2"} {
+			if err := s.SaveAnnotated(ctx, []byte(`{"a":1}`), map[string]string{"example.com/stamp": stamp}); err != nil {
+				t.Fatal(err)
+			}
+			got, err := cms.Get(ctx, "annotated", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Annotations["example.com/stamp"] != stamp || got.Data["doc.json"] != `{"a":1}` {
+				t.Errorf("save %d: annotations %v data %v, want stamp %s", i, got.Annotations, got.Data, stamp)
+			}
+			if s.UID() != got.UID {
+				t.Errorf("save %d: UID %q, want the object's %q", i, s.UID(), got.UID)
+			}
+		}
+	})
 	t.Run("a ConfigMap without the key reads as not found", func(t *testing.T) {
 		bare := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "default"}, Data: map[string]string{"x": "y"}}
 		if _, err := cms.Create(ctx, bare, metav1.CreateOptions{}); err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 
 	"github.com/kscale/kscale/internal/cloudprovider/registry"
 )
@@ -40,18 +41,34 @@ func (b *Builder) Complete(c registry.Common) error {
 	return nil
 }
 
+// kubeletQPS and kubeletBurst are the node client's limits: the kubelet's
+// defaults (--kube-api-qps, --kube-api-burst).
+const (
+	kubeletQPS   = 50
+	kubeletBurst = 100
+)
+
 // Build restores the kwok cloud from the cluster and returns it with its
 // node mirror as a task.
 func (b *Builder) Build(ctx context.Context, deps registry.Deps) (*registry.Built, error) {
-	// The kwok cloud writes its nodes through a client of its own, with its
-	// own --kube-client-qps budget: a cloud's API is not the autoscaler's
-	// Kubernetes client, and launching many machines must not hold the
-	// loop's requests back.
+	// The kwok cloud makes its API calls (the target sizes) through a client
+	// of its own, with its own --kube-client-qps budget: a cloud's API is
+	// not the autoscaler's Kubernetes client. Its nodes are written by a
+	// third client with a kubelet's budget (kubeletQPS): in a real cluster
+	// every new machine's kubelet registers its own node, so a launch of
+	// many machines must hold back neither the loop's writes nor the
+	// cloud's next call.
 	client, err := kubernetes.NewForConfig(deps.RESTConfig)
 	if err != nil {
 		return nil, fmt.Errorf("creating the kwok cloud's client: %w", err)
 	}
-	provider, err := New(Config{Client: client, Clock: deps.Clock, NodeGroups: b.groups.NodeGroups,
+	kubelets := rest.CopyConfig(deps.RESTConfig)
+	kubelets.QPS, kubelets.Burst = kubeletQPS, kubeletBurst
+	nodeClient, err := kubernetes.NewForConfig(kubelets)
+	if err != nil {
+		return nil, fmt.Errorf("creating the kwok cloud's node client: %w", err)
+	}
+	provider, err := New(Config{Client: client, NodeClient: nodeClient, Clock: deps.Clock, NodeGroups: b.groups.NodeGroups,
 		Nodes: deps.Factory.Core().V1().Nodes().Lister(), Namespace: deps.Namespace})
 	if err != nil {
 		return nil, err

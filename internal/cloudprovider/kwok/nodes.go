@@ -88,7 +88,7 @@ func (p *Provider) listNodes(ctx context.Context) ([]*corev1.Node, error) {
 		}
 		return nodes, nil
 	}
-	list, err := p.cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	list, err := p.cfg.NodeClient.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
@@ -107,7 +107,7 @@ func (p *Provider) createNode(ctx context.Context, m inmemory.Machine) error {
 	if err != nil {
 		return err
 	}
-	created, err := p.cfg.Client.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	created, err := p.cfg.NodeClient.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 	if apierrors.IsAlreadyExists(err) {
 		return nil // created by a call the informer has not seen yet
 	}
@@ -121,7 +121,7 @@ func (p *Provider) createNode(ctx context.Context, m inmemory.Machine) error {
 // writeStatus writes status onto the latest version of the node: the node
 // lifecycle controller and kwok touch a node at any time (taints, heartbeats).
 func (p *Provider) writeStatus(ctx context.Context, n *corev1.Node, status corev1.NodeStatus) error {
-	nodes := p.cfg.Client.CoreV1().Nodes()
+	nodes := p.cfg.NodeClient.CoreV1().Nodes()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n = n.DeepCopy()
 		n.Status = status
@@ -152,7 +152,7 @@ func (p *Provider) markReady(ctx context.Context, n *corev1.Node) error {
 		}
 		return err
 	}
-	nodes := p.cfg.Client.CoreV1().Nodes()
+	nodes := p.cfg.NodeClient.CoreV1().Nodes()
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		latest, err := nodes.Get(ctx, n.Name, metav1.GetOptions{})
 		if err != nil {
@@ -175,7 +175,7 @@ func (p *Provider) markReady(ctx context.Context, n *corev1.Node) error {
 
 func (p *Provider) deleteNode(ctx context.Context, n *corev1.Node) error {
 	uid := n.UID
-	err := p.cfg.Client.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
+	err := p.cfg.NodeClient.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: &uid}})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("deleting node %s: %w", n.Name, err)
 	}

@@ -26,8 +26,13 @@ const ProviderIDPrefix = inmemory.ProviderIDPrefix
 
 // Config configures a Provider.
 type Config struct {
-	// Client creates and deletes the Node objects.
+	// Client makes the cloud's API calls: it keeps the target sizes.
 	Client kubernetes.Interface
+	// NodeClient creates, readies and deletes the Node objects: it plays
+	// the machines' kubelets, which register their own nodes with their
+	// own clients in a real cluster, so these writes share no rate limit
+	// with the cloud's API calls. Default Client.
+	NodeClient kubernetes.Interface
 	// Clock drives boot times and the node reconciler.
 	Clock clock.WithTicker
 	// NodeGroups are the groups, as parsed by ParseCloudConfig.
@@ -52,6 +57,9 @@ func (c *Config) Default() {
 	}
 	if c.Namespace == "" {
 		c.Namespace = metav1.NamespaceSystem
+	}
+	if c.NodeClient == nil {
+		c.NodeClient = c.Client
 	}
 }
 
@@ -131,7 +139,7 @@ func (p *Provider) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := p.cfg.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := p.cfg.NodeClient.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return fmt.Errorf("listing nodes to adopt: %w", err)
 	}

@@ -231,8 +231,12 @@ func TestProviderAgainstRealCRDs(t *testing.T) {
 				victim = i.ID
 			}
 		}
-		if (mcmtest.Flavor{}).DeleteOrder(w.machine(t, first), w.machine(t, victim)) >= 0 {
-			t.Fatalf("MCM's default order must pick %s before %s for this test to mean anything", first, victim)
+		// The new machine's phase turns Running a pass after its node is
+		// ready; until then MCM's order (Pending before Running) would pick it.
+		if err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			return (mcmtest.Flavor{}).DeleteOrder(w.machine(t, first), w.machine(t, victim)) < 0, nil
+		}); err != nil {
+			t.Fatalf("MCM's default order must pick %s before %s for this test to mean anything: %v", first, victim, err)
 		}
 		if err := w.provider.DeleteInstances(t.Context(), a, []string{victim}); err != nil {
 			t.Fatal(err)

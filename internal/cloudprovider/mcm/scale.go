@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
@@ -84,6 +85,14 @@ func (p *Provider) resize(ctx context.Context, op string, g *group, next func(in
 // failed Machines only lower replicas (MCM deletes failed Machines
 // first); Machines being deleted are skipped. A preserved Machine or a
 // rollout refuses the whole call, changing nothing.
+//
+// The Machines are read afresh first: the view is as old as the loop, and
+// MCM's MachineSet deletes stale and failed Machines on its own and, while
+// its replicas lag the MachineDeployment's, launches replacements that it
+// removes again once they catch up. A victim MCM is already deleting is
+// skipped, and one of Machines beyond the replicas (which MCM removes
+// anyway) lowers nothing: lowering replicas for it would make MCM remove
+// a healthy Machine in its place.
 func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instanceIDs []string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -91,7 +100,11 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 	if err != nil {
 		return err
 	}
-	marked, unmarked, err := p.victims(g, instanceIDs)
+	fresh, err := p.freshMachines(ctx, g)
+	if err != nil {
+		return err
+	}
+	marked, unmarked, err := victims(g, fresh, instanceIDs)
 	if err != nil {
 		return err
 	}
@@ -115,7 +128,7 @@ func (p *Provider) DeleteInstances(ctx context.Context, groupID string, instance
 				add = append(add, m)
 			}
 		}
-		target = cur - len(add) - unmarked
+		target = deleteTarget(cur, len(add)+unmarked, aliveUnlisted(fresh, listed))
 		if target < g.ng.MinSize {
 			return nil, &cloudprovider.SizeError{Group: groupID, Requested: target, Limit: g.ng.MinSize, Bound: cloudprovider.BoundBelowMin}
 		}
@@ -156,20 +169,63 @@ func (p *Provider) markMachines(ctx context.Context, names []string, now string)
 	}
 }
 
+// freshMachines reads the group's Machines from the API server.
+func (p *Provider) freshMachines(ctx context.Context, g *group) (map[string]*machine, error) {
+	sel, err := selector(g.md)
+	if err != nil {
+		return nil, err
+	}
+	list, err := p.cfg.Client.Resource(Machines).Namespace(p.cfg.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return nil, &cloudprovider.APIError{Op: "DeleteInstances", Group: g.ng.ID, Err: fmt.Errorf("listing Machines of %s/%s: %w", p.cfg.Namespace, g.spec.Name, err)}
+	}
+	out := make(map[string]*machine, len(list.Items))
+	for i := range list.Items {
+		m := newMachine(&list.Items[i])
+		out[m.name] = m
+	}
+	return out, nil
+}
+
+// deleteTarget is the replicas after removing n Machines from a
+// MachineDeployment at cur whose alive Machines, not listed for deletion
+// yet, number alive: n fewer, except that Machines beyond cur (which MCM
+// removes anyway, the victims first once listed) lower nothing.
+func deleteTarget(cur, n, alive int) int {
+	if surplus := alive - cur; surplus > 0 {
+		return min(cur, cur-n+surplus)
+	}
+	return cur - n
+}
+
+// aliveUnlisted counts the Machines that are neither being deleted nor
+// listed for deletion already: the ones the replicas are meant to keep.
+func aliveUnlisted(machines map[string]*machine, listed map[string]bool) int {
+	n := 0
+	for name, m := range machines {
+		if !m.deleting && !listed[name] {
+			n++
+		}
+	}
+	return n
+}
+
 // victims splits instance ids into Machines to list in the annotation
 // and a count of replicas to drop without listing (placeholders, failed
-// Machines).
-func (p *Provider) victims(g *group, ids []string) (marked []string, unmarked int, err error) {
+// Machines), judging each by its fresh state; a Machine of the view gone
+// since is being deleted, an id of neither is not found.
+func victims(g *group, fresh map[string]*machine, ids []string) (marked []string, unmarked int, err error) {
 	for _, id := range ids {
 		if machineapi.IsPlaceholder(placeholderPrefix, id) {
 			unmarked++
 			continue
 		}
-		m, ok := g.machines[id]
+		m, ok := fresh[id]
+		_, known := g.machines[id]
 		switch {
-		case !ok:
+		case !ok && !known:
 			return nil, 0, &cloudprovider.NotFoundError{Kind: "instance", Name: id}
-		case m.deleting:
+		case !ok || m.deleting:
 			continue
 		case m.preserved() != "":
 			return nil, 0, fmt.Errorf("deleting instances of node group %q: %s", g.ng.ID, m.preserved())

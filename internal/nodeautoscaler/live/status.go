@@ -8,13 +8,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kscale/kscale/internal/cmstore"
 	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 )
 
@@ -160,14 +159,14 @@ type StatusWriter struct {
 	// uid is the UID of the ConfigMap last written, for the events that
 	// refer to it.
 	uid atomic.Value
-	// last is the ConfigMap as last written: the next write updates it
-	// without reading it first, and reads it only after a conflict.
-	last *corev1.ConfigMap
+	// store writes the ConfigMap: one update of the object last written, a
+	// read only after a conflict or deletion. Built on the first write.
+	store *cmstore.Store
 	// refresh, when positive, lets Write skip a document that differs from
-	// the last one written only in its probe times, until the last write
-	// is refresh old (see Refresh).
+	// the last one written only in its probe times and node counts, until
+	// the last write is refresh old (see Refresh).
 	refresh time.Duration
-	// lastKey is the last written document without its probe times, and
+	// lastKey is the last written document without its volatile parts, and
 	// lastAt the time of that write.
 	lastKey []byte
 	lastAt  time.Time
@@ -184,19 +183,22 @@ func NewStatusWriter(client kubernetes.Interface, namespace string) *StatusWrite
 }
 
 // Named makes the writer write the ConfigMap name (--status-config-map-name)
-// instead of StatusConfigMapName, and returns it.
+// instead of StatusConfigMapName, and returns it; call it before the first
+// Write.
 func (w *StatusWriter) Named(name string) *StatusWriter {
 	w.name = name
 	return w
 }
 
 // Refresh makes Write skip a document whose only news are its probe
-// times until the last write is d old, and returns the writer. Upstream
-// writes after every loop, once per --scan-interval; with frequent loops
-// kscale runs several loops a second in a burst, and a write per loop would
-// be most of its requests. With d = --scan-interval the ConfigMap is as
-// fresh as upstream's and every change still shows after the loop that
-// made it.
+// times and node counts until the last write is d old, and returns the
+// writer. Upstream writes after every loop, once per --scan-interval; with
+// frequent loops kscale runs a loop a second or more while a scale-up's
+// nodes register, each changing the counts, and a write per loop would be
+// most of its requests (and wait on the client's --kube-client-qps budget
+// between loops). With d = --scan-interval the counts are as fresh as
+// upstream's, and every change of a status, a target size or the message
+// still shows after the loop that made it.
 func (w *StatusWriter) Refresh(d time.Duration) *StatusWriter {
 	w.refresh = d
 	return w
@@ -208,72 +210,34 @@ func (w *StatusWriter) Write(ctx context.Context, doc StatusDocument, now time.T
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
-	key, err := yaml.Marshal(withoutProbeTimes(doc))
+	key, err := yaml.Marshal(withoutVolatile(doc))
 	if err != nil {
 		return fmt.Errorf("rendering status: %w", err)
 	}
-	if w.refresh > 0 && w.last != nil && now.Sub(w.lastAt) < w.refresh && bytes.Equal(key, w.lastKey) {
+	if w.refresh > 0 && w.lastKey != nil && now.Sub(w.lastAt) < w.refresh && bytes.Equal(key, w.lastKey) {
 		return nil
 	}
-	if err := w.write(ctx, data, now); err != nil {
-		return err
+	if w.store == nil {
+		if w.store, err = cmstore.New(cmstore.Config{Client: w.client, Namespace: w.namespace, Name: w.name, Key: StatusConfigMapKey}); err != nil {
+			return fmt.Errorf("writing status: %w", err)
+		}
 	}
+	stamp := now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")
+	if err := w.store.SaveAnnotated(ctx, data, map[string]string{LastUpdatedAnnotation: stamp}); err != nil {
+		return fmt.Errorf("writing status: %w", err)
+	}
+	w.uid.Store(w.store.UID())
 	w.lastKey, w.lastAt = key, now
 	return nil
 }
 
-// write creates or updates the ConfigMap with data, stamped now.
-func (w *StatusWriter) write(ctx context.Context, data []byte, now time.Time) error {
-	stamp := now.UTC().Format("2006-01-02 15:04:05.999999999 -0700 MST")
-	if w.last != nil {
-		// One request per loop: update the object last written; another
-		// writer's change (a conflict) or a deletion sends it to the read.
-		err := w.update(ctx, w.last, data, stamp)
-		if err == nil || (!apierrors.IsConflict(err) && !apierrors.IsNotFound(err)) {
-			return err
-		}
-		w.last = nil
-	}
-	cms := w.client.CoreV1().ConfigMaps(w.namespace)
-	cm, err := cms.Get(ctx, w.name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.name, Namespace: w.namespace,
-			Annotations: map[string]string{LastUpdatedAnnotation: stamp}},
-			Data: map[string]string{StatusConfigMapKey: string(data)}}
-		created, err := cms.Create(ctx, cm, metav1.CreateOptions{})
-		if err != nil {
-			return fmt.Errorf("creating status ConfigMap: %w", err)
-		}
-		w.wrote(created)
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("reading status ConfigMap: %w", err)
-	}
-	return w.update(ctx, cm, data, stamp)
-}
-
-// update writes data and the time stamp onto a copy of cm.
-func (w *StatusWriter) update(ctx context.Context, cm *corev1.ConfigMap, data []byte, stamp string) error {
-	cm = cm.DeepCopy()
-	if cm.Annotations == nil {
-		cm.Annotations = map[string]string{}
-	}
-	cm.Annotations[LastUpdatedAnnotation] = stamp
-	cm.Data = map[string]string{StatusConfigMapKey: string(data)}
-	updated, err := w.client.CoreV1().ConfigMaps(w.namespace).Update(ctx, cm, metav1.UpdateOptions{})
-	if err != nil {
-		return fmt.Errorf("updating status ConfigMap: %w", err)
-	}
-	w.wrote(updated)
-	return nil
-}
-
-// withoutProbeTimes returns doc without the times every loop changes.
-func withoutProbeTimes(doc StatusDocument) StatusDocument {
+// withoutVolatile returns doc without what changes without a decision or a
+// status changing: the times every loop changes and the node counts.
+func withoutVolatile(doc StatusDocument) StatusDocument {
 	doc.Time = ""
 	cw := &doc.ClusterWide
 	cw.Health.LastProbeTime, cw.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+	cw.Health.NodeCounts = NodeCounts{}
 	if cw.ScaleDown != nil {
 		sd := *cw.ScaleDown
 		sd.LastProbeTime, cw.ScaleDown = metav1.Time{}, &sd
@@ -282,6 +246,7 @@ func withoutProbeTimes(doc StatusDocument) StatusDocument {
 	for i := range doc.NodeGroups {
 		g := &doc.NodeGroups[i]
 		g.Health.LastProbeTime, g.ScaleUp.LastProbeTime = metav1.Time{}, metav1.Time{}
+		g.Health.NodeCounts = NodeCounts{}
 		if g.ScaleDown != nil {
 			sd := *g.ScaleDown
 			sd.LastProbeTime, g.ScaleDown = metav1.Time{}, &sd
@@ -292,12 +257,6 @@ func withoutProbeTimes(doc StatusDocument) StatusDocument {
 		}
 	}
 	return doc
-}
-
-// wrote remembers the ConfigMap the API server returned for a write.
-func (w *StatusWriter) wrote(cm *corev1.ConfigMap) {
-	w.last = cm
-	w.uid.Store(cm.UID)
 }
 
 // UID returns the UID of the ConfigMap as last written, "" before the

@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/kscale/kscale/internal/cloudprovider"
+	"github.com/kscale/kscale/internal/nodeautoscaler/clusterstate"
 	"github.com/kscale/kscale/internal/nodeautoscaler/live"
 )
 
@@ -97,20 +99,25 @@ func TestStatusWriteRefresh(t *testing.T) {
 	w := live.NewStatusWriter(client, "kube-system").Refresh(10 * time.Second)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	steps := []struct {
-		name    string
-		at      time.Duration
-		running bool
-		want    int
+		name          string
+		at            time.Duration
+		running       bool
+		ready, target int
+		want          int
 	}{
 		{name: "first write", at: 0, want: 1},
 		{name: "status changed: written at once", at: 100 * time.Millisecond, running: true, want: 2},
 		{name: "only the probe times changed", at: 200 * time.Millisecond, running: true, want: 2},
-		{name: "still only the probe times", at: 10 * time.Second, running: true, want: 2},
-		{name: "the last write is the refresh interval old", at: 10100 * time.Millisecond, running: true, want: 3},
+		{name: "a target size changed: written at once", at: 300 * time.Millisecond, running: true, target: 2, want: 3},
+		{name: "only the node counts changed", at: 400 * time.Millisecond, running: true, ready: 1, target: 2, want: 3},
+		{name: "still only the probe times and counts", at: 10 * time.Second, running: true, ready: 2, target: 2, want: 3},
+		{name: "the last write is the refresh interval old", at: 10300 * time.Millisecond, running: true, ready: 2, target: 2, want: 4},
 	}
 	for _, s := range steps {
 		now := start.Add(s.at)
-		if err := w.Write(ctx, w.Document(live.StatusInput{Now: now, Running: s.running}), now); err != nil {
+		groups := []clusterstate.GroupState{{Group: cloudprovider.NodeGroup{ID: "g", MaxSize: 5, TargetSize: s.target},
+			Readiness: clusterstate.Readiness{Ready: s.ready}}}
+		if err := w.Write(ctx, w.Document(live.StatusInput{Now: now, Running: s.running, Groups: groups}), now); err != nil {
 			t.Fatal(err)
 		}
 		if writes != s.want {
@@ -121,7 +128,7 @@ func TestStatusWriteRefresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := cm.Annotations[live.LastUpdatedAnnotation], start.Add(10100*time.Millisecond).Format("2006-01-02 15:04:05.999999999 -0700 MST"); got != want {
+	if got, want := cm.Annotations[live.LastUpdatedAnnotation], start.Add(10300*time.Millisecond).Format("2006-01-02 15:04:05.999999999 -0700 MST"); got != want {
 		t.Errorf("last-updated %q, want %q", got, want)
 	}
 }
