@@ -7,6 +7,7 @@ import (
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 )
 
 // Claims kinds a workload's pods may have: each pod mounts claim
@@ -26,7 +27,17 @@ const (
 	// ClaimsImmediate leaves a pending pod's claim unbound in an
 	// Immediate class that no volume matches (no PV controller runs).
 	ClaimsImmediate = "immediate"
+	// ClaimsEphemeral gives bare pods a generic ephemeral volume of the
+	// late-binding class: its claim <pod>-data, owned by the pod, is bound
+	// to a volume in a running pod's node's zone and unbound for a pending
+	// pod (the harness creates the claims as the ephemeral volume
+	// controller does, before kube-scheduler sees the pods).
+	ClaimsEphemeral = "ephemeral"
 )
+
+// gateClaims holds a pending pod with an ephemeral volume back from
+// kube-scheduler until the harness created its claim.
+const gateClaims = "fid.kscale.dev/claims"
 
 // Storage classes every cluster has (created once by Prepare).
 const (
@@ -64,6 +75,10 @@ func groupZone(seed int64, group int) string {
 // from a stream of its own.
 func drawClaims(seed int64, i int, w *Workload) {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc1a1+uint64(i)))
+	if w.Kind == KindPods && r.IntN(5) == 0 {
+		w.Claims = ClaimsEphemeral
+		return
+	}
 	if w.Kind != KindReplicaSet || w.Owner == OwnerReplicaSet || r.IntN(3) != 0 {
 		return
 	}
@@ -93,13 +108,23 @@ func (o *Objects) addClaims(w Workload, pods []*corev1.Pod, zoneOf map[string]st
 	}
 	class := claimClass(w.Claims)
 	for i, p := range pods {
-		name := claimVolume + "-" + p.Name
-		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: claimVolume, VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name}}})
-		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: name},
-			Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-				Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}}
-		o.PVCs = append(o.PVCs, pvc)
+		spec := corev1.PersistentVolumeClaimSpec{StorageClassName: &class, AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}}
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: claimVolume + "-" + p.Name}, Spec: spec}
+		if w.Claims == ClaimsEphemeral {
+			pvc.Name = p.Name + "-" + claimVolume
+			pvc.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Pod", Name: p.Name, Controller: ptr.To(true)}}
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: claimVolume, VolumeSource: corev1.VolumeSource{
+				Ephemeral: &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: *spec.DeepCopy()}}}})
+			if i >= len(w.Bound) {
+				p.Spec.SchedulingGates = []corev1.PodSchedulingGate{{Name: gateClaims}}
+			}
+			o.EphemeralPVCs = append(o.EphemeralPVCs, pvc)
+		} else {
+			p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: claimVolume, VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: pvc.Name}}})
+			o.PVCs = append(o.PVCs, pvc)
+		}
 		var affinity *corev1.VolumeNodeAffinity
 		switch {
 		case i < len(w.Bound):
@@ -109,7 +134,12 @@ func (o *Objects) addClaims(w Workload, pods []*corev1.Pod, zoneOf map[string]st
 		default:
 			continue // left unbound
 		}
-		o.PVs = append(o.PVs, BoundVolume(pvc, "pv-"+p.Namespace+"-"+name, affinity))
+		pv := BoundVolume(pvc, "pv-"+p.Namespace+"-"+pvc.Name, affinity)
+		if w.Claims == ClaimsEphemeral {
+			o.EphemeralPVs = append(o.EphemeralPVs, pv)
+		} else {
+			o.PVs = append(o.PVs, pv)
+		}
 	}
 }
 

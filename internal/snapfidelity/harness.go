@@ -184,18 +184,27 @@ func (h *Harness) create(ctx context.Context, o Objects) error {
 		}
 		uids[j.Namespace+"/"+j.Name] = got.UID
 	}
-	if err := h.createStorage(ctx, o); err != nil {
+	if err := h.createStorage(ctx, o.PVCs, o.PVs, nil); err != nil {
 		return err
 	}
+	pods := map[string]types.UID{}
 	for _, p := range o.Pods {
 		for i := range p.OwnerReferences {
 			if uid, ok := uids[p.Namespace+"/"+p.OwnerReferences[i].Name]; ok {
 				p.OwnerReferences[i].UID = uid
 			}
 		}
-		if _, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		got, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		pods[p.Namespace+"/"+p.Name] = got.UID
+	}
+	if err := h.createStorage(ctx, o.EphemeralPVCs, o.EphemeralPVs, pods); err != nil {
+		return err
+	}
+	if err := h.liftClaimGates(ctx, o.Pods); err != nil {
+		return err
 	}
 	for _, pdb := range o.PDBs {
 		if _, err := h.Client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {

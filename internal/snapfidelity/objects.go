@@ -39,6 +39,11 @@ type Objects struct {
 	// PVCs are the pods' claims; PVs the volumes bound ones are bound to.
 	PVCs []*corev1.PersistentVolumeClaim
 	PVs  []*corev1.PersistentVolume
+	// EphemeralPVCs are the claims of the pods' ephemeral volumes, owned
+	// by their pods (the UID is filled in when the pod is created), and
+	// EphemeralPVs the volumes bound ones are bound to.
+	EphemeralPVCs []*corev1.PersistentVolumeClaim
+	EphemeralPVs  []*corev1.PersistentVolume
 }
 
 // ObjectsOf builds the objects of c's workloads.

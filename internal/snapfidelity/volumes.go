@@ -8,29 +8,36 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
 )
 
 // annotationSelectedNode is set on a late-binding claim by kube-scheduler
 // when it picked the node the claim's volume is to be provisioned for.
 const annotationSelectedNode = "volume.kubernetes.io/selected-node"
 
-// createStorage creates the claims, then the volumes bound to them with
-// the claims' UIDs.
-func (h *Harness) createStorage(ctx context.Context, o Objects) error {
+// createStorage creates the claims (owned by the pods of podUIDs, by
+// namespace/name, when they name a pod), then the volumes bound to them
+// with the claims' UIDs.
+func (h *Harness) createStorage(ctx context.Context, claims []*corev1.PersistentVolumeClaim, volumes []*corev1.PersistentVolume,
+	podUIDs map[string]types.UID) error {
 	uids := map[string]types.UID{}
-	for _, pvc := range o.PVCs {
+	for _, pvc := range claims {
+		for i := range pvc.OwnerReferences {
+			pvc.OwnerReferences[i].UID = podUIDs[pvc.Namespace+"/"+pvc.OwnerReferences[i].Name]
+		}
 		got, err := h.Client.CoreV1().PersistentVolumeClaims(pvc.Namespace).Create(ctx, pvc, metav1.CreateOptions{})
 		if err != nil {
 			return fmt.Errorf("creating claim %s/%s: %w", pvc.Namespace, pvc.Name, err)
 		}
 		uids[pvc.Namespace+"/"+pvc.Name] = got.UID
 	}
-	for _, pv := range o.PVs {
+	for _, pv := range volumes {
 		pv.Spec.ClaimRef.UID = uids[pv.Spec.ClaimRef.Namespace+"/"+pv.Spec.ClaimRef.Name]
 		if _, err := h.Client.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil {
 			return fmt.Errorf("creating volume %s: %w", pv.Name, err)
@@ -39,10 +46,33 @@ func (h *Harness) createStorage(ctx context.Context, o Objects) error {
 	return nil
 }
 
+// liftClaimGates removes the scheduling gate of the pods that waited for
+// their ephemeral volumes' claims, which exist now.
+func (h *Harness) liftClaimGates(ctx context.Context, pods []*corev1.Pod) error {
+	for _, p := range pods {
+		if len(p.Spec.SchedulingGates) == 0 {
+			continue
+		}
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			got, err := h.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			got.Spec.SchedulingGates = nil
+			_, err = h.Client.CoreV1().Pods(p.Namespace).Update(ctx, got, metav1.UpdateOptions{})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("lifting the scheduling gate of pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return nil
+}
+
 // lateClaims reports whether some claim is of a late-binding class and
 // unbound: kube-scheduler then waits for its provisioner.
 func lateClaims(o Objects) bool {
-	for _, pvc := range o.PVCs {
+	for _, pvc := range slices.Concat(o.PVCs, o.EphemeralPVCs) {
 		if c := *pvc.Spec.StorageClassName; pvc.Spec.VolumeName == "" && (c == ClassLate || c == ClassLateZ1) {
 			return true
 		}

@@ -34,7 +34,7 @@ func TestGenerateClaims(t *testing.T) {
 		}
 	}
 	for _, want := range []string{ClaimsLate + " running", ClaimsLate + " pending", ClaimsLateZ1 + " pending", ClaimsZonal + " running",
-		ClaimsImmediate + " pending", "zonal pending in a group's zone", "zonal pending in no group's zone"} {
+		ClaimsImmediate + " pending", ClaimsEphemeral + " running", ClaimsEphemeral + " pending", "zonal pending in a group's zone", "zonal pending in no group's zone"} {
 		if seen[want] == 0 {
 			t.Errorf("seeds 1 to 40 generate no %s; seen %v", want, seen)
 		}
