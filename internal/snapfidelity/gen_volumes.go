@@ -70,9 +70,10 @@ func groupZone(seed int64, group int) string {
 	return zones[rand.New(rand.NewPCG(uint64(seed), 0x2a0e+uint64(group))).IntN(len(zones))]
 }
 
-// drawClaims gives one workload in three that a StatefulSet or another
-// controller without a running controller owns claims of a random kind,
-// from a stream of its own.
+// drawClaims gives one bare workload in five an ephemeral volume, and one
+// workload in three that a StatefulSet or another controller without a
+// running controller owns claims of a random kind, from a stream of its
+// own.
 func drawClaims(seed int64, i int, w *Workload) {
 	r := rand.New(rand.NewPCG(uint64(seed), 0xc1a1+uint64(i)))
 	if w.Kind == KindPods && r.IntN(5) == 0 {
