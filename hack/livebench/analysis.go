@@ -31,6 +31,23 @@ func summarize(values []float64) Summary {
 	return Summary{Count: len(v), Min: v[0], Median: rank(0.5), P99: rank(0.99), Max: v[len(v)-1], Mean: sum / float64(len(v))}
 }
 
+// fillMarks gives each pod the watch never showed unschedulable the time
+// kube-scheduler's mark reached the API server, if the audit log has one
+// (the watch misses a mark when it restarts with a relist, which a busy
+// API server does at 5,000 nodes), and returns how many it filled. The
+// audit time is the mark's arrival, not its delivery, so a filled pod's
+// unschedulable -> increase is, if anything, a little longer.
+func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
+	n := 0
+	for i := range pods {
+		if at, ok := marks[pods[i].Name]; ok && pods[i].Unschedulable.IsZero() {
+			pods[i].Unschedulable = at
+			n++
+		}
+	}
+	return n
+}
+
 // attribute sets each pod's Increase: every burst pod needs one new node,
 // so the pods, in the order they became unschedulable (or were created,
 // when never seen unschedulable), take the increases' nodes in time order.

@@ -156,3 +156,23 @@ func TestParseAudit(t *testing.T) {
 		t.Errorf("parseAudit of a bad line = %v, want an error naming line 2", err)
 	}
 }
+
+func TestSchedulerMarks(t *testing.T) {
+	log := `{"stage":"ResponseComplete","verb":"patch","user":{"username":"admin"},"objectRef":{"resource":"pods","subresource":"status","name":"p1"},"requestReceivedTimestamp":"2026-11-27T12:00:02Z"}
+{"stage":"ResponseComplete","verb":"patch","user":{"username":"admin"},"objectRef":{"resource":"pods","subresource":"status","name":"p1"},"requestReceivedTimestamp":"2026-11-27T12:00:01Z"}
+{"stage":"ResponseComplete","verb":"patch","user":{"username":"admin"},"objectRef":{"resource":"pods","subresource":"status","name":"p2"},"requestReceivedTimestamp":"2026-11-27T12:00:03Z"}
+{"stage":"ResponseComplete","verb":"create","user":{"username":"admin"},"objectRef":{"resource":"pods","subresource":"binding","name":"p3"},"requestReceivedTimestamp":"2026-11-27T12:00:03Z"}
+`
+	reqs, err := parseAudit(strings.NewReader(log), "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	marks := schedulerMarks(reqs)
+	if len(marks) != 2 || !marks["p1"].Equal(sec(1)) || !marks["p2"].Equal(sec(3)) {
+		t.Fatalf("schedulerMarks = %v, want p1 at its first patch and p2", marks)
+	}
+	pods := []PodTimes{{Name: "p1", Unschedulable: sec(1.2)}, {Name: "p2"}, {Name: "p3"}}
+	if n := fillMarks(pods, marks); n != 1 || !pods[0].Unschedulable.Equal(sec(1.2)) || !pods[1].Unschedulable.Equal(sec(3)) || !pods[2].Unschedulable.IsZero() {
+		t.Errorf("fillMarks = %d, pods %+v; want only p2 filled (the watch saw p1, nobody marked p3)", n, pods)
+	}
+}

@@ -13,8 +13,9 @@ import (
 type Request struct {
 	// At is when kube-apiserver received the request (microseconds).
 	At time.Time
-	// Verb, Resource and Subresource are the audit event's.
-	Verb, Resource, Subresource string
+	// Verb, Resource and Subresource are the audit event's; Name the
+	// object's.
+	Verb, Resource, Subresource, Name string
 }
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the harness reads.
@@ -25,6 +26,7 @@ type auditEvent struct {
 	ObjectRef *struct {
 		Resource    string `json:"resource"`
 		Subresource string `json:"subresource"`
+		Name        string `json:"name"`
 	} `json:"objectRef"`
 	Received time.Time `json:"requestReceivedTimestamp"`
 }
@@ -58,7 +60,7 @@ func parseAudit(r io.Reader, user string) ([]Request, error) {
 		}
 		req := Request{At: e.Received, Verb: e.Verb}
 		if e.ObjectRef != nil {
-			req.Resource, req.Subresource = e.ObjectRef.Resource, e.ObjectRef.Subresource
+			req.Resource, req.Subresource, req.Name = e.ObjectRef.Resource, e.ObjectRef.Subresource, e.ObjectRef.Name
 		}
 		out = append(out, req)
 	}
@@ -66,6 +68,22 @@ func parseAudit(r io.Reader, user string) ([]Request, error) {
 		return nil, fmt.Errorf("reading audit log: %w", err)
 	}
 	return out, nil
+}
+
+// schedulerMarks returns, per pod, when kube-scheduler's first status
+// patch reached the API server: its unschedulable mark (it writes a
+// binding, not a status, for a pod it places).
+func schedulerMarks(reqs []Request) map[string]time.Time {
+	out := map[string]time.Time{}
+	for _, r := range reqs {
+		if r.Verb != "patch" || r.Resource != "pods" || r.Subresource != "status" {
+			continue
+		}
+		if at, ok := out[r.Name]; !ok || r.At.Before(at) {
+			out[r.Name] = r.At
+		}
+	}
+	return out
 }
 
 // nodeCreates are the autoscaler's node creations as increases of one node

@@ -28,7 +28,9 @@ type PodTimes struct {
 	// Created is taken just before the create request is sent.
 	Created time.Time `json:"created"`
 	// Unschedulable is when the watch delivered the pod with PodScheduled
-	// False/Unschedulable for the first time (zero if never seen).
+	// False/Unschedulable for the first time, or, when the watch missed
+	// it, when kube-scheduler's mark reached the API server (zero if
+	// never marked).
 	Unschedulable time.Time `json:"unschedulable,omitzero"`
 	// Increase is the provider's increase call that covers the pod (zero
 	// when none did).

@@ -29,13 +29,20 @@ import (
 const AutoscalerUser = "livebench-autoscaler"
 
 // auditPolicy records every request of AutoscalerUser once, when its
-// response completes, and nothing else.
+// response completes, and kube-scheduler's pod status patches (its
+// unschedulable marks; it authenticates as the environment's admin, and
+// the harness writes pod status by update, never by patch), and nothing
+// else.
 const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy
 omitStages: [RequestReceived, ResponseStarted]
 rules:
 - level: Metadata
   users: ["` + AutoscalerUser + `"]
+- level: Metadata
+  users: ["` + testenv.AdminUser + `"]
+  verbs: ["patch"]
+  resources: [{group: "", resources: ["pods/status"]}]
 - level: None
 `
 

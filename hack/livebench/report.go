@@ -39,6 +39,10 @@ type Report struct {
 	Increases []Increase `json:"increases"`
 	// IncreasesPerBurst is len(Increases) / bursts.
 	IncreasesPerBurst float64 `json:"increasesPerBurst"`
+	// MarksFromAudit counts the pods whose unschedulable time comes from
+	// kube-scheduler's status patch in the audit log, the watch having
+	// missed it (see fillMarks).
+	MarksFromAudit int `json:"marksFromAudit"`
 	// BurstLoops and IdleLoops describe the loops in and out of burst windows.
 	BurstLoops LoopSummary `json:"burstLoops"`
 	IdleLoops  LoopSummary `json:"idleLoops"`
@@ -165,6 +169,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	row("unschedulable -> increase", r.UnschedulableToIncrease)
 	row("create -> unschedulable", r.CreateToUnschedulable)
 	p("pods not covered by an increase\t%d of %d (left out of the rows above: they waited longer than the run)", r.Uncovered, r.Pods)
+	p("unschedulable marks from the audit log\t%d (the watch missed them; their time is the mark's arrival)", r.MarksFromAudit)
+	p("unschedulable marks from the audit log\t%d (the watch missed them; their time is the mark's arrival)", r.MarksFromAudit)
 	p("increases\t%d (%.1f per burst)", len(r.Increases), r.IncreasesPerBurst)
 	p("")
 	p("loops (s)\tcount\tmin\tmedian\tp99\tmax\tmean\tCPU ms/loop\trequests/loop")

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/klog/v2"
+
+	"github.com/kscale/kscale/internal/testenv"
 )
 
 // Run performs one measurement: control plane, population, the autoscaler,
@@ -193,6 +195,11 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 	}
 	r.IncreasesPerBurst = float64(len(r.Increases)) / float64(cfg.Bursts)
 	ps := pods.Pods()
+	marks, err := readAudit(cp.auditLog, testenv.AdminUser)
+	if err != nil {
+		return err
+	}
+	r.MarksFromAudit = fillMarks(ps, schedulerMarks(marks))
 	attribute(ps, r.Increases)
 	r.latencies(ps)
 	ls := loops(samples, reqs)
