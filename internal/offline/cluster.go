@@ -38,12 +38,14 @@ type cluster struct {
 	// unbound holds the pods the scheduler tries to place: not bound, not
 	// finished.
 	unbound map[string]struct{}
+	// storage holds the storage classes, volumes and claims.
+	storage *storage
 }
 
 func newCluster() *cluster {
 	return &cluster{nodes: map[string]*corev1.Node{}, pods: map[string]*corev1.Pod{}, owned: map[string][]string{},
 		onNode: map[string]map[string]struct{}{}, seq: map[string]int{}, index: nodeautoscaler.NewPodIndex(),
-		unbound: map[string]struct{}{}}
+		unbound: map[string]struct{}{}, storage: newStorage()}
 }
 
 func podKey(p *corev1.Pod) string { return p.Namespace + "/" + p.Name }

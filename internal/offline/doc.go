@@ -1,6 +1,7 @@
 // Package offline is the world `kscale simulate` runs the real node
 // autoscaler loop in: a fake clock, an in-memory cluster (nodes, pods,
-// DaemonSets), the simulated cloud of cloudprovider/inmemory, a simulated
+// DaemonSets, storage classes, volumes and claims, with the binding the
+// volume controllers do), the simulated cloud of cloudprovider/inmemory, a simulated
 // kube-scheduler that binds pending pods to ready nodes with the scheduling
 // simulator's filters, workload controllers that create pods, scenario
 // events, and autoscaler restarts that drop its in-memory state.

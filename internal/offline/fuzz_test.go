@@ -13,7 +13,7 @@ import (
 // autoscaler panic; runs are cut to two simulated minutes.
 func FuzzWorld(f *testing.F) {
 	files, _ := filepath.Glob("../../test/scenarios/s[1-7]*.yaml")
-	files = append(files, "../scenario/testdata/valid.yaml")
+	files = append(files, "../scenario/testdata/valid.yaml", "../scenario/testdata/storage.yaml", "../../test/scenarios/zonal-volumes-pick-the-group.yaml")
 	for _, name := range files {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)

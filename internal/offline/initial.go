@@ -30,6 +30,7 @@ func (w *World) bindInitial(snap *simulator.Snapshot, wl *workload, pods []*core
 // workload's initial pods are placed with one snapshot.
 func (w *World) initialSnapshot() (*simulator.Snapshot, error) {
 	snap := simulator.NewSnapshot()
+	w.cluster.storage.addTo(snap)
 	for _, n := range w.cluster.nodeList() {
 		if err := snap.AddNode(n); err != nil {
 			return nil, err

@@ -19,6 +19,9 @@ type schedSnapshot struct {
 	nodes    map[string]*corev1.Node
 	versions map[string]uint64
 	nodeGen  int
+	// storageGen is the generation of the cluster's storage objects the
+	// snapshot holds.
+	storageGen int
 }
 
 // sync brings the snapshot up to date with c. ok is false when c has
@@ -26,7 +29,12 @@ type schedSnapshot struct {
 // scratch reports (as an error); the snapshot then starts over next time.
 func (s *schedSnapshot) sync(c *cluster) (snap *simulator.Snapshot, ok bool, err error) {
 	if s.snap == nil {
-		s.snap, s.nodes, s.versions, s.nodeGen = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[string]uint64{}, -1
+		s.snap, s.nodes, s.versions, s.nodeGen, s.storageGen = simulator.NewSnapshot(), map[string]*corev1.Node{}, map[string]uint64{}, -1, -1
+	}
+	if s.storageGen != c.storage.gen {
+		// Storage objects are added or replaced, never deleted.
+		c.storage.addTo(s.snap)
+		s.storageGen = c.storage.gen
 	}
 	if err := s.syncNodes(c); err != nil {
 		s.snap = nil

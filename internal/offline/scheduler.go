@@ -51,6 +51,7 @@ func (w *World) schedule(now time.Time) error {
 // and the pods that occupy them in creation order.
 func (c *cluster) freshSnapshot() (*simulator.Snapshot, error) {
 	snap := simulator.NewSnapshot()
+	c.storage.addTo(snap)
 	for _, n := range c.nodeList() {
 		if err := snap.AddNode(n); err != nil {
 			return nil, err

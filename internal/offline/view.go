@@ -22,12 +22,14 @@ type worldCluster struct{ w *World }
 var _ nodeautoscaler.Cluster = worldCluster{}
 
 // View implements nodeautoscaler.Cluster. The scenario format has no
-// namespaces, volumes or storage objects, so those parts are empty; a
-// workload's controller exists unless the scenario says it is missing.
+// namespaces or CSI nodes, so those parts are empty; a workload's
+// controller exists unless the scenario says it is missing.
 func (c worldCluster) View(context.Context) (*nodeautoscaler.View, error) {
 	cl := c.w.cluster
+	classes, pvs, pvcs := cl.storage.lists()
 	return &nodeautoscaler.View{Nodes: cl.nodeList(), Pods: cl.index, DaemonSets: slices.Clone(cl.daemonSets),
-		PDBs: c.w.pdbs(), Controllers: worldControllers(c)}, nil
+		PDBs: c.w.pdbs(), Controllers: worldControllers(c), StorageClasses: classes, PersistentVolumes: pvs,
+		PersistentVolumeClaims: pvcs}, nil
 }
 
 // worldControllers finds the workloads' controllers: every workload's

@@ -79,6 +79,11 @@ func podVolumes(vs []scenario.Volume) []corev1.Volume {
 			vol.EmptyDir = &corev1.EmptyDirVolumeSource{}
 		case scenario.VolumeHostPath:
 			vol.HostPath = &corev1.HostPathVolumeSource{Path: "/var/lib/kscale/" + v.Name}
+		case scenario.VolumeClaim:
+			vol.PersistentVolumeClaim = &corev1.PersistentVolumeClaimVolumeSource{ClaimName: v.Claim}
+		case scenario.VolumeEphemeral:
+			c := newClaim("", "", *v.Ephemeral)
+			vol.Ephemeral = &corev1.EphemeralVolumeSource{VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: c.Spec}}
 		}
 		out = append(out, vol)
 	}
@@ -106,6 +111,10 @@ func (wl *workload) newPod(now time.Time) *corev1.Pod {
 	}
 	for i := range p.Spec.Containers {
 		template.RequestsFromLimits(&p.Spec.Containers[i])
+	}
+	for _, ct := range s.VolumeClaimTemplates {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: ct.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: ct.Name + "-" + name}}})
 	}
 	apiVersion, kind := ownerKind(s.Kind)
 	if c := s.Controller; c != nil {
@@ -158,7 +167,7 @@ func (w *World) reconcileWorkloads(now time.Time) {
 func (w *World) reconcileReplicas(wl *workload, want int, now time.Time) {
 	have := w.cluster.ownedKeys(wl.spec.Namespace, wl.spec.Name)
 	for i := len(have); i < want; i++ {
-		w.cluster.addPod(wl.newPod(now))
+		w.addNewPod(wl, wl.newPod(now))
 	}
 	if len(have) > want {
 		w.cluster.removePods(slices.Clone(have[max(want, 0):]))
@@ -178,7 +187,7 @@ func (w *World) reconcilePods(wl *workload, now time.Time) {
 	for i := len(have); i < wl.replicas; i++ {
 		p := wl.newPod(now)
 		w.bare[podKey(p)] = wl.spec.Name
-		w.cluster.addPod(p)
+		w.addNewPod(wl, p)
 	}
 	if len(have) > wl.replicas {
 		var gone []string
@@ -244,6 +253,8 @@ func (w *World) reconcileDaemonSet(wl *workload, now time.Time) {
 		p := wl.newPod(now)
 		p.Name = wl.spec.Name + "-" + name
 		p.UID = types.UID(string(p.UID) + "-" + name)
+		w.cluster.storage.ensureClaims(wl, p)
+		w.cluster.storage.addTo(snap)
 		if snap.CheckFit(p, name) != nil {
 			wl.seq--
 			continue
@@ -264,10 +275,19 @@ func (w *World) bindPod(p *corev1.Pod, node string, now time.Time) *corev1.Pod {
 	b.Status.StartTime = &metav1.Time{Time: now}
 	b.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}}
 	w.cluster.addPod(b)
+	w.cluster.storage.bindOnNode(b, w.cluster.nodes[node])
 	if wl := w.byName[ownerName(b)]; wl != nil && wl.started != nil {
 		wl.started[podKey(b)] = now
 	}
 	return b
+}
+
+// addNewPod adds a pod a controller created, with the claims it mounts
+// that do not exist yet, as the StatefulSet and ephemeral volume
+// controllers create them.
+func (w *World) addNewPod(wl *workload, p *corev1.Pod) {
+	w.cluster.storage.ensureClaims(wl, p)
+	w.cluster.addPod(p)
 }
 
 // jobsRunning reports whether a Job pod may complete with time alone.

@@ -78,6 +78,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 	if err := w.addInitialNodes(); err != nil {
 		return nil, err
 	}
+	w.cluster.storage.load(scn)
 	for _, s := range scn.Workloads {
 		wl := &workload{spec: s, replicas: s.Replicas}
 		if s.Kind == "Job" {

@@ -1,6 +1,6 @@
 // Package scenario reads kscale scenario files (apiVersion
 // kscale.dev/v1alpha1, kind Scenario): the autoscaler options, node groups,
-// initial nodes, workloads, timed events, the duration and the expectations
+// initial nodes, storage classes, volumes and claims, workloads, timed events, the duration and the expectations
 // of one offline simulation.
 //
 // Parsing is strict: unknown fields, wrong types and invalid values are

@@ -8,8 +8,10 @@ import (
 // FuzzParse checks that no input makes Parse panic and that it returns
 // either a scenario or a ParseError, never both or neither.
 func FuzzParse(f *testing.F) {
-	if data, err := os.ReadFile("testdata/valid.yaml"); err == nil {
-		f.Add(data)
+	for _, name := range []string{"testdata/valid.yaml", "testdata/storage.yaml"} {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
 	}
 	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\n"))
 	f.Add([]byte("a: &x [*x]\n"))

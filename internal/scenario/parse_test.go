@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"desired of a Job", head + "workloads:\n  - {name: j, kind: Job, replicas: 1, desired: 2}\n",
 			"line 5: workloads \"j\": desired is a ReplicaSet's desired replicas"},
 		{"volume type", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: nfs}\n",
-			"line 9: workloads \"web\": pod.volumes.type: must be one of [emptyDir hostPath], got \"nfs\""},
+			"line 9: workloads \"web\": pod.volumes.type: must be one of [emptyDir hostPath persistentVolumeClaim ephemeral], got \"nfs\""},
 		{"volume twice", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: data, type: emptyDir}\n        - {name: data, type: hostPath}\n",
 			"line 10: workloads \"web\": pod.volumes.name: \"data\" defined twice"},
 		{"volume name", head + "workloads:\n  - name: web\n    kind: ReplicaSet\n    pod:\n      volumes:\n        - {name: Data_1, type: emptyDir}\n",

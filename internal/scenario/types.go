@@ -40,6 +40,11 @@ type Scenario struct {
 	NodeGroups []NodeGroup `yaml:"nodeGroups"`
 	// Nodes are instances that already run at the start.
 	Nodes []Node `yaml:"nodes"`
+	// StorageClasses, PersistentVolumes and PersistentVolumeClaims are
+	// the cluster's storage objects, which the pods' claims use.
+	StorageClasses         []StorageClass          `yaml:"storageClasses"`
+	PersistentVolumes      []PersistentVolume      `yaml:"persistentVolumes"`
+	PersistentVolumeClaims []PersistentVolumeClaim `yaml:"persistentVolumeClaims"`
 	// Workloads create pods.
 	Workloads []Workload `yaml:"workloads"`
 	// Events happen at given times.
@@ -131,6 +136,9 @@ type Workload struct {
 	// StatefulSet, a ReplicationController, a custom controller), and
 	// whether it is missing (deleted, its pods left behind).
 	Controller *Controller `yaml:"controller"`
+	// VolumeClaimTemplates give each pod claims of its own, as a
+	// StatefulSet's do (kind ReplicaSet or Pods).
+	VolumeClaimTemplates []ClaimTemplate `yaml:"volumeClaimTemplates"`
 	// Pod is the pod template.
 	Pod PodTemplate `yaml:"pod"`
 	// PDB adds a PodDisruptionBudget selecting the workload's pods.
@@ -160,26 +168,35 @@ type PodTemplate struct {
 	// Volumes are the pod's local storage volumes, which scale-down's
 	// --skip-nodes-with-local-storage rule reads (with the
 	// cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes
-	// annotation).
+	// annotation), and its claim and generic ephemeral volumes.
 	Volumes []Volume `yaml:"volumes"`
 }
 
 // Volume types a pod template's volume may have.
 const (
-	VolumeEmptyDir = "emptyDir"
-	VolumeHostPath = "hostPath"
+	VolumeEmptyDir  = "emptyDir"
+	VolumeHostPath  = "hostPath"
+	VolumeClaim     = "persistentVolumeClaim"
+	VolumeEphemeral = "ephemeral"
 )
 
 // VolumeTypes are the valid Volume.Type values.
-var VolumeTypes = []string{VolumeEmptyDir, VolumeHostPath}
+var VolumeTypes = []string{VolumeEmptyDir, VolumeHostPath, VolumeClaim, VolumeEphemeral}
 
-// Volume is one local storage volume of a pod.
+// Volume is one volume of a pod.
 type Volume struct {
 	// Name is the volume's name (a DNS label), as the safe-to-evict
 	// annotation lists it.
 	Name string `yaml:"name"`
-	// Type is emptyDir or hostPath.
+	// Type is emptyDir, hostPath, persistentVolumeClaim or ephemeral.
 	Type string `yaml:"type"`
+	// Claim, for type persistentVolumeClaim, names the claim in the
+	// workload's namespace: a listed one, or one a volume's claim names.
+	Claim string `yaml:"claim,omitempty"`
+	// Ephemeral, for type ephemeral, is the claim the volume creates for
+	// its pod (named <pod>-<volume>, owned by the pod), as the ephemeral
+	// volume controller does, unless one of that name is listed.
+	Ephemeral *ClaimSpec `yaml:"ephemeral,omitempty"`
 }
 
 // PDB is a PodDisruptionBudget for a workload: exactly one field is set.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -51,7 +52,8 @@ func validate(s *Scenario, t tree) error {
 		c.nodeGroup(&s.NodeGroups[i], p("nodeGroups", i), groups)
 	}
 	c.nodes(s, groups)
-	workloads := c.workloads(s)
+	claims := c.storage(s)
+	workloads := c.workloads(s, claims)
 	c.events(s, groups, workloads)
 	c.expectations(s, workloads)
 	if len(c.errs) == 0 {
@@ -115,7 +117,7 @@ func (c *checker) nodes(s *Scenario, groups map[string]bool) {
 
 var workloadKinds = []string{"ReplicaSet", "Deployment", "Job", "DaemonSet", "Pods"}
 
-func (c *checker) workloads(s *Scenario) map[string]string {
+func (c *checker) workloads(s *Scenario, claims map[string]bool) map[string]string {
 	kinds := map[string]string{}
 	nodeNames := map[string]bool{}
 	for _, n := range s.Nodes {
@@ -147,7 +149,7 @@ func (c *checker) workloads(s *Scenario) map[string]string {
 		c.failf(w.Terminating != nil && w.Terminating.Duration < 0, f("terminating"), "workloads %q: terminating must not be negative", w.Name)
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
-		c.volumes(w, f("pod"))
+		c.volumes(w, f("pod"), claims)
 		if w.PDB != nil {
 			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
 		}
@@ -175,9 +177,11 @@ func (c *checker) placement(w *Workload, at []any, nodes map[string]bool) {
 	c.failf(w.Kind == "DaemonSet", at, "workloads %q: on: a DaemonSet runs one pod on every node that fits it", w.Name)
 }
 
-// volumes checks a workload's pod volumes: valid, unique names and a
-// known type.
-func (c *checker) volumes(w *Workload, pod []any) {
+// volumes checks a workload's pod volumes: valid, unique names, a known
+// type, a listed claim for a claim volume and a claim for an ephemeral
+// one.
+func (c *checker) volumes(w *Workload, pod []any, claims map[string]bool) {
+	ns := cmp.Or(w.Namespace, "default")
 	seen := map[string]bool{}
 	for i, v := range w.Pod.Volumes {
 		at := append(slices.Clone(pod), "volumes", i)
@@ -187,5 +191,11 @@ func (c *checker) volumes(w *Workload, pod []any) {
 		seen[v.Name] = true
 		c.failf(!slices.Contains(VolumeTypes, v.Type), append(slices.Clone(at), "type"),
 			"workloads %q: pod.volumes.type: must be one of %v, got %q", w.Name, VolumeTypes, v.Type)
+		c.failf((v.Type == VolumeClaim) != (v.Claim != ""), append(slices.Clone(at), "claim"),
+			"workloads %q: pod.volumes %q: claim: required for type %s, only for it", w.Name, v.Name, VolumeClaim)
+		c.failf(v.Claim != "" && !claims[ns+"/"+v.Claim], append(slices.Clone(at), "claim"),
+			"workloads %q: pod.volumes %q: claim: %q is not a listed claim of namespace %s", w.Name, v.Name, v.Claim, ns)
+		c.failf((v.Type == VolumeEphemeral) != (v.Ephemeral != nil), append(slices.Clone(at), "ephemeral"),
+			"workloads %q: pod.volumes %q: ephemeral: required for type %s, only for it", w.Name, v.Name, VolumeEphemeral)
 	}
 }

@@ -90,6 +90,11 @@ type Workload struct {
 	// SafeVolume lists the volume in the pods' safe-to-evict-local-volumes
 	// annotation.
 	SafeVolume bool
+	// Claims is "" or the kind of the pods' claims (one of the Claims*
+	// constants); ZonesOfPending are the zones of the pending pods'
+	// volumes with ClaimsZonal.
+	Claims         string
+	ZonesOfPending []string
 }
 
 // Owners of a ReplicaSet workload's pods.
@@ -147,6 +152,7 @@ func Generate(seed int64) *Cluster {
 		if r.IntN(4) == 0 {
 			g.AutoscalingOptions = map[string]string{"scaledownutilizationthreshold": "0.9"}
 		}
+		g.Zone = groupZone(seed, gi)
 		if zeroOrMax(seed, gi) {
 			g.AutoscalingOptions = withOption(g.AutoscalingOptions, cloudprovider.OptionZeroOrMaxNodeScaling, "true")
 		}
@@ -166,7 +172,9 @@ func Generate(seed int64) *Cluster {
 		c.Workloads = append(c.Workloads, daemonSet(r, c, free))
 	}
 	for wi := range 1 + r.IntN(6) {
-		c.Workloads = append(c.Workloads, workload(r, c, wi, free))
+		w := workload(r, c, wi, free)
+		drawClaims(seed, wi, &w)
+		c.Workloads = append(c.Workloads, w)
 	}
 	return c
 }

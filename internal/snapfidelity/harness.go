@@ -50,6 +50,9 @@ type Harness struct {
 	// Moved counts the comparisons made again because the cluster changed
 	// between the live loop and the snapshot.
 	Moved int
+	// provisions is set while a cluster with unbound late-binding claims
+	// is built: the harness then plays their provisioner.
+	provisions bool
 }
 
 // now is the time of the harness's kubelets.
@@ -77,12 +80,18 @@ type Outcome struct {
 // Diff lists the differences between the live and the simulated loop.
 func (o *Outcome) Diff() []string { return Diff(o.Live, o.Simulated) }
 
-// Prepare creates the namespaces and priority classes every cluster uses.
+// Prepare creates the namespaces, priority classes and storage classes
+// every cluster uses.
 func (h *Harness) Prepare(ctx context.Context) error {
 	for _, ns := range Namespaces {
 		_, err := h.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
+		}
+	}
+	for _, sc := range StorageClasses() {
+		if _, err := h.Client.StorageV1().StorageClasses().Create(ctx, sc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating storage class %s: %w", sc.Name, err)
 		}
 	}
 	for name, v := range PriorityValues {
@@ -183,7 +192,9 @@ func (h *Harness) build(ctx context.Context, c *Cluster) (*kwok.Provider, error)
 	if err := h.failKubelets(ctx, c); err != nil {
 		return nil, err
 	}
-	if err := h.create(ctx, ObjectsOf(c)); err != nil {
+	o := ObjectsOf(c)
+	h.provisions = lateClaims(o)
+	if err := h.create(ctx, o); err != nil {
 		return nil, err
 	}
 	ready, err := h.settle(ctx)
@@ -230,15 +241,27 @@ func (h *Harness) create(ctx context.Context, o Objects) error {
 		}
 		uids[j.Namespace+"/"+j.Name] = got.UID
 	}
+	if err := h.createStorage(ctx, o.PVCs, o.PVs, nil); err != nil {
+		return err
+	}
+	pods := map[string]types.UID{}
 	for _, p := range o.Pods {
 		for i := range p.OwnerReferences {
 			if uid, ok := uids[p.Namespace+"/"+p.OwnerReferences[i].Name]; ok {
 				p.OwnerReferences[i].UID = uid
 			}
 		}
-		if _, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{}); err != nil {
+		got, err := h.Client.CoreV1().Pods(p.Namespace).Create(ctx, p, metav1.CreateOptions{})
+		if err != nil {
 			return fmt.Errorf("creating pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
+		pods[p.Namespace+"/"+p.Name] = got.UID
+	}
+	if err := h.createStorage(ctx, o.EphemeralPVCs, o.EphemeralPVs, pods); err != nil {
+		return err
+	}
+	if err := h.liftClaimGates(ctx, o.Pods); err != nil {
+		return err
 	}
 	for _, pdb := range o.PDBs {
 		if _, err := h.Client.PolicyV1().PodDisruptionBudgets(pdb.Namespace).Create(ctx, pdb, metav1.CreateOptions{}); err != nil {

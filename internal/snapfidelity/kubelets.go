@@ -226,6 +226,11 @@ func (h *Harness) failKubelets(ctx context.Context, c *Cluster) error {
 // marked it unschedulable.
 func (h *Harness) waitScheduled(ctx context.Context) error {
 	err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if h.provisions {
+			if err := h.provision(ctx); err != nil {
+				return false, err
+			}
+		}
 		for _, ns := range Namespaces {
 			pods, err := h.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
@@ -319,6 +324,10 @@ func (h *Harness) clean(ctx context.Context, c *Cluster) error {
 			h.Client.PolicyV1().PodDisruptionBudgets(ns).DeleteCollection(ctx, now, metav1.ListOptions{}))
 	}
 	errs = append(errs, h.Client.CoreV1().Nodes().DeleteCollection(ctx, now, metav1.ListOptions{}))
+	storage := hasClaims(c)
+	if storage {
+		errs = append(errs, h.cleanStorage(ctx))
+	}
 	if err := h.Client.CoreV1().ConfigMaps(metav1.NamespaceSystem).Delete(ctx, kwok.StateConfigMapName, now); err != nil && !apierrors.IsNotFound(err) {
 		errs = append(errs, err)
 	}
@@ -336,6 +345,11 @@ func (h *Harness) clean(ctx context.Context, c *Cluster) error {
 		nodes, err := h.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 		if err != nil || len(nodes.Items) > 0 {
 			return false, err
+		}
+		if storage {
+			if gone, err := h.storageGone(ctx); !gone || err != nil {
+				return false, err
+			}
 		}
 		pods, err := h.Client.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 		return err == nil && len(pods.Items) == 0, err

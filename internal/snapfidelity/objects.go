@@ -36,12 +36,29 @@ type Objects struct {
 	DaemonSets []*appsv1.DaemonSet
 	// PDBs select the pods of one workload each.
 	PDBs []*policyv1.PodDisruptionBudget
+	// PVCs are the pods' claims; PVs the volumes bound ones are bound to.
+	PVCs []*corev1.PersistentVolumeClaim
+	PVs  []*corev1.PersistentVolume
+	// EphemeralPVCs are the claims of the pods' ephemeral volumes, owned
+	// by their pods (the UID is filled in when the pod is created), and
+	// EphemeralPVs the volumes bound ones are bound to.
+	EphemeralPVCs []*corev1.PersistentVolumeClaim
+	EphemeralPVs  []*corev1.PersistentVolume
 }
 
 // ObjectsOf builds the objects of c's workloads.
 func ObjectsOf(c *Cluster) Objects {
 	var o Objects
+	zoneOf := map[string]string{}
+	groupZone := map[string]string{}
+	for _, g := range c.Groups {
+		groupZone[g.Name] = g.Zone
+	}
+	for _, n := range c.Nodes {
+		zoneOf[n.Name] = groupZone[n.Group]
+	}
 	for _, w := range c.Workloads {
+		var pods []*corev1.Pod
 		sel := map[string]string{"app": w.Name}
 		var owner []metav1.OwnerReference
 		switch w.Kind {
@@ -68,7 +85,9 @@ func ObjectsOf(c *Cluster) Objects {
 				p.Annotations = withAnnotation(p.Annotations, annotationNotReady)
 			}
 			o.Pods = append(o.Pods, p)
+			pods = append(pods, p)
 		}
+		o.addClaims(w, pods, zoneOf)
 		if w.MaxUnavailable != nil {
 			o.PDBs = append(o.PDBs, &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
 				Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: ptr.To(intstr.FromInt32(int32(*w.MaxUnavailable))),

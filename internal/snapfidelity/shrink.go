@@ -35,7 +35,7 @@ func Shrink(c *Cluster, differs func(*Cluster) bool) *Cluster {
 func (c *Cluster) clone() *Cluster {
 	out := &Cluster{Seed: c.Seed, Settings: maps.Clone(c.Settings), Groups: slices.Clone(c.Groups), Nodes: slices.Clone(c.Nodes)}
 	for _, w := range c.Workloads {
-		w.Bound = slices.Clone(w.Bound)
+		w.Bound, w.ZonesOfPending = slices.Clone(w.Bound), slices.Clone(w.ZonesOfPending)
 		out.Workloads = append(out.Workloads, w)
 	}
 	return out
@@ -45,7 +45,19 @@ func (c *Cluster) clone() *Cluster {
 // there is no i-th one, applied false when it does not apply.
 type shrinkStep func(c *Cluster, i int) (applied, ok bool)
 
-var shrinkSteps = []shrinkStep{dropWorkload, dropNode, dropGroup, dropBound, dropPending, dropPDB, dropSetting}
+var shrinkSteps = []shrinkStep{dropWorkload, dropNode, dropGroup, dropBound, dropPending, dropPDB, dropClaims, dropSetting}
+
+// dropClaims takes the claims off the i-th workload's pods.
+func dropClaims(c *Cluster, i int) (bool, bool) {
+	if i >= len(c.Workloads) {
+		return false, false
+	}
+	if c.Workloads[i].Claims == "" {
+		return false, true
+	}
+	c.Workloads[i].Claims, c.Workloads[i].ZonesOfPending = "", nil
+	return true, true
+}
 
 func dropWorkload(c *Cluster, i int) (bool, bool) {
 	if i >= len(c.Workloads) {

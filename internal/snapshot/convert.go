@@ -34,6 +34,12 @@ type builder struct {
 	desired       map[string]int32
 	// daemonSets are the DaemonSets (namespace/name) with kept pods.
 	daemonSets map[string]bool
+	// claims are the cluster's claims by namespace/name; keptPods the
+	// pods written, simPod their names in the simulation by
+	// namespace/name.
+	claims   map[string]*corev1.PersistentVolumeClaim
+	keptPods []*corev1.Pod
+	simPod   map[string]simPod
 }
 
 // Convert turns the cluster's objects into a scenario that starts from the
@@ -47,7 +53,11 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	}
 	b := &builder{opts: opts, configured: map[string]bool{}, groupNames: map[string]bool{}, nodeGroup: map[string]string{},
 		workloadNames: map[string]bool{}, podWorkload: map[string]string{}, skipped: map[string]int{}, controllers: c.Controllers, desired: c.Desired,
-		daemonSets: map[string]bool{}}
+		daemonSets: map[string]bool{}, claims: map[string]*corev1.PersistentVolumeClaim{}, simPod: map[string]simPod{}}
+	for i := range c.PersistentVolumeClaims {
+		pvc := &c.PersistentVolumeClaims[i]
+		b.claims[pvc.Namespace+"/"+pvc.Name] = pvc
+	}
 	b.res = &Result{Scenario: &scenario.Scenario{APIVersion: scenario.APIVersion, Kind: scenario.Kind, Name: opts.Name,
 		Description: "The state of " + cmp.Or(c.Source, "a cluster") + " at " + opts.Now.UTC().Format(time.RFC3339) + ", written by kscale snapshot.",
 		Duration:    scenario.Duration{Duration: opts.Duration}}}
@@ -64,6 +74,8 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	b.buildGroups(sortedNodes(c.Nodes))
 	b.buildWorkloads(sortedPods(c.Pods))
 	b.daemonSetsWithoutPods(c.DaemonSets)
+	b.buildStorage(c, b.claims)
+	b.dropUnlistedClaims()
 	b.attachPDBs(c)
 	b.priorities(c.Priorities)
 	sortWorkloads(b.res.Scenario.Workloads)

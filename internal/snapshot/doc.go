@@ -3,7 +3,8 @@
 // autoscaler would do next.
 //
 // Convert is pure: it takes the listed objects (nodes, pods,
-// PodDisruptionBudgets, the priority expander ConfigMap) and the time of the
+// PodDisruptionBudgets, controllers, DaemonSets, claims, volumes, storage
+// classes, the priority expander ConfigMap) and the time of the
 // snapshot, and returns a scenario.Scenario plus notes on everything the
 // scenario schema cannot express. Marshal writes the scenario as YAML with
 // those notes as a comment header, Fit checks that the file loads the way

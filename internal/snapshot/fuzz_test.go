@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -46,6 +47,61 @@ func FuzzConvert(f *testing.F) {
 			fixture.Pod("p-2", append(podOpts, fixture.UnschedulablePod())...),
 			fixture.Pod("p-3", fixture.WithLabels(labels), fixture.OnNode("n-2"), fixture.Running()),
 		}, fixture.PDB("pdb", app))
+		res, err := Convert(c, defaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Fit(res); err != nil {
+			t.Fatalf("Fit: %v", err)
+		}
+		data, err := Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenario.Parse(data); err != nil {
+			t.Fatalf("parse: %v\n%s", err, data)
+		}
+	})
+}
+
+// FuzzConvertStorage checks that any valid claims, volumes and classes
+// give a file that parses and loads: odd claim and class names, sizes,
+// zones, bindings, claim templates and ephemeral volumes.
+func FuzzConvertStorage(f *testing.F) {
+	f.Add("data-db-0", "zonal", "10Gi", "z1", true, true, false)
+	f.Add("x", "", "1", "", false, false, true)
+	f.Add("data-db-0", "missing", "0", "z.2", true, false, false)
+	f.Fuzz(func(t *testing.T, claimName, class, size, zone string, bound, template, ephemeral bool) {
+		q, err := resource.ParseQuantity(size)
+		if err != nil || q.Sign() < 0 || len(validation.IsDNS1123Subdomain(claimName)) > 0 || len(validation.IsValidLabelValue(zone)) > 0 ||
+			(class != "" && len(validation.IsDNS1123Subdomain(class)) > 0) {
+			return // the API server rejects such objects
+		}
+		c := storageCluster()
+		for _, have := range c.PersistentVolumeClaims {
+			if have.Name == claimName {
+				return // one claim of a name
+			}
+		}
+		pvc := claim(claimName, class)
+		pvc.Spec.Resources.Requests[corev1.ResourceStorage] = q
+		c.PersistentVolumeClaims = append(c.PersistentVolumeClaims, *pvc)
+		if bound {
+			c.PersistentVolumes = append(c.PersistentVolumes, zonalPV("pv-fuzz", zone, &c.PersistentVolumeClaims[len(c.PersistentVolumeClaims)-1]))
+		}
+		vol := claimVolume("v", claimName)
+		name := "p"
+		if template {
+			vol.Name, name = "v", strings.TrimPrefix(claimName, "v-")
+		}
+		if ephemeral {
+			vol = corev1.Volume{Name: "v", VolumeSource: corev1.VolumeSource{Ephemeral: &corev1.EphemeralVolumeSource{
+				VolumeClaimTemplate: &corev1.PersistentVolumeClaimTemplate{Spec: pvc.Spec}}}}
+		}
+		if len(validation.IsDNS1123Subdomain(name)) > 0 {
+			return
+		}
+		c.Pods = append(c.Pods, *ownedPod(name, "StatefulSet", "s", "b-1", withVolumes(vol)))
 		res, err := Convert(c, defaultOptions())
 		if err != nil {
 			t.Fatal(err)

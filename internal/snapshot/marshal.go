@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kscale/kscale/internal/scenario"
 )
@@ -15,16 +16,35 @@ import (
 // quantities and durations as strings, Kubernetes values as plain maps and
 // empty fields left out.
 type outScenario struct {
-	APIVersion  string            `yaml:"apiVersion"`
-	Kind        string            `yaml:"kind"`
-	Name        string            `yaml:"name"`
-	Description string            `yaml:"description,omitempty"`
-	Duration    string            `yaml:"duration"`
-	Autoscaler  map[string]string `yaml:"autoscaler,omitempty"`
-	Priorities  map[int][]string  `yaml:"priorities,omitempty"`
-	NodeGroups  []outGroup        `yaml:"nodeGroups,omitempty"`
-	Nodes       []outNode         `yaml:"nodes,omitempty"`
-	Workloads   []outWorkload     `yaml:"workloads,omitempty"`
+	APIVersion             string                           `yaml:"apiVersion"`
+	Kind                   string                           `yaml:"kind"`
+	Name                   string                           `yaml:"name"`
+	Description            string                           `yaml:"description,omitempty"`
+	Duration               string                           `yaml:"duration"`
+	Autoscaler             map[string]string                `yaml:"autoscaler,omitempty"`
+	Priorities             map[int][]string                 `yaml:"priorities,omitempty"`
+	NodeGroups             []outGroup                       `yaml:"nodeGroups,omitempty"`
+	Nodes                  []outNode                        `yaml:"nodes,omitempty"`
+	StorageClasses         []outStorageClass                `yaml:"storageClasses,omitempty"`
+	PersistentVolumes      []outVolume                      `yaml:"persistentVolumes,omitempty"`
+	PersistentVolumeClaims []scenario.PersistentVolumeClaim `yaml:"persistentVolumeClaims,omitempty"`
+	Workloads              []outWorkload                    `yaml:"workloads,omitempty"`
+}
+
+type outStorageClass struct {
+	Name              string `yaml:"name"`
+	Provisioner       string `yaml:"provisioner"`
+	VolumeBindingMode string `yaml:"volumeBindingMode,omitempty"`
+	AllowedTopologies any    `yaml:"allowedTopologies,omitempty"`
+}
+
+type outVolume struct {
+	Name         string                              `yaml:"name"`
+	StorageClass string                              `yaml:"storageClass,omitempty"`
+	Capacity     string                              `yaml:"capacity"`
+	AccessModes  []corev1.PersistentVolumeAccessMode `yaml:"accessModes,omitempty"`
+	NodeAffinity any                                 `yaml:"nodeAffinity,omitempty"`
+	Labels       map[string]string                   `yaml:"labels,omitempty"`
 }
 
 type outGroup struct {
@@ -71,10 +91,11 @@ type outWorkload struct {
 	NotReady  int            `yaml:"notReady,omitempty"`
 	Desired   *int           `yaml:"desired,omitempty"`
 	// Terminating is the time left, as a duration string.
-	Terminating string         `yaml:"terminating,omitempty"`
-	Controller  *outController `yaml:"controller,omitempty"`
-	Pod         outPod         `yaml:"pod"`
-	PDB         *outPDB        `yaml:"pdb,omitempty"`
+	Terminating          string                   `yaml:"terminating,omitempty"`
+	Controller           *outController           `yaml:"controller,omitempty"`
+	VolumeClaimTemplates []scenario.ClaimTemplate `yaml:"volumeClaimTemplates,omitempty"`
+	Pod                  outPod                   `yaml:"pod"`
+	PDB                  *outPDB                  `yaml:"pdb,omitempty"`
 }
 
 type outController struct {
@@ -122,6 +143,9 @@ func Marshal(r *Result) ([]byte, error) {
 			return nil, fmt.Errorf("writing node %s: %w", n.Name, err)
 		}
 		out.Nodes = append(out.Nodes, outNode{Name: n.Name, Group: n.Group, NotReady: n.NotReady, Taints: taints})
+	}
+	if err := outStorage(s, &out); err != nil {
+		return nil, err
 	}
 	for _, w := range s.Workloads {
 		ow, err := outWorkloadOf(w)
@@ -196,6 +220,7 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
 	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On, NotReady: w.NotReady, Desired: w.Desired,
+		VolumeClaimTemplates: w.VolumeClaimTemplates,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority, Volumes: p.Volumes}}
 	if c := w.Controller; c != nil {
@@ -221,6 +246,30 @@ func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 		return ow, fmt.Errorf("writing workload %s: %w", w.Name, err)
 	}
 	return ow, nil
+}
+
+// outStorage writes the storage classes, volumes and claims.
+func outStorage(s *scenario.Scenario, out *outScenario) error {
+	for _, sc := range s.StorageClasses {
+		topo, err := plain(sc.AllowedTopologies.Value, len(sc.AllowedTopologies.Value) == 0)
+		if err != nil {
+			return fmt.Errorf("writing storage class %s: %w", sc.Name, err)
+		}
+		out.StorageClasses = append(out.StorageClasses, outStorageClass{Name: sc.Name, Provisioner: sc.Provisioner,
+			VolumeBindingMode: sc.VolumeBindingMode, AllowedTopologies: topo})
+	}
+	for _, pv := range s.PersistentVolumes {
+		ov := outVolume{Name: pv.Name, StorageClass: pv.StorageClass, Capacity: pv.Capacity.String(), AccessModes: pv.AccessModes, Labels: pv.Labels}
+		if pv.NodeAffinity != nil {
+			var err error
+			if ov.NodeAffinity, err = plain(pv.NodeAffinity.Value, false); err != nil {
+				return fmt.Errorf("writing persistent volume %s: %w", pv.Name, err)
+			}
+		}
+		out.PersistentVolumes = append(out.PersistentVolumes, ov)
+	}
+	out.PersistentVolumeClaims = s.PersistentVolumeClaims
+	return nil
 }
 
 func quantities(r scenario.Resources) map[string]string {

@@ -8,6 +8,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -31,8 +32,8 @@ type ReadOptions struct {
 // PodDisruptionBudgets of all namespaces, page by page (each list is one
 // consistent resource version), and the priority expander ConfigMap when it
 // exists. It needs get on that ConfigMap and list on nodes, pods,
-// poddisruptionbudgets, daemonsets and the controllers readControllers
-// lists.
+// poddisruptionbudgets, daemonsets, the controllers readControllers lists,
+// persistentvolumeclaims, persistentvolumes and storageclasses.
 func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Cluster, error) {
 	if o.PageSize <= 0 {
 		o.PageSize = DefaultPageSize
@@ -64,6 +65,9 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 	if c.Controllers, c.Desired, err = readControllers(ctx, client, o.PageSize); err != nil {
 		return nil, err
 	}
+	if err := readStorage(ctx, client, o.PageSize, c); err != nil {
+		return nil, err
+	}
 	cm, err := client.CoreV1().ConfigMaps(o.Namespace).Get(ctx, o.ConfigMapName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -73,6 +77,27 @@ func Read(ctx context.Context, client kubernetes.Interface, o ReadOptions) (*Clu
 		c.Priorities = cm
 	}
 	return c, nil
+}
+
+// readStorage lists the claims of all namespaces, the volumes and the
+// storage classes.
+func readStorage(ctx context.Context, client kubernetes.Interface, pageSize int64, c *Cluster) error {
+	var err error
+	c.PersistentVolumeClaims, err = listAll(ctx, "persistentvolumeclaims", pageSize, client.CoreV1().PersistentVolumeClaims(metav1.NamespaceAll).List,
+		func(l *corev1.PersistentVolumeClaimList) ([]corev1.PersistentVolumeClaim, string) {
+			return l.Items, l.Continue
+		})
+	if err != nil {
+		return err
+	}
+	c.PersistentVolumes, err = listAll(ctx, "persistentvolumes", pageSize, client.CoreV1().PersistentVolumes().List,
+		func(l *corev1.PersistentVolumeList) ([]corev1.PersistentVolume, string) { return l.Items, l.Continue })
+	if err != nil {
+		return err
+	}
+	c.StorageClasses, err = listAll(ctx, "storageclasses", pageSize, client.StorageV1().StorageClasses().List,
+		func(l *storagev1.StorageClassList) ([]storagev1.StorageClass, string) { return l.Items, l.Continue })
+	return err
 }
 
 // listAll follows the continue tokens of a paginated List.

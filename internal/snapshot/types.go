@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kscale/kscale/internal/scenario"
@@ -34,6 +35,11 @@ type Cluster struct {
 	// DaemonSets are the DaemonSets of all namespaces: the autoscaler puts
 	// their pods on scale-up's node templates.
 	DaemonSets []appsv1.DaemonSet
+	// StorageClasses, PersistentVolumes and PersistentVolumeClaims are
+	// every class, volume and claim: where the pods' volumes let them run.
+	StorageClasses         []storagev1.StorageClass
+	PersistentVolumes      []corev1.PersistentVolume
+	PersistentVolumeClaims []corev1.PersistentVolumeClaim
 	// Priorities is the priority expander ConfigMap; nil when it is absent.
 	Priorities *corev1.ConfigMap
 }

@@ -118,12 +118,14 @@ func (b *builder) buildWorkloads(pods []*corev1.Pod) {
 			kept = append(kept, p)
 		}
 	}
+	b.keptPods = kept
 	groups := groupPods(kept)
 	for _, g := range groups {
 		w := b.workload(g)
 		for _, p := range g.pods {
 			b.podWorkload[p.Namespace+"/"+p.Name] = w.Name
 		}
+		b.nameSimPods(&w, g.pods)
 		b.res.Scenario.Workloads = append(b.res.Scenario.Workloads, w)
 	}
 }
@@ -167,6 +169,7 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 		b.res.notef("%s: the remaining run time of its pods is unknown; they run until the simulation ends", g.owner)
 	}
 	b.controller(g, rep, &w)
+	b.claimTemplates(&w, g, b.claims)
 	if app := rep.Labels["app"]; app != "" && app != w.Name {
 		b.res.notef("%s: the simulation labels its pods app=%s (its workload name) instead of app=%s; selectors on app may match differently",
 			g.owner, w.Name, app)
@@ -267,7 +270,7 @@ func podTemplate(p *corev1.Pod, daemon bool) scenario.PodTemplate {
 	if p.Spec.Priority != nil {
 		t.Priority = *p.Spec.Priority
 	}
-	t.Volumes = localVolumes(p)
+	t.Volumes = append(localVolumes(p), claimVolumes(p)...)
 	return t
 }
 
@@ -334,11 +337,6 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 			if port.HostPort != 0 {
 				lost = append(lost, "host port "+strconv.Itoa(int(port.HostPort))+" (where the pod fits)")
 			}
-		}
-	}
-	for _, v := range p.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil || v.Ephemeral != nil {
-			lost = append(lost, "volume "+v.Name+" (its claim's binding and volume node affinity: where the pod fits, so scale-up and scale-down)")
 		}
 	}
 	if s := p.Spec.SchedulerName; s != "" && s != corev1.DefaultSchedulerName {
