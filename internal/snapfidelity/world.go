@@ -22,7 +22,9 @@ type world map[string]string
 // compared is settled and compared again.
 const maxCompareAttempts = 5
 
-// readWorld lists the nodes and the generated namespaces' objects.
+// readWorld lists the nodes, the persistent volumes and the generated
+// namespaces' objects (claims included: the harness's provisioner binds
+// them).
 func (h *Harness) readWorld(ctx context.Context) (world, error) {
 	opts := metav1.ListOptions{}
 	w := world{}
@@ -31,6 +33,13 @@ func (h *Harness) readWorld(ctx context.Context) (world, error) {
 		return nil, fmt.Errorf("listing nodes: %w", err)
 	}
 	if err := w.add("Node", nodes); err != nil {
+		return nil, err
+	}
+	volumes, err := h.Client.CoreV1().PersistentVolumes().List(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("listing persistent volumes: %w", err)
+	}
+	if err := w.add("PersistentVolume", volumes); err != nil {
 		return nil, err
 	}
 	for _, ns := range Namespaces {
@@ -42,6 +51,9 @@ func (h *Harness) readWorld(ctx context.Context) (world, error) {
 			"ReplicationController": func() (runtime.Object, error) { return h.Client.CoreV1().ReplicationControllers(ns).List(ctx, opts) },
 			"DaemonSet":             func() (runtime.Object, error) { return h.Client.AppsV1().DaemonSets(ns).List(ctx, opts) },
 			"Job":                   func() (runtime.Object, error) { return h.Client.BatchV1().Jobs(ns).List(ctx, opts) },
+			"PersistentVolumeClaim": func() (runtime.Object, error) {
+				return h.Client.CoreV1().PersistentVolumeClaims(ns).List(ctx, opts)
+			},
 		}
 		for _, kind := range slices.Sorted(maps.Keys(lists)) {
 			list, err := lists[kind]()
