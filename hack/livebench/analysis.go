@@ -54,7 +54,8 @@ func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
 // in time order first; the pods never marked (kube-scheduler had not tried
 // them before a new node took them, which happens when the increases come
 // faster than it tries a burst) take what is left, in creation order. An
-// increase's nodes never go to a pod created after it.
+// increase's nodes never go to a pod created after it, nor to a marked pod
+// marked after it (the autoscaler cannot have asked for them for it).
 func attribute(pods []PodTimes, incs []Increase) {
 	slices.SortStableFunc(pods, func(a, b PodTimes) int {
 		am, bm := !a.Unschedulable.IsZero(), !b.Unschedulable.IsZero()
@@ -77,8 +78,12 @@ func attribute(pods []PodTimes, incs []Increase) {
 		left[i] = inc.Delta
 	}
 	for k := range pods {
+		from := pods[k].Created
+		if !pods[k].Unschedulable.IsZero() {
+			from = pods[k].Unschedulable
+		}
 		for i := range incs {
-			if left[i] > 0 && !incs[i].At.Before(pods[k].Created) {
+			if left[i] > 0 && !incs[i].At.Before(from) {
 				pods[k].Increase = incs[i].At
 				left[i]--
 				break

@@ -43,6 +43,11 @@ func TestAttribute(t *testing.T) {
 		incs: []Increase{{At: sec(1), Delta: 1}, {At: sec(2), Delta: 1}},
 		want: map[string]float64{"marked": 1, "never": 2},
 	}, {
+		name: "an increase before a pod's mark does not cover it; a pod never marked takes it",
+		pods: []PodTimes{{Name: "marked", Created: sec(0), Unschedulable: sec(2)}, {Name: "never", Created: sec(0.5)}},
+		incs: []Increase{{At: sec(1), Delta: 1}, {At: sec(3), Delta: 1}},
+		want: map[string]float64{"marked": 3, "never": 1},
+	}, {
 		name: "an increase before a pod's creation does not cover it",
 		pods: []PodTimes{{Name: "a", Created: sec(10), Unschedulable: sec(11)}},
 		incs: []Increase{{At: sec(5), Delta: 3}, {At: sec(12), Delta: 1}},
