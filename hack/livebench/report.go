@@ -33,7 +33,7 @@ type Report struct {
 	UnschedulableToIncrease Summary `json:"unschedulableToIncrease"`
 	CreateToUnschedulable   Summary `json:"createToUnschedulable"`
 	// Pods is the number of pending pods sent; Uncovered how many no increase covered.
-	Pods int `json:"pods"`
+	Pods      int `json:"pods"`
 	Uncovered int `json:"uncovered"`
 	// PodTimes are every burst pod's times (JSON only), to analyse a run
 	// again.
