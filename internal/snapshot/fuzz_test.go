@@ -10,7 +10,6 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/kscale/kscale/internal/fixture"
-	"github.com/kscale/kscale/internal/scenario"
 )
 
 // FuzzConvert checks that any valid cluster objects give a file that
@@ -47,20 +46,7 @@ func FuzzConvert(f *testing.F) {
 			fixture.Pod("p-2", append(podOpts, fixture.UnschedulablePod())...),
 			fixture.Pod("p-3", fixture.WithLabels(labels), fixture.OnNode("n-2"), fixture.Running()),
 		}, fixture.PDB("pdb", app))
-		res, err := Convert(c, defaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Fit(res); err != nil {
-			t.Fatalf("Fit: %v", err)
-		}
-		data, err := Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := scenario.Parse(data); err != nil {
-			t.Fatalf("parse: %v\n%s", err, data)
-		}
+		convertRoundTrip(t, c)
 	})
 }
 
@@ -102,19 +88,17 @@ func FuzzConvertStorage(f *testing.F) {
 			return
 		}
 		c.Pods = append(c.Pods, *ownedPod(name, "StatefulSet", "s", "b-1", withVolumes(vol)))
-		res, err := Convert(c, defaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := Fit(res); err != nil {
-			t.Fatalf("Fit: %v", err)
-		}
-		data, err := Marshal(res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := scenario.Parse(data); err != nil {
-			t.Fatalf("parse: %v\n%s", err, data)
-		}
+		convertRoundTrip(t, c)
 	})
+}
+
+// convertRoundTrip converts c and checks that the snapshot loads (see
+// roundTrip): every snapshot must.
+func convertRoundTrip(t *testing.T, c *Cluster) {
+	t.Helper()
+	res, err := Convert(c, defaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roundTrip(t, res)
 }
