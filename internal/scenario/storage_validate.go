@@ -14,9 +14,7 @@ func (c *checker) storage(s *Scenario) map[string]bool {
 	for i, sc := range s.StorageClasses {
 		at := p("storageClasses", i)
 		f := func(field string) []any { return append(slices.Clone(at), field) }
-		c.failf(len(validation.IsDNS1123Subdomain(sc.Name)) > 0, f("name"), "storageClasses.name: %q is not a valid name", sc.Name)
-		c.failf(classes[sc.Name], f("name"), "storageClasses.name: %q defined twice", sc.Name)
-		classes[sc.Name] = true
+		c.uniqueName(classes, f("name"), "storageClasses", sc.Name)
 		c.failf(sc.Provisioner == "", f("provisioner"), "storageClasses %q: provisioner: required (kubernetes.io/no-provisioner for static volumes)", sc.Name)
 		c.failf(sc.VolumeBindingMode != "" && sc.VolumeBindingMode != BindingImmediate && sc.VolumeBindingMode != BindingWaitForFirstConsumer,
 			f("volumeBindingMode"), "storageClasses %q: volumeBindingMode: must be %s or %s, got %q", sc.Name, BindingImmediate, BindingWaitForFirstConsumer, sc.VolumeBindingMode)
@@ -25,9 +23,7 @@ func (c *checker) storage(s *Scenario) map[string]bool {
 	for i, pv := range s.PersistentVolumes {
 		at := p("persistentVolumes", i)
 		f := func(field string) []any { return append(slices.Clone(at), field) }
-		c.failf(len(validation.IsDNS1123Subdomain(pv.Name)) > 0, f("name"), "persistentVolumes.name: %q is not a valid name", pv.Name)
-		c.failf(volumes[pv.Name], f("name"), "persistentVolumes.name: %q defined twice", pv.Name)
-		volumes[pv.Name] = true
+		c.uniqueName(volumes, f("name"), "persistentVolumes", pv.Name)
 		c.failf(pv.Capacity.Sign() <= 0, f("capacity"), "persistentVolumes %q: capacity: required, a positive size such as 10Gi", pv.Name)
 		c.accessModes(pv.AccessModes, f("accessModes"), "persistentVolumes "+pv.Name)
 		c.failf(pv.NodeAffinity != nil && len(pv.NodeAffinity.Value.NodeSelectorTerms) == 0, f("nodeAffinity"),
@@ -97,4 +93,12 @@ func (c *checker) claimTemplates(s *Scenario, classes map[string]bool) {
 			}
 		}
 	}
+}
+
+// uniqueName checks that name is a valid object name not yet in seen
+// (the list's names so far) and adds it.
+func (c *checker) uniqueName(seen map[string]bool, at []any, list, name string) {
+	c.failf(len(validation.IsDNS1123Subdomain(name)) > 0, at, "%s.name: %q is not a valid name", list, name)
+	c.failf(seen[name], at, "%s.name: %q defined twice", list, name)
+	seen[name] = true
 }
