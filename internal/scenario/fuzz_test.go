@@ -8,7 +8,7 @@ import (
 // FuzzParse checks that no input makes Parse panic and that it returns
 // either a scenario or a ParseError, never both or neither.
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"testdata/valid.yaml", "testdata/storage.yaml"} {
+	for _, name := range []string{"testdata/valid.yaml", "testdata/storage.yaml", "testdata/pdbs.yaml"} {
 		if data, err := os.ReadFile(name); err == nil {
 			f.Add(data)
 		}
@@ -25,6 +25,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\nworkloads:\n  - name: w\n    kind: Pods\n    replicas: 1\n" +
 		"    pod:\n      annotations: {cluster-autoscaler.kubernetes.io/safe-to-evict-local-volumes: a}\n" +
 		"      volumes: [{name: a, type: emptyDir}, {name: b, type: hostPath}]\n"))
+	f.Add([]byte("apiVersion: kscale.dev/v1alpha1\nkind: Scenario\nduration: 1m\npodDisruptionBudgets:\n" +
+		"  - {name: a, minAvailable: 10%, selector: {matchLabels: {x: y}, matchExpressions: [{key: z, operator: NotIn, values: [w]}]}}\n" +
+		"  - {name: b, namespace: n, maxUnavailable: 0, selector: {matchExpressions: [{key: z, operator: Bogus}]}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := Parse(data)
 		if (s == nil) == (err == nil) {

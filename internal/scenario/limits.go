@@ -10,6 +10,8 @@ const (
 	MaxPods = 200000
 	// MaxWorkloads bounds the workloads.
 	MaxWorkloads = 10000
+	// MaxPodDisruptionBudgets bounds the podDisruptionBudgets list.
+	MaxPodDisruptionBudgets = 10000
 	// MaxNodes bounds the nodes the groups start with: their min sizes,
 	// targets and initial nodes. Later growth is bounded by the pods.
 	MaxNodes = 20000
@@ -23,6 +25,8 @@ const (
 // goes over.
 func (c *checker) limits(s *Scenario) {
 	c.failf(len(s.Workloads) > MaxWorkloads, p("workloads", MaxWorkloads), "workloads: at most %d, got %d", MaxWorkloads, len(s.Workloads))
+	c.failf(len(s.PodDisruptionBudgets) > MaxPodDisruptionBudgets, p("podDisruptionBudgets", MaxPodDisruptionBudgets),
+		"podDisruptionBudgets: at most %d, got %d", MaxPodDisruptionBudgets, len(s.PodDisruptionBudgets))
 	if step := s.Options.ScanInterval; step > 0 {
 		loops := s.Duration.Duration / step
 		at := p("duration")

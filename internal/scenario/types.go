@@ -47,6 +47,9 @@ type Scenario struct {
 	PersistentVolumeClaims []PersistentVolumeClaim `yaml:"persistentVolumeClaims"`
 	// Workloads create pods.
 	Workloads []Workload `yaml:"workloads"`
+	// PodDisruptionBudgets are budgets with selectors of their own (a
+	// workload's pdb is shorthand for one over its pods).
+	PodDisruptionBudgets []PodDisruptionBudget `yaml:"podDisruptionBudgets"`
 	// Events happen at given times.
 	Events []Event `yaml:"events"`
 	// Expect are the assertions checked by --check.
@@ -141,7 +144,8 @@ type Workload struct {
 	VolumeClaimTemplates []ClaimTemplate `yaml:"volumeClaimTemplates"`
 	// Pod is the pod template.
 	Pod PodTemplate `yaml:"pod"`
-	// PDB adds a PodDisruptionBudget selecting the workload's pods.
+	// PDB adds a PodDisruptionBudget named after the workload, selecting
+	// its pods (app=<name>): shorthand for a podDisruptionBudgets entry.
 	PDB *PDB `yaml:"pdb"`
 }
 

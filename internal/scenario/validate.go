@@ -54,6 +54,7 @@ func validate(s *Scenario, t tree) error {
 	c.nodes(s, groups)
 	claims := c.storage(s)
 	workloads := c.workloads(s, claims)
+	c.budgets(s)
 	c.events(s, groups, workloads)
 	c.expectations(s, workloads)
 	if len(c.errs) == 0 {
@@ -150,11 +151,11 @@ func (c *checker) workloads(s *Scenario, claims map[string]bool) map[string]stri
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		c.volumes(w, f("pod"), claims)
-		if w.PDB != nil {
-			c.failf((w.PDB.MinAvailable == "") == (w.PDB.MaxUnavailable == ""), f("pdb"), "workloads %q: pdb needs exactly one of minAvailable and maxUnavailable", w.Name)
-		}
 		if w.Namespace == "" {
 			w.Namespace = "default"
+		}
+		if w.PDB != nil {
+			c.budgetValues(w.PDB.MinAvailable, w.PDB.MaxUnavailable, f("pdb"), fmt.Sprintf("workloads[%d] %q: pdb", i, w.Name))
 		}
 	}
 	return kinds
