@@ -3,23 +3,17 @@ package offline
 import (
 	"context"
 	"fmt"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler"
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
-	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
 )
 
-// apiServer is the write side scale-down uses: node taints, evictions that
-// honour the workloads' PodDisruptionBudgets as the eviction API does, and
-// the budgets with their status computed as the disruption controller
-// would. An accepted eviction deletes the pod at once and is recorded as an
+// apiServer is the write side scale-down uses: node taints and evictions
+// that honour the PodDisruptionBudgets as the eviction API does
+// (actuation.CheckEviction), their status computed as the disruption
+// controller would (World.pdbs). An accepted eviction deletes the pod at once and is recorded as an
 // EvictPod action; the workload's controller replaces the pod next tick.
 type apiServer struct{ w *World }
 
@@ -96,61 +90,12 @@ func (a apiServer) EvictPod(ctx context.Context, pod *corev1.Pod, _ int64) error
 	if !ok || cur.UID != pod.UID {
 		return fmt.Errorf("evicting pod %s: %w", k, actuation.ErrPodGone)
 	}
-	for _, b := range a.w.pdbs() {
-		sel, err := metav1.LabelSelectorAsSelector(b.Spec.Selector)
-		if err == nil && b.Namespace == cur.Namespace && sel.Matches(labels.Set(cur.Labels)) && b.Status.DisruptionsAllowed < 1 {
-			return fmt.Errorf("evicting pod %s: budget %s: %w", k, b.Name, actuation.ErrEvictionRefused)
-		}
+	if err := actuation.CheckEviction(a.w.readyCopy(cur, a.w.clock.Now()), a.w.pdbs()); err != nil {
+		return err
 	}
 	a.w.cluster.removePods([]string{k})
 	a.w.emit(Event{Type: "EvictPod", Nodes: []string{k}, Message: "from node " + cur.Spec.NodeName})
 	return nil
-}
-
-// pdbs returns one budget per workload that declares one, with
-// disruptionsAllowed computed from the pods that are ready now.
-func (w *World) pdbs() []*policyv1.PodDisruptionBudget {
-	now := w.clock.Now()
-	var out []*policyv1.PodDisruptionBudget
-	for _, wl := range w.workloads {
-		if wl.spec.PDB == nil {
-			continue
-		}
-		b := &policyv1.PodDisruptionBudget{
-			ObjectMeta: metav1.ObjectMeta{Name: wl.spec.Name, Namespace: wl.spec.Namespace},
-			Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": wl.spec.Name}}},
-		}
-		if v := wl.spec.PDB.MinAvailable; v != "" {
-			x := intstr.Parse(v)
-			b.Spec.MinAvailable = &x
-		}
-		if v := wl.spec.PDB.MaxUnavailable; v != "" {
-			x := intstr.Parse(v)
-			b.Spec.MaxUnavailable = &x
-		}
-		expected := wl.replicas
-		if d := wl.spec.Desired; d != nil && wl.replicas == wl.spec.Replicas {
-			expected = *d
-		}
-		b.Status.DisruptionsAllowed = scaledown.DisruptionsAllowed(b, w.readyView(wl, now), expected)
-		out = append(out, b)
-	}
-	return out
-}
-
-// readyView returns the workload's pods, Ready when bound and running for
-// at least the workload's startup time.
-func (w *World) readyView(wl *workload, now time.Time) []*corev1.Pod {
-	var out []*corev1.Pod
-	for _, p := range w.cluster.ownedBy(wl.spec.Namespace, wl.spec.Name) {
-		cp := *p
-		cp.Status.Conditions = nil
-		if podReady(p, wl.spec.StartupTime.Duration, now) && !w.unreadyPods[p.Namespace+"/"+p.Name] {
-			cp.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
-		}
-		out = append(out, &cp)
-	}
-	return out
 }
 
 // PodsOnNode implements actuation.Cluster.

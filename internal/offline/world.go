@@ -32,6 +32,8 @@ type World struct {
 	autoscaler *nodeautoscaler.Autoscaler
 	workloads  []*workload
 	byName     map[string]*workload
+	// budgets are the PodDisruptionBudgets, shorthands first.
+	budgets []budget
 	bare       map[string]string
 	reserved   map[string]corev1.ResourceList
 	realNodes  map[string]*scenario.RealNodes
@@ -90,6 +92,7 @@ func New(scn *scenario.Scenario) (*World, error) {
 			w.cluster.daemonSets = append(w.cluster.daemonSets, wl.daemonSet())
 		}
 	}
+	w.budgets = newBudgets(scn)
 	w.watch(scn.Expect)
 	if err := w.restart(); err != nil {
 		return nil, err
