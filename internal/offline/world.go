@@ -33,11 +33,11 @@ type World struct {
 	workloads  []*workload
 	byName     map[string]*workload
 	// budgets are the PodDisruptionBudgets, shorthands first.
-	budgets []budget
-	bare       map[string]string
-	reserved   map[string]corev1.ResourceList
-	realNodes  map[string]*scenario.RealNodes
-	notReady   map[string]bool
+	budgets   []budget
+	bare      map[string]string
+	reserved  map[string]corev1.ResourceList
+	realNodes map[string]*scenario.RealNodes
+	notReady  map[string]bool
 	// unreadyPods are the pods (namespace/name) that run but stay not
 	// Ready: a workload's notReady.
 	unreadyPods map[string]bool
