@@ -58,6 +58,10 @@ func PDBObject(s scenario.PodDisruptionBudget) *policyv1.PodDisruptionBudget {
 	if v := s.MaxUnavailable; v != "" {
 		b.Spec.MaxUnavailable = budgetValue(v)
 	}
+	if v := s.UnhealthyPodEvictionPolicy; v != "" {
+		policy := policyv1.UnhealthyPodEvictionPolicyType(v)
+		b.Spec.UnhealthyPodEvictionPolicy = &policy
+	}
 	return b
 }
 

@@ -24,10 +24,12 @@ workloads:
   - {name: c, kind: Pods, replicas: 1, scheduled: 1, pod: {labels: {tier: front}}}
   - {name: j, kind: Job, replicas: 1, scheduled: 1, pod: {labels: {tier: batch}}}
   - {name: s, kind: ReplicaSet, replicas: 2, scheduled: 2, notReady: 1, desired: 3, controller: {apiVersion: apps/v1, kind: StatefulSet}, pod: {labels: {tier: db}}}
+  - {name: u, kind: ReplicaSet, replicas: 1, scheduled: 1, notReady: 1}
 podDisruptionBudgets:
   - {name: front, selector: {matchLabels: {tier: front}}, minAvailable: 50%}
   - {name: front-two, selector: {matchExpressions: [{key: tier, operator: In, values: [front]}]}, minAvailable: 2}
   - {name: batch, selector: {matchLabels: {tier: batch}}, maxUnavailable: 0}
+  - {name: always, selector: {matchLabels: {app: u}}, minAvailable: 1, unhealthyPodEvictionPolicy: AlwaysAllow}
   - {name: db, selector: {matchExpressions: [{key: tier, operator: Exists}, {key: app, operator: NotIn, values: [a, b, c, j]}]}, maxUnavailable: 1}
 `
 
@@ -55,6 +57,7 @@ func TestWorldBudgets(t *testing.T) {
 		"front-two": {CurrentHealthy: 4, DesiredHealthy: 2, ExpectedPods: 4, DisruptionsAllowed: 2},
 		"batch":     {},
 		"db":        {CurrentHealthy: 1, DesiredHealthy: 2, ExpectedPods: 3, DisruptionsAllowed: 0},
+		"always":    {CurrentHealthy: 0, DesiredHealthy: 1, ExpectedPods: 1, DisruptionsAllowed: 0},
 	}
 	if !equality.Semantic.DeepEqual(got, want) {
 		t.Fatalf("budget status:\n got %+v\nwant %+v", got, want)
@@ -72,6 +75,7 @@ func TestWorldBudgets(t *testing.T) {
 		{"default/a-1", actuation.ErrSeveralBudgets}, // front and front-two
 		{"default/j-1", actuation.ErrEvictionRefused},
 		{"default/s-1", actuation.ErrEvictionRefused}, // not Ready, but db is not healthy either
+		{"default/u-1", nil},                          // not Ready, and always is AlwaysAllow
 		{"default/c-1", actuation.ErrSeveralBudgets},  // a bare pod counts for front-two
 		{"default/b-1", actuation.ErrSeveralBudgets},  // b, front and front-two
 	}

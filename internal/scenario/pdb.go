@@ -23,7 +23,14 @@ type PodDisruptionBudget struct {
 	MinAvailable string `yaml:"minAvailable,omitempty"`
 	// MaxUnavailable is an int or percentage.
 	MaxUnavailable string `yaml:"maxUnavailable,omitempty"`
+	// UnhealthyPodEvictionPolicy is IfHealthyBudget (the default: a pod
+	// that is not Ready is evicted only while the budget is healthy) or
+	// AlwaysAllow (it is always evicted), as the eviction API reads it.
+	UnhealthyPodEvictionPolicy string `yaml:"unhealthyPodEvictionPolicy,omitempty"`
 }
+
+// Unhealthy pod eviction policies a budget may name (policy/v1).
+var unhealthyPolicies = []string{"IfHealthyBudget", "AlwaysAllow"}
 
 // Budget returns the workload's pdb shorthand as the budget it stands
 // for: named after the workload, in its namespace, selecting

@@ -18,7 +18,7 @@ func TestParseBudgets(t *testing.T) {
 		t.Fatalf("parse: %v", err)
 	}
 	b := s.PodDisruptionBudgets
-	if len(b) != 3 || b[0].Namespace != "default" || b[0].MinAvailable != "50%" || b[0].Selector.Value.MatchLabels["tier"] != "front" {
+	if len(b) != 3 || b[0].Namespace != "default" || b[1].UnhealthyPodEvictionPolicy != "AlwaysAllow" || b[0].MinAvailable != "50%" || b[0].Selector.Value.MatchLabels["tier"] != "front" {
 		t.Fatalf("budgets: %+v", b)
 	}
 	if e := b[1].Selector.Value.MatchExpressions; b[1].Namespace != "shop" || len(e) != 2 || e[1].Operator != metav1.LabelSelectorOpDoesNotExist {
@@ -67,6 +67,8 @@ func TestParseBudgetErrors(t *testing.T) {
 			"line 6: podDisruptionBudgets[1].name: \"a\" is defined twice in namespace default"},
 		{"shorthand's name", head + web + "podDisruptionBudgets:\n  - {name: web, minAvailable: 1, selector: {}}\n",
 			"line 7: podDisruptionBudgets[0].name: \"web\" is defined twice in namespace default (a workload's pdb is named after the workload)"},
+		{"bad eviction policy", head + "podDisruptionBudgets:\n  - {name: a, minAvailable: 1, selector: {}, unhealthyPodEvictionPolicy: Never}\n",
+			"line 5: podDisruptionBudgets[0].unhealthyPodEvictionPolicy: must be one of [IfHealthyBudget AlwaysAllow], got \"Never\""},
 		{"bad shorthand", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 1, pdb: {minAvailable: lots}}\n",
 			"line 5: workloads[0] \"web\": pdb.minAvailable: \"lots\": want a non-negative int"},
 	}

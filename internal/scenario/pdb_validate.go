@@ -45,6 +45,8 @@ func (c *checker) budgets(s *Scenario) {
 			}
 		}
 		c.budgetValues(b.MinAvailable, b.MaxUnavailable, at, entry)
+		c.failf(b.UnhealthyPodEvictionPolicy != "" && !slices.Contains(unhealthyPolicies, b.UnhealthyPodEvictionPolicy),
+			f("unhealthyPodEvictionPolicy"), "%s.unhealthyPodEvictionPolicy: must be one of %v, got %q", entry, unhealthyPolicies, b.UnhealthyPodEvictionPolicy)
 	}
 }
 
