@@ -71,6 +71,11 @@ func budgetValue(v string) *intstr.IntOrString {
 	return &x
 }
 
+// PDBs returns the world's PodDisruptionBudgets (the workloads' pdb
+// shorthands, then the listed ones) with their status computed now, as
+// the disruption controller would have it: what the autoscaler lists.
+func (w *World) PDBs() []*policyv1.PodDisruptionBudget { return w.pdbs() }
+
 // pdbs returns the budgets with their status computed now, as the
 // disruption controller would have it.
 func (w *World) pdbs() []*policyv1.PodDisruptionBudget {

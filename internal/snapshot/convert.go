@@ -8,9 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kscale/kscale/internal/scenario"
@@ -76,7 +73,7 @@ func Convert(c *Cluster, opts Options) (*Result, error) {
 	b.daemonSetsWithoutPods(c.DaemonSets)
 	b.buildStorage(c, b.claims)
 	b.dropUnlistedClaims()
-	b.attachPDBs(c)
+	b.budgets(c)
 	b.priorities(c.Priorities)
 	sortWorkloads(b.res.Scenario.Workloads)
 	b.res.Notes = append(b.res.Notes, describeSkipped(b.skipped)...)
@@ -103,68 +100,6 @@ func sortedPods(pods []corev1.Pod) []*corev1.Pod {
 	return out
 }
 
-// attachPDBs gives a workload the PodDisruptionBudget that selects exactly
-// its pods; the scenario has no other kind of PDB.
-func (b *builder) attachPDBs(c *Cluster) {
-	pdbs := slices.Clone(c.PDBs)
-	slices.SortFunc(pdbs, func(x, y policyv1.PodDisruptionBudget) int {
-		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
-	})
-	for i := range pdbs {
-		if why := b.attachPDB(c, &pdbs[i]); why != "" {
-			b.res.notef("PodDisruptionBudget %s/%s is left out: %s", pdbs[i].Namespace, pdbs[i].Name, why)
-		}
-	}
-}
-
-// attachPDB attaches one PDB or says why it cannot.
-func (b *builder) attachPDB(c *Cluster, pdb *policyv1.PodDisruptionBudget) string {
-	if pdb.Spec.Selector == nil {
-		return "it has no selector"
-	}
-	sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
-	if err != nil {
-		return fmt.Sprintf("bad selector: %v", err)
-	}
-	matched := map[string]int{}
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		w, kept := b.podWorkload[p.Namespace+"/"+p.Name]
-		// Terminating pods are no budget's concern: the disruption
-		// controller does not count them healthy and scale-down ignores
-		// them.
-		if kept && p.DeletionTimestamp == nil && p.Namespace == pdb.Namespace && sel.Matches(labels.Set(p.Labels)) {
-			matched[w]++
-		}
-	}
-	if len(matched) == 0 {
-		return "it selects no pod"
-	}
-	if len(matched) > 1 {
-		return fmt.Sprintf("it selects the pods of several workloads (%v); a scenario PDB covers one workload", sortedKeys(matched))
-	}
-	name := sortedKeys(matched)[0]
-	w := b.workloadByName(name)
-	if total := b.podCount(c, name); matched[name] != total {
-		return fmt.Sprintf("it selects %d of the %d pods of workload %s; a scenario PDB covers all of them", matched[name], total, name)
-	}
-	if w.PDB != nil {
-		return fmt.Sprintf("workload %s already has a PDB; a scenario workload has one", name)
-	}
-	switch {
-	case pdb.Spec.MinAvailable != nil:
-		w.PDB = &scenario.PDB{MinAvailable: pdb.Spec.MinAvailable.String()}
-	case pdb.Spec.MaxUnavailable != nil:
-		w.PDB = &scenario.PDB{MaxUnavailable: pdb.Spec.MaxUnavailable.String()}
-	default:
-		return "it sets neither minAvailable nor maxUnavailable"
-	}
-	if pdb.Spec.UnhealthyPodEvictionPolicy != nil {
-		b.res.notef("PodDisruptionBudget %s/%s: its unhealthyPodEvictionPolicy is not captured", pdb.Namespace, pdb.Name)
-	}
-	return ""
-}
-
 func (b *builder) workloadByName(name string) *scenario.Workload {
 	for i := range b.res.Scenario.Workloads {
 		if b.res.Scenario.Workloads[i].Name == name {
@@ -172,27 +107,6 @@ func (b *builder) workloadByName(name string) *scenario.Workload {
 		}
 	}
 	return nil
-}
-
-// podCount counts the workload's pods that are not terminating.
-func (b *builder) podCount(c *Cluster, workload string) int {
-	n := 0
-	for i := range c.Pods {
-		p := &c.Pods[i]
-		if p.DeletionTimestamp == nil && b.podWorkload[p.Namespace+"/"+p.Name] == workload {
-			n++
-		}
-	}
-	return n
-}
-
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // priorities copies the priority expander ConfigMap's priorities.

@@ -147,8 +147,7 @@ func TestConvertFullCluster(t *testing.T) {
 	}
 	web := byName["web"]
 	if web.Kind != "ReplicaSet" || web.Replicas != 3 || web.Scheduled != 2 || web.Pod.Priority != 100 ||
-		qty(web.Pod.Requests, "cpu") != "500m" || len(web.Pod.Tolerations.Value) != 1 ||
-		web.PDB == nil || web.PDB.MinAvailable != "50%" {
+		qty(web.Pod.Requests, "cpu") != "500m" || len(web.Pod.Tolerations.Value) != 1 || web.PDB != nil {
 		t.Errorf("web = %+v", web)
 	}
 	if a := byName["agent"]; a.Kind != "DaemonSet" || a.Replicas != 0 || a.Pod.Affinity != nil {
@@ -163,7 +162,11 @@ func TestConvertFullCluster(t *testing.T) {
 	if !slices.Equal(s.Priorities[50], []string{"^spot$"}) || !slices.Equal(s.Priorities[10], []string{".*"}) {
 		t.Errorf("priorities = %v", s.Priorities)
 	}
-	for _, want := range []string{"PodDisruptionBudget default/nothing is left out: it selects no pod", "1 finished (Succeeded or Failed) pods are left out",
+	if b := s.PodDisruptionBudgets; len(b) != 2 || b[0].Name != "nothing" || b[1].Name != "web" || b[1].MinAvailable != "50%" ||
+		b[1].Selector.Value.MatchLabels["app"] != "web" || b[0].MaxUnavailable != "1" {
+		t.Errorf("budgets = %+v, want nothing and web as they are", b)
+	}
+	for _, want := range []string{"1 finished (Succeeded or Failed) pods are left out",
 		"nodes in no node group: 1", "Job default/batch: the remaining run time"} {
 		if !containsNote(res.Notes, want) {
 			t.Errorf("notes %q lack %q", res.Notes, want)
@@ -249,7 +252,7 @@ func TestConvertCases(t *testing.T) {
 		},
 		notes: []string{`group "Pool_A" is written as "pool-a"`, "labels rack differ", "span several zones", "node b-3: its capacity"},
 	}, {
-		name: "PDBs that a scenario cannot hold, and owners that are not ReplicaSets",
+		name: "a PDB over two workloads, and owners that are not ReplicaSets",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{
 			ownedPod("db-0", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"})),
 			ownedPod("db-1", "StatefulSet", "db", "n", fixture.WithLabels(map[string]string{"app": "db", "tier": "data"}), fixture.WithRequests("cpu", "2")),
@@ -261,8 +264,11 @@ func TestConvertCases(t *testing.T) {
 					t.Errorf("workload %+v, want a ReplicaSet workload owned by its StatefulSet, without a PDB", w)
 				}
 			}
+			if b := r.Scenario.PodDisruptionBudgets; len(b) != 1 || b[0].Name != "data" || b[0].Selector.Value.MatchLabels["tier"] != "data" {
+				t.Errorf("budgets = %+v, want data over both workloads", b)
+			}
 		},
-		notes: []string{"selects the pods of several workloads ([cache db])", "1 of its pods differ", "host port 6379"},
+		notes: []string{"1 of its pods differ", "host port 6379"},
 	}, {
 		name: "names: app labels taken twice, invalid names",
 		c: cluster([]*corev1.Node{fixture.Node("n")}, []*corev1.Pod{

@@ -29,6 +29,18 @@ type outScenario struct {
 	PersistentVolumes      []outVolume                      `yaml:"persistentVolumes,omitempty"`
 	PersistentVolumeClaims []scenario.PersistentVolumeClaim `yaml:"persistentVolumeClaims,omitempty"`
 	Workloads              []outWorkload                    `yaml:"workloads,omitempty"`
+	PodDisruptionBudgets   []outBudget                      `yaml:"podDisruptionBudgets,omitempty"`
+}
+
+// outBudget is a podDisruptionBudgets entry; the selector is always
+// written (an empty one selects every pod of the namespace).
+type outBudget struct {
+	Name                       string `yaml:"name"`
+	Namespace                  string `yaml:"namespace"`
+	Selector                   any    `yaml:"selector"`
+	MinAvailable               string `yaml:"minAvailable,omitempty"`
+	MaxUnavailable             string `yaml:"maxUnavailable,omitempty"`
+	UnhealthyPodEvictionPolicy string `yaml:"unhealthyPodEvictionPolicy,omitempty"`
 }
 
 type outStorageClass struct {
@@ -153,6 +165,18 @@ func Marshal(r *Result) ([]byte, error) {
 			return nil, err
 		}
 		out.Workloads = append(out.Workloads, ow)
+	}
+	for _, b := range s.PodDisruptionBudgets {
+		ob := outBudget{Name: b.Name, Namespace: b.Namespace, MinAvailable: b.MinAvailable, MaxUnavailable: b.MaxUnavailable,
+			UnhealthyPodEvictionPolicy: b.UnhealthyPodEvictionPolicy, Selector: map[string]any{}}
+		if b.Selector != nil {
+			sel, err := plain(b.Selector.Value, false)
+			if err != nil {
+				return nil, fmt.Errorf("writing PodDisruptionBudget %s/%s: %w", b.Namespace, b.Name, err)
+			}
+			ob.Selector = sel
+		}
+		out.PodDisruptionBudgets = append(out.PodDisruptionBudgets, ob)
 	}
 	var doc yaml.Node
 	if err := doc.Encode(out); err != nil {

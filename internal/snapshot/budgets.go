@@ -1,0 +1,109 @@
+package snapshot
+
+import (
+	"cmp"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kscale/kscale/internal/scenario"
+)
+
+// budgets writes every PodDisruptionBudget as a podDisruptionBudgets
+// entry with its own name, namespace, selector, budget and unhealthy pod
+// eviction policy: the list keeps a budget over several workloads, over
+// part of one or beside another one as exactly as one over one workload,
+// and keeps its name, which scale-down's reasons show. Only a budget the
+// scenario cannot hold is left out, with a note: one without a selector
+// (it selects no pod) or with neither minAvailable nor maxUnavailable
+// (it allows no disruption). A written budget that would select other
+// pods in the simulation than in the cluster is noted.
+func (b *builder) budgets(c *Cluster) {
+	pdbs := slices.Clone(c.PDBs)
+	slices.SortFunc(pdbs, func(x, y policyv1.PodDisruptionBudget) int {
+		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
+	})
+	for i := range pdbs {
+		pdb := &pdbs[i]
+		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
+		switch {
+		case pdb.Spec.Selector == nil:
+			b.res.notef("PodDisruptionBudget %s/%s is left out: it has no selector, so it selects no pod and changes no decision", pdb.Namespace, pdb.Name)
+			continue
+		case err != nil:
+			b.res.notef("PodDisruptionBudget %s/%s is left out: its selector does not parse (%v)", pdb.Namespace, pdb.Name, err)
+			continue
+		case pdb.Spec.MinAvailable == nil && pdb.Spec.MaxUnavailable == nil:
+			b.res.notef("PodDisruptionBudget %s/%s is left out: it sets neither minAvailable nor maxUnavailable, so it allows no disruption of its pods, "+
+				"which the simulation may evict", pdb.Namespace, pdb.Name)
+			continue
+		}
+		b.res.Scenario.PodDisruptionBudgets = append(b.res.Scenario.PodDisruptionBudgets, budgetOf(pdb))
+		b.compareSelection(pdb, sel)
+	}
+}
+
+// budgetOf is the scenario entry of a budget that has a selector and one
+// of minAvailable and maxUnavailable.
+func budgetOf(pdb *policyv1.PodDisruptionBudget) scenario.PodDisruptionBudget {
+	out := scenario.PodDisruptionBudget{Name: pdb.Name, Namespace: pdb.Namespace,
+		Selector: &scenario.K8s[metav1.LabelSelector]{Value: *pdb.Spec.Selector.DeepCopy()}}
+	switch {
+	case pdb.Spec.MinAvailable != nil:
+		out.MinAvailable = pdb.Spec.MinAvailable.String()
+	default:
+		out.MaxUnavailable = pdb.Spec.MaxUnavailable.String()
+	}
+	if p := pdb.Spec.UnhealthyPodEvictionPolicy; p != nil {
+		out.UnhealthyPodEvictionPolicy = string(*p)
+	}
+	return out
+}
+
+// compareSelection notes a budget that selects other written pods in the
+// simulation than in the cluster: a simulated pod has its workload's
+// template labels (the first pod's) and app=<workload>.
+func (b *builder) compareSelection(pdb *policyv1.PodDisruptionBudget, sel labels.Selector) {
+	live, sim, differ := 0, 0, 0
+	for _, p := range b.keptPods {
+		if p.Namespace != pdb.Namespace {
+			continue
+		}
+		inLive, inSim := sel.Matches(labels.Set(p.Labels)), sel.Matches(labels.Set(b.simLabels(p)))
+		live, sim = live+btoi(inLive), sim+btoi(inSim)
+		if inLive != inSim {
+			differ++
+		}
+	}
+	if differ > 0 {
+		b.res.notef("PodDisruptionBudget %s/%s selects %d of the written pods in the cluster and %d in the simulation (%d differ): "+
+			"a simulated pod carries its workload's template labels and app=<workload>, so the budget's disruptions, and the nodes "+
+			"scale-down may drain, may differ", pdb.Namespace, pdb.Name, live, sim, differ)
+	}
+}
+
+// simLabels are the labels a written pod has in the simulation.
+func (b *builder) simLabels(p *corev1.Pod) map[string]string {
+	name := b.podWorkload[p.Namespace+"/"+p.Name]
+	w := b.workloadByName(name)
+	if w == nil {
+		return p.Labels
+	}
+	out := maps.Clone(w.Pod.Labels)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out["app"] = name
+	return out
+}
+
+func btoi(v bool) int {
+	if v {
+		return 1
+	}
+	return 0
+}
