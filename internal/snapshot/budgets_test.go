@@ -44,7 +44,9 @@ func budgetCluster() *Cluster {
 		return func(p *policyv1.PodDisruptionBudget) { p.Spec.Selector = s }
 	}
 	inJobs := func(p *policyv1.PodDisruptionBudget) { p.Namespace = "jobs" }
-	always := func(p *policyv1.PodDisruptionBudget) { p.Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow) }
+	always := func(p *policyv1.PodDisruptionBudget) {
+		p.Spec.UnhealthyPodEvictionPolicy = ptr.To(policyv1.AlwaysAllow)
+	}
 	neither := func(p *policyv1.PodDisruptionBudget) { p.Spec.MaxUnavailable = nil }
 	return cluster([]*corev1.Node{fixture.Node("n", fixture.WithCapacity(corev1.ResourceCPU, "16"), fixture.WithCapacity(corev1.ResourceMemory, "64Gi"))}, pods,
 		fixture.PDB("front", "", sel(&metav1.LabelSelector{MatchLabels: front}), fixture.MinAvailable(intstr.FromInt32(2))),
