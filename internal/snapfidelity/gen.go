@@ -38,6 +38,8 @@ type Cluster struct {
 	Nodes []Node
 	// Workloads create the pods.
 	Workloads []Workload
+	// Budgets are PodDisruptionBudgets with selectors of their own.
+	Budgets []Budget
 }
 
 // Node is one running instance of a group.
@@ -95,6 +97,9 @@ type Workload struct {
 	// volumes with ClaimsZonal.
 	Claims         string
 	ZonesOfPending []string
+	// Tier is "" or the pods' tier label (one of the Tier* constants),
+	// which Budgets select.
+	Tier string
 }
 
 // Owners of a ReplicaSet workload's pods.
@@ -176,6 +181,7 @@ func Generate(seed int64) *Cluster {
 		drawClaims(seed, wi, &w)
 		c.Workloads = append(c.Workloads, w)
 	}
+	drawBudgets(seed, c)
 	return c
 }
 

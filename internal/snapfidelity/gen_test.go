@@ -3,6 +3,10 @@ package snapfidelity
 import (
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
 	"github.com/kscale/kscale/internal/scenario"
 )
 
@@ -48,4 +52,58 @@ func TestGenerateCovers(t *testing.T) {
 			t.Errorf("seeds 1 to 40 generate no %s; seen %v", want, seen)
 		}
 	}
+}
+
+// TestGenerateBudgets checks that make test's seeds (1 to 40) generate
+// budgets with selectors of every shape the differential is to prove: over
+// several workloads, over a workload that has a budget of its own,
+// minAvailable as an int and as a percentage, maxUnavailable, and
+// matchLabels and matchExpressions selectors.
+func TestGenerateBudgets(t *testing.T) {
+	seen := map[string]int{}
+	for seed := int64(1); seed <= 40; seed++ {
+		c := Generate(seed)
+		for _, b := range c.Budgets {
+			sel, err := metav1.LabelSelectorAsSelector(&b.Selector)
+			if err != nil {
+				t.Fatalf("seed %d: budget %s: %v", seed, b.Name, err)
+			}
+			selected, second := 0, false
+			for _, w := range c.Workloads {
+				if w.Namespace == b.Namespace && sel.Matches(labels.Set(podLabels(w))) && len(w.Bound)+w.Pending > 0 {
+					selected++
+					second = second || w.MaxUnavailable != nil
+				}
+			}
+			switch {
+			case selected > 1:
+				seen["over several workloads"]++
+			case selected == 1:
+				seen["over one workload"]++
+			}
+			if second {
+				seen["second budget on a workload"]++
+			}
+			switch {
+			case b.MinAvailable != nil && b.MinAvailable.Type == intstr.Int:
+				seen["minAvailable int"]++
+			case b.MinAvailable != nil:
+				seen["minAvailable percent"]++
+			default:
+				seen["maxUnavailable"]++
+			}
+			if len(b.Selector.MatchExpressions) > 0 {
+				seen["matchExpressions"]++
+			} else {
+				seen["matchLabels"]++
+			}
+		}
+	}
+	for _, want := range []string{"over several workloads", "over one workload", "second budget on a workload", "minAvailable int",
+		"minAvailable percent", "maxUnavailable", "matchExpressions", "matchLabels"} {
+		if seen[want] == 0 {
+			t.Errorf("seeds 1 to 40 generate no budget %s; seen %v", want, seen)
+		}
+	}
+	t.Logf("budgets of seeds 1 to 40: %v", seen)
 }

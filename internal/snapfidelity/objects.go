@@ -34,7 +34,8 @@ type Objects struct {
 	Jobs []*batchv1.Job
 	// DaemonSets own the pods of DaemonSet workloads.
 	DaemonSets []*appsv1.DaemonSet
-	// PDBs select the pods of one workload each.
+	// PDBs select the pods of one workload each (its MaxUnavailable) or
+	// the pods of a cluster's Budgets.
 	PDBs []*policyv1.PodDisruptionBudget
 	// PVCs are the pods' claims; PVs the volumes bound ones are bound to.
 	PVCs []*corev1.PersistentVolumeClaim
@@ -71,7 +72,7 @@ func ObjectsOf(c *Cluster) Objects {
 		}
 		for i := range len(w.Bound) + w.Pending {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: fmt.Sprintf("%s-%d", w.Name, i+1),
-				Labels: sel, Annotations: podAnnotations(w), OwnerReferences: owner}, Spec: podSpec(w)}
+				Labels: podLabels(w), Annotations: podAnnotations(w), OwnerReferences: owner}, Spec: podSpec(w)}
 			if i < len(w.Bound) {
 				p.Spec.NodeName = w.Bound[i]
 				if w.Kind == KindDaemonSet {
@@ -94,6 +95,9 @@ func ObjectsOf(c *Cluster) Objects {
 					Selector: &metav1.LabelSelector{MatchLabels: sel}}})
 		}
 	}
+	for _, b := range c.Budgets {
+		o.PDBs = append(o.PDBs, b.object())
+	}
 	return o
 }
 
@@ -103,7 +107,7 @@ func ObjectsOf(c *Cluster) Objects {
 func (o *Objects) addController(w Workload, sel map[string]string) metav1.OwnerReference {
 	replicas := ptr.To(int32(max(0, len(w.Bound)+w.Pending+w.Surplus)))
 	meta := metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name}
-	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: podSpec(w)}
+	tmpl := corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels(w), Annotations: podAnnotations(w)}, Spec: podSpec(w)}
 	ref := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
 		Controller: ptr.To(true)}
 	switch w.Owner {
@@ -132,7 +136,7 @@ func (o *Objects) addJob(w Workload, sel map[string]string) metav1.OwnerReferenc
 	spec.RestartPolicy = corev1.RestartPolicyNever
 	o.Jobs = append(o.Jobs, &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
 		Spec: batchv1.JobSpec{Parallelism: ptr.To(int32(len(w.Bound) + w.Pending)), Suspend: ptr.To(true),
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: spec}}})
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels(w), Annotations: podAnnotations(w)}, Spec: spec}}})
 	return metav1.OwnerReference{APIVersion: "batch/v1", Kind: "Job", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
 		Controller: ptr.To(true)}
 }
@@ -142,7 +146,7 @@ func (o *Objects) addJob(w Workload, sel map[string]string) metav1.OwnerReferenc
 func (o *Objects) addDaemonSet(w Workload, sel map[string]string) metav1.OwnerReference {
 	o.DaemonSets = append(o.DaemonSets, &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: w.Name},
 		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: sel},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel, Annotations: podAnnotations(w)}, Spec: podSpec(w)}}})
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: podLabels(w), Annotations: podAnnotations(w)}, Spec: podSpec(w)}}})
 	return metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: w.Name, UID: types.UID("uid-" + w.Namespace + "-" + w.Name),
 		Controller: ptr.To(true)}
 }

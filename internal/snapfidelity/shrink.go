@@ -33,7 +33,8 @@ func Shrink(c *Cluster, differs func(*Cluster) bool) *Cluster {
 }
 
 func (c *Cluster) clone() *Cluster {
-	out := &Cluster{Seed: c.Seed, Settings: maps.Clone(c.Settings), Groups: slices.Clone(c.Groups), Nodes: slices.Clone(c.Nodes)}
+	out := &Cluster{Seed: c.Seed, Settings: maps.Clone(c.Settings), Groups: slices.Clone(c.Groups), Nodes: slices.Clone(c.Nodes),
+		Budgets: slices.Clone(c.Budgets)}
 	for _, w := range c.Workloads {
 		w.Bound, w.ZonesOfPending = slices.Clone(w.Bound), slices.Clone(w.ZonesOfPending)
 		out.Workloads = append(out.Workloads, w)
@@ -45,7 +46,7 @@ func (c *Cluster) clone() *Cluster {
 // there is no i-th one, applied false when it does not apply.
 type shrinkStep func(c *Cluster, i int) (applied, ok bool)
 
-var shrinkSteps = []shrinkStep{dropWorkload, dropNode, dropGroup, dropBound, dropPending, dropPDB, dropClaims, dropSetting}
+var shrinkSteps = []shrinkStep{dropWorkload, dropNode, dropGroup, dropBound, dropPending, dropPDB, dropBudget, dropClaims, dropSetting}
 
 // dropClaims takes the claims off the i-th workload's pods.
 func dropClaims(c *Cluster, i int) (bool, bool) {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"maps"
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -27,6 +28,7 @@ func (b *builder) budgets(c *Cluster) {
 	slices.SortFunc(pdbs, func(x, y policyv1.PodDisruptionBudget) int {
 		return cmp.Or(cmp.Compare(x.Namespace, y.Namespace), cmp.Compare(x.Name, y.Name))
 	})
+	covering := map[string][]string{} // pod -> the written budgets selecting it
 	for i := range pdbs {
 		pdb := &pdbs[i]
 		sel, err := metav1.LabelSelectorAsSelector(pdb.Spec.Selector)
@@ -43,7 +45,27 @@ func (b *builder) budgets(c *Cluster) {
 			continue
 		}
 		b.res.Scenario.PodDisruptionBudgets = append(b.res.Scenario.PodDisruptionBudgets, budgetOf(pdb))
-		b.compareSelection(pdb, sel)
+		b.compareSelection(pdb, sel, covering)
+	}
+	b.noteOverlaps(covering)
+}
+
+// noteOverlaps notes the pods several budgets select: the eviction API
+// evicts none of them, in the simulation too, but the disruption
+// controller syncs only one of a pod's budgets when the pod changes, so a
+// live budget's status may be older than its pods, where the simulation
+// computes it from them.
+func (b *builder) noteOverlaps(covering map[string][]string) {
+	pods := map[string]int{}
+	for _, budgets := range covering {
+		if len(budgets) > 1 {
+			pods[strings.Join(budgets, ", ")]++
+		}
+	}
+	for _, set := range slices.Sorted(maps.Keys(pods)) {
+		b.res.notef("%d pods are selected by several PodDisruptionBudgets (%s): the eviction API evicts none of them, as in the simulation; "+
+			"the disruption controller updates only one of a pod's budgets when the pod changes, so the cluster's status of the others may be "+
+			"out of date where the simulation computes it from the pods, and scale-down may find their nodes removable differently", pods[set], set)
 	}
 }
 
@@ -64,16 +86,24 @@ func budgetOf(pdb *policyv1.PodDisruptionBudget) scenario.PodDisruptionBudget {
 	return out
 }
 
-// compareSelection notes a budget that selects other written pods in the
-// simulation than in the cluster: a simulated pod has its workload's
+// compareSelection notes a budget that selects other written pods (not
+// terminating) in the simulation than in the cluster: a simulated pod has its workload's
 // template labels (the first pod's) and app=<workload>.
-func (b *builder) compareSelection(pdb *policyv1.PodDisruptionBudget, sel labels.Selector) {
+// covering collects the budgets selecting each pod in the cluster.
+func (b *builder) compareSelection(pdb *policyv1.PodDisruptionBudget, sel labels.Selector, covering map[string][]string) {
 	live, sim, differ := 0, 0, 0
 	for _, p := range b.keptPods {
-		if p.Namespace != pdb.Namespace {
+		// A terminating pod is written as a workload of its own, named
+		// after it; no budget counts it healthy, and its controller's
+		// replicas are counted through the others.
+		if p.Namespace != pdb.Namespace || p.DeletionTimestamp != nil {
 			continue
 		}
 		inLive, inSim := sel.Matches(labels.Set(p.Labels)), sel.Matches(labels.Set(b.simLabels(p)))
+		if inLive {
+			k := p.Namespace + "/" + p.Name
+			covering[k] = append(covering[k], pdb.Namespace+"/"+pdb.Name)
+		}
 		live, sim = live+btoi(inLive), sim+btoi(inSim)
 		if inLive != inSim {
 			differ++

@@ -91,7 +91,8 @@ func TestConvertBudgets(t *testing.T) {
 	}
 	for _, note := range []string{"PodDisruptionBudget default/none is left out: it has no selector",
 		"PodDisruptionBudget default/unbounded is left out: it sets neither minAvailable nor maxUnavailable",
-		"PodDisruptionBudget default/primary selects 1 of the written pods in the cluster and 2 in the simulation (1 differ)"} {
+		"PodDisruptionBudget default/primary selects 1 of the written pods in the cluster and 2 in the simulation (1 differ)",
+		"2 pods are selected by several PodDisruptionBudgets (default/front, default/web, default/web-too)"} {
 		if !containsNote(res.Notes, note) {
 			t.Errorf("notes %q lack %q", res.Notes, note)
 		}
