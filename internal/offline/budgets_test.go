@@ -25,11 +25,13 @@ workloads:
   - {name: j, kind: Job, replicas: 1, scheduled: 1, pod: {labels: {tier: batch}}}
   - {name: s, kind: ReplicaSet, replicas: 2, scheduled: 2, notReady: 1, desired: 3, controller: {apiVersion: apps/v1, kind: StatefulSet}, pod: {labels: {tier: db}}}
   - {name: u, kind: ReplicaSet, replicas: 1, scheduled: 1, notReady: 1}
+  - {name: r, kind: ReplicaSet, replicas: 3, scheduled: 3, podLabels: {1: {role: primary}, 3: {role: primary}}}
 podDisruptionBudgets:
   - {name: front, selector: {matchLabels: {tier: front}}, minAvailable: 50%}
   - {name: front-two, selector: {matchExpressions: [{key: tier, operator: In, values: [front]}]}, minAvailable: 2}
   - {name: batch, selector: {matchLabels: {tier: batch}}, maxUnavailable: 0}
   - {name: always, selector: {matchLabels: {app: u}}, minAvailable: 1, unhealthyPodEvictionPolicy: AlwaysAllow}
+  - {name: primaries, selector: {matchLabels: {role: primary}}, maxUnavailable: 1}
   - {name: db, selector: {matchExpressions: [{key: tier, operator: Exists}, {key: app, operator: NotIn, values: [a, b, c, j]}]}, maxUnavailable: 1}
 `
 
@@ -58,6 +60,8 @@ func TestWorldBudgets(t *testing.T) {
 		"batch":     {},
 		"db":        {CurrentHealthy: 1, DesiredHealthy: 2, ExpectedPods: 3, DisruptionsAllowed: 0},
 		"always":    {CurrentHealthy: 0, DesiredHealthy: 1, ExpectedPods: 1, DisruptionsAllowed: 0},
+		// Part of r: its ReplicaSet wants 3, so 2 are desired of the 2 selected.
+		"primaries": {CurrentHealthy: 2, DesiredHealthy: 2, ExpectedPods: 3, DisruptionsAllowed: 0},
 	}
 	if !equality.Semantic.DeepEqual(got, want) {
 		t.Fatalf("budget status:\n got %+v\nwant %+v", got, want)

@@ -95,14 +95,18 @@ func (wl *workload) uid() types.UID {
 	return types.UID("uid-" + wl.spec.Namespace + "-" + wl.spec.Name)
 }
 
-// newPod builds the workload's next pod, created at now, with the API
-// server's defaulting applied: a container's limit without a request
+// newPod builds the workload's next pod, created at now, with its own
+// labels (podLabels) and the API server's defaulting applied: a container's limit without a request
 // becomes its request too.
 func (wl *workload) newPod(now time.Time) *corev1.Pod {
 	wl.seq++
 	s := wl.spec
 	t := wl.podTemplate()
 	name := s.Name + "-" + strconv.Itoa(wl.seq)
+	if extra := s.PodLabels[wl.seq]; len(extra) > 0 {
+		maps.Copy(t.Labels, extra)
+		t.Labels["app"] = s.Name
+	}
 	p := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: t.Labels, Annotations: t.Annotations,
 			CreationTimestamp: metav1.NewTime(now), UID: types.UID(s.Namespace + "/" + name)},

@@ -31,6 +31,9 @@ func TestParseBudgets(t *testing.T) {
 	if !ok || short.Name != "web" || short.Namespace != "default" || short.Selector.Value.MatchLabels["app"] != "web" || short.MaxUnavailable != "1" {
 		t.Fatalf("shorthand budget: %+v", short)
 	}
+	if s.Workloads[0].PodLabels[1]["role"] != "primary" {
+		t.Fatalf("pod labels: %+v", s.Workloads[0].PodLabels)
+	}
 	if _, ok := s.Workloads[1].Budget(); ok {
 		t.Fatal("workload api has no pdb")
 	}
@@ -69,6 +72,14 @@ func TestParseBudgetErrors(t *testing.T) {
 			"line 7: podDisruptionBudgets[0].name: \"web\" is defined twice in namespace default (a workload's pdb is named after the workload)"},
 		{"bad eviction policy", head + "podDisruptionBudgets:\n  - {name: a, minAvailable: 1, selector: {}, unhealthyPodEvictionPolicy: Never}\n",
 			"line 5: podDisruptionBudgets[0].unhealthyPodEvictionPolicy: must be one of [IfHealthyBudget AlwaysAllow], got \"Never\""},
+		{"pod number", head + "workloads:\n  - {name: w, kind: ReplicaSet, replicas: 2, podLabels: {3: {role: a}}}\n",
+			"line 5: workloads \"w\": podLabels: pod 3: want a pod number from 1 to replicas (2)"},
+		{"pod label", head + "workloads:\n  - name: w\n    kind: ReplicaSet\n    replicas: 2\n    podLabels:\n      1: {\"a b\": x}\n",
+			"line 9: workloads \"w\": podLabels: pod 1: \"a b\"=\"x\" is not a valid label"},
+		{"pod app label", head + "workloads:\n  - {name: w, kind: ReplicaSet, replicas: 2, podLabels: {1: {app: x}}}\n",
+			"podLabels: pod 1: app is the workload's name"},
+		{"daemonset pod labels", head + "workloads:\n  - {name: w, kind: DaemonSet, podLabels: {1: {a: x}}}\n",
+			"podLabels: a DaemonSet's pods are named by node"},
 		{"bad shorthand", head + "workloads:\n  - {name: web, kind: ReplicaSet, replicas: 1, pdb: {minAvailable: lots}}\n",
 			"line 5: workloads[0] \"web\": pdb.minAvailable: \"lots\": want a non-negative int"},
 	}

@@ -144,6 +144,11 @@ type Workload struct {
 	VolumeClaimTemplates []ClaimTemplate `yaml:"volumeClaimTemplates"`
 	// Pod is the pod template.
 	Pod PodTemplate `yaml:"pod"`
+	// PodLabels are labels of single pods on top of pod.labels, by pod
+	// number (pod <name>-<n>, n from 1 to replicas): pods of one
+	// controller whose labels differ, which a budget may select part of.
+	// A pod that replaces one gets the template's labels only.
+	PodLabels map[int]map[string]string `yaml:"podLabels"`
 	// PDB adds a PodDisruptionBudget named after the workload, selecting
 	// its pods (app=<name>): shorthand for a podDisruptionBudgets entry.
 	PDB *PDB `yaml:"pdb"`

@@ -151,6 +151,7 @@ func (c *checker) workloads(s *Scenario, claims map[string]bool) map[string]stri
 		c.failf(w.Terminating != nil && (w.Kind != "Pods" || w.Scheduled != w.Replicas), f("terminating"),
 			"workloads %q: terminating is only for bare pods (kind Pods) that are all scheduled", w.Name)
 		c.volumes(w, f("pod"), claims)
+		c.podLabels(w, f("podLabels"))
 		if w.Namespace == "" {
 			w.Namespace = "default"
 		}
@@ -159,6 +160,22 @@ func (c *checker) workloads(s *Scenario, claims map[string]bool) map[string]stri
 		}
 	}
 	return kinds
+}
+
+// podLabels checks a workload's per-pod labels: pod numbers from 1 to
+// replicas, valid labels, app left to the workload.
+func (c *checker) podLabels(w *Workload, at []any) {
+	c.failf(len(w.PodLabels) > 0 && w.Kind == "DaemonSet", at, "workloads %q: podLabels: a DaemonSet's pods are named by node, not number", w.Name)
+	for _, n := range slices.Sorted(maps.Keys(w.PodLabels)) {
+		pod := append(slices.Clone(at), strconv.Itoa(n))
+		c.failf(n < 1 || n > w.Replicas, pod, "workloads %q: podLabels: pod %d: want a pod number from 1 to replicas (%d)", w.Name, n, w.Replicas)
+		for _, k := range slices.Sorted(maps.Keys(w.PodLabels[n])) {
+			v := w.PodLabels[n][k]
+			c.failf(len(validation.IsQualifiedName(k)) > 0 || len(validation.IsValidLabelValue(v)) > 0, pod,
+				"workloads %q: podLabels: pod %d: %q=%q is not a valid label", w.Name, n, k, v)
+			c.failf(k == "app", pod, "workloads %q: podLabels: pod %d: app is the workload's name", w.Name, n)
+		}
+	}
 }
 
 // placement checks a workload's on: named nodes, positive counts summing
