@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -114,21 +113,6 @@ func (b *builder) compareSelection(pdb *policyv1.PodDisruptionBudget, sel labels
 			"a simulated pod carries its workload's template labels and app=<workload>, so the budget's disruptions, and the nodes "+
 			"scale-down may drain, may differ", pdb.Namespace, pdb.Name, live, sim, differ)
 	}
-}
-
-// simLabels are the labels a written pod has in the simulation.
-func (b *builder) simLabels(p *corev1.Pod) map[string]string {
-	name := b.podWorkload[p.Namespace+"/"+p.Name]
-	w := b.workloadByName(name)
-	if w == nil {
-		return p.Labels
-	}
-	out := maps.Clone(w.Pod.Labels)
-	if out == nil {
-		out = map[string]string{}
-	}
-	out["app"] = name
-	return out
 }
 
 func btoi(v bool) int {

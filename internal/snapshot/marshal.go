@@ -103,11 +103,12 @@ type outWorkload struct {
 	NotReady  int            `yaml:"notReady,omitempty"`
 	Desired   *int           `yaml:"desired,omitempty"`
 	// Terminating is the time left, as a duration string.
-	Terminating          string                   `yaml:"terminating,omitempty"`
-	Controller           *outController           `yaml:"controller,omitempty"`
-	VolumeClaimTemplates []scenario.ClaimTemplate `yaml:"volumeClaimTemplates,omitempty"`
-	Pod                  outPod                   `yaml:"pod"`
-	PDB                  *outPDB                  `yaml:"pdb,omitempty"`
+	Terminating          string                    `yaml:"terminating,omitempty"`
+	Controller           *outController            `yaml:"controller,omitempty"`
+	VolumeClaimTemplates []scenario.ClaimTemplate  `yaml:"volumeClaimTemplates,omitempty"`
+	Pod                  outPod                    `yaml:"pod"`
+	PodLabels            map[int]map[string]string `yaml:"podLabels,omitempty"`
+	PDB                  *outPDB                   `yaml:"pdb,omitempty"`
 }
 
 type outController struct {
@@ -244,7 +245,7 @@ func outGroupOf(g scenario.NodeGroup) (outGroup, error) {
 func outWorkloadOf(w scenario.Workload) (outWorkload, error) {
 	p := w.Pod
 	ow := outWorkload{Name: w.Name, Namespace: w.Namespace, Kind: w.Kind, Replicas: w.Replicas, Scheduled: w.Scheduled, On: w.On, NotReady: w.NotReady, Desired: w.Desired,
-		VolumeClaimTemplates: w.VolumeClaimTemplates,
+		VolumeClaimTemplates: w.VolumeClaimTemplates, PodLabels: w.PodLabels,
 		Pod: outPod{Requests: quantities(p.Requests), Limits: quantities(p.Limits), Labels: p.Labels, Annotations: p.Annotations,
 			NodeSelector: p.NodeSelector, Priority: p.Priority, Volumes: p.Volumes}}
 	if c := w.Controller; c != nil {

@@ -79,12 +79,16 @@ func (b *builder) nameSimPods(w *scenario.Workload, pods []*corev1.Pod) {
 		if w.Kind == kindDaemonSet {
 			name = w.Name + "-" + p.Spec.NodeName
 		}
-		b.simPod[p.Namespace+"/"+p.Name] = simPod{name: name, workload: w.Name}
+		b.simPod[p.Namespace+"/"+p.Name] = simPod{name: name, workload: w.Name, n: i + 1}
 	}
 }
 
-// simPod is a kept pod's name in the simulation and its workload.
-type simPod struct{ name, workload string }
+// simPod is a kept pod's name in the simulation, its workload and its
+// number there.
+type simPod struct {
+	name, workload string
+	n              int
+}
 
 // claimTemplates sets the workload's claim templates from the template
 // volumes of its first pod, with the class, size and access modes of the

@@ -135,12 +135,19 @@ func (b *builder) workload(g *podGroup) scenario.Workload {
 	w := scenario.Workload{Name: b.uniqueWorkloadName(g.names), Namespace: g.namespace, Kind: g.kind}
 	rep := g.pods[0]
 	w.Pod = podTemplate(rep, g.kind == kindDaemonSet)
+	if g.kind != kindDaemonSet {
+		splitLabels(&w, g.pods)
+	}
 	scheduled, differ := 0, 0
 	for _, p := range g.pods {
 		if p.Spec.NodeName != "" {
 			scheduled++
 		}
-		if !equality.Semantic.DeepEqual(podTemplate(p, g.kind == kindDaemonSet), w.Pod) {
+		t := podTemplate(p, g.kind == kindDaemonSet)
+		if g.kind != kindDaemonSet {
+			t.Labels = w.Pod.Labels // podLabels keep each pod's own
+		}
+		if !equality.Semantic.DeepEqual(t, w.Pod) {
 			differ++
 		}
 	}
