@@ -139,6 +139,10 @@ func describe(c *Cluster) string {
 	for _, w := range c.Workloads {
 		fmt.Fprintf(&b, " %+v", w)
 	}
+	for _, pdb := range c.Budgets {
+		fmt.Fprintf(&b, "; budget %s/%s selector %s minAvailable %v maxUnavailable %v", pdb.Namespace, pdb.Name,
+			metav1.FormatLabelSelector(&pdb.Selector), pdb.MinAvailable, pdb.MaxUnavailable)
+	}
 	return b.String()
 }
 

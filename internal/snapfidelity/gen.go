@@ -100,6 +100,9 @@ type Workload struct {
 	// Tier is "" or the pods' tier label (one of the Tier* constants),
 	// which Budgets select.
 	Tier string
+	// Shard is how many of the pods (the first ones) carry the shard
+	// label, so that a budget may select part of the workload.
+	Shard int
 }
 
 // Owners of a ReplicaSet workload's pods.

@@ -32,9 +32,14 @@ const (
 	TierFront = "front"
 	TierBack  = "back"
 	TierBatch = "batch"
+	// ShardLabel labels the first Shard pods of a workload ShardA: a
+	// budget selecting it covers part of the workload.
+	ShardLabel = "shard"
+	ShardA     = "a"
 )
 
-// drawBudgets labels the workloads' pods with tiers and draws 0 to 2
+// drawBudgets labels the workloads' pods with tiers (and the first few
+// pods of some with a shard) and draws 0 to 2
 // budgets over them, from a stream of their own so that the rest of the
 // seed's cluster stays what it was before budgets had selectors.
 func drawBudgets(seed int64, c *Cluster) {
@@ -48,6 +53,9 @@ func drawBudgets(seed int64, c *Cluster) {
 		default:
 			w.Tier = tier
 		}
+		if pods := len(w.Bound) + w.Pending; r.IntN(3) == 0 && pods > 1 && scaled(*w) {
+			w.Shard = 1 + r.IntN(pods-1)
+		}
 	}
 	for i := range r.IntN(3) {
 		c.Budgets = append(c.Budgets, drawBudget(r, fmt.Sprintf("b%d", i+1), c.Workloads))
@@ -56,7 +64,7 @@ func drawBudgets(seed int64, c *Cluster) {
 
 // drawBudget draws one budget: minAvailable as an int or a percentage,
 // or maxUnavailable as either, over tiers by matchLabels or
-// matchExpressions (In, NotIn, Exists).
+// matchExpressions (In, NotIn, Exists), or over the shard label.
 func drawBudget(r *rand.Rand, name string, ws []Workload) Budget {
 	b := Budget{Name: name, Namespace: Namespaces[r.IntN(len(Namespaces))]}
 	intMin := false
@@ -78,7 +86,9 @@ func drawBudget(r *rand.Rand, name string, ws []Workload) Budget {
 	if intMin {
 		tiers = append(tiers, TierBatch)
 	}
-	switch r.IntN(3) {
+	switch r.IntN(4) {
+	case 3:
+		b.Selector.MatchLabels = map[string]string{ShardLabel: ShardA}
 	case 0:
 		b.Selector.MatchLabels = map[string]string{TierLabel: TierFront}
 	case 1:
@@ -121,6 +131,16 @@ func podLabels(w Workload) map[string]string {
 	l := map[string]string{"app": w.Name}
 	if w.Tier != "" {
 		l[TierLabel] = w.Tier
+	}
+	return l
+}
+
+// podLabelsAt are the labels of a workload's i-th pod (from 0): its
+// template's, and the shard label on the first Shard pods.
+func podLabelsAt(w Workload, i int) map[string]string {
+	l := podLabels(w)
+	if i < w.Shard {
+		l[ShardLabel] = ShardA
 	}
 	return l
 }

@@ -56,7 +56,8 @@ func TestGenerateCovers(t *testing.T) {
 
 // TestGenerateBudgets checks that make test's seeds (1 to 40) generate
 // budgets with selectors of every shape the differential is to prove: over
-// several workloads, over a workload that has a budget of its own,
+// several workloads, over part of one, over a workload that has a budget
+// of its own,
 // minAvailable as an int and as a percentage, maxUnavailable, and
 // matchLabels and matchExpressions selectors.
 func TestGenerateBudgets(t *testing.T) {
@@ -70,9 +71,18 @@ func TestGenerateBudgets(t *testing.T) {
 			}
 			selected, second := 0, false
 			for _, w := range c.Workloads {
-				if w.Namespace == b.Namespace && sel.Matches(labels.Set(podLabels(w))) && len(w.Bound)+w.Pending > 0 {
+				pods, n := len(w.Bound)+w.Pending, 0
+				for i := range pods {
+					if w.Namespace == b.Namespace && sel.Matches(labels.Set(podLabelsAt(w, i))) {
+						n++
+					}
+				}
+				if n > 0 {
 					selected++
 					second = second || w.MaxUnavailable != nil
+				}
+				if n > 0 && n < pods {
+					seen["over part of a workload"]++
 				}
 			}
 			switch {
@@ -99,7 +109,7 @@ func TestGenerateBudgets(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"over several workloads", "over one workload", "second budget on a workload", "minAvailable int",
+	for _, want := range []string{"over several workloads", "over one workload", "over part of a workload", "second budget on a workload", "minAvailable int",
 		"minAvailable percent", "maxUnavailable", "matchExpressions", "matchLabels"} {
 		if seen[want] == 0 {
 			t.Errorf("seeds 1 to 40 generate no budget %s; seen %v", want, seen)

@@ -72,7 +72,7 @@ func ObjectsOf(c *Cluster) Objects {
 		}
 		for i := range len(w.Bound) + w.Pending {
 			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: w.Namespace, Name: fmt.Sprintf("%s-%d", w.Name, i+1),
-				Labels: podLabels(w), Annotations: podAnnotations(w), OwnerReferences: owner}, Spec: podSpec(w)}
+				Labels: podLabelsAt(w, i), Annotations: podAnnotations(w), OwnerReferences: owner}, Spec: podSpec(w)}
 			if i < len(w.Bound) {
 				p.Spec.NodeName = w.Bound[i]
 				if w.Kind == KindDaemonSet {
