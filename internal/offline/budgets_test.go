@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/actuation"
-	"github.com/kscale/kscale/internal/scenario"
 )
 
 const budgetsScenario = `apiVersion: kscale.dev/v1alpha1
@@ -41,14 +40,7 @@ podDisruptionBudgets:
 // percentages and maxUnavailable, bare pods counting for an int
 // minAvailable only, a Job's pods leaving the status unwritten).
 func TestWorldBudgets(t *testing.T) {
-	scn, err := scenario.Parse([]byte(budgetsScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := New(scn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := newWorld(t, budgetsScenario)
 	got := map[string]policyv1.PodDisruptionBudgetStatus{}
 	for _, b := range w.pdbs() {
 		got[b.Name] = b.Status

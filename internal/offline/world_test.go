@@ -42,7 +42,8 @@ func TestS1(t *testing.T) {
 	}
 }
 
-func runText(t *testing.T, text string) (*Result, *scenario.Scenario) {
+// newWorld parses a scenario that must be valid and builds its world.
+func newWorld(t *testing.T, text string) (*World, *scenario.Scenario) {
 	t.Helper()
 	scn, err := scenario.Parse([]byte(text))
 	if err != nil {
@@ -52,6 +53,12 @@ func runText(t *testing.T, text string) (*Result, *scenario.Scenario) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return w, scn
+}
+
+func runText(t *testing.T, text string) (*Result, *scenario.Scenario) {
+	t.Helper()
+	w, scn := newWorld(t, text)
 	res, err := w.Run(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -1,21 +1,13 @@
 package scenario
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestParseValid(t *testing.T) {
-	data, err := os.ReadFile("testdata/valid.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse(data)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
+	s := parseFile(t, "testdata/valid.yaml")
 	if s.Duration.Duration != 30*time.Minute || s.Seed != 7 || len(s.NodeGroups) != 2 || len(s.Events) != 4 || len(s.Expect) != 9 {
 		t.Fatalf("unexpected scenario: %+v", s)
 	}
@@ -115,32 +107,14 @@ func TestParseErrors(t *testing.T) {
 			"line 9: unknown field size"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse([]byte(tt.file))
-			if err == nil || s != nil {
-				t.Fatalf("want an error, got scenario %+v", s)
-			}
-			if !IsParseError(err) {
-				t.Fatalf("want a ParseError, got %T %v", err, err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("error %q does not contain %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { expectParseError(t, tt.file, tt.want) })
 	}
 }
 
 // TestParseNewExpectations checks that the bounded, event, unavailable,
 // zone and registered expectations decode into their fields.
 func TestParseNewExpectations(t *testing.T) {
-	data, err := os.ReadFile("testdata/valid.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse(data)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
+	s := parseFile(t, "testdata/valid.yaml")
 	e := s.Expect
 	if a := e[4].Action; a == nil || a.AtMost == nil || *a.AtMost != 2 || a.AtLeast == nil || *a.AtLeast != 1 || a.Count != nil {
 		t.Errorf("bounded action: %+v", a)

@@ -8,8 +8,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-func TestParseBudgets(t *testing.T) {
-	data, err := os.ReadFile("testdata/pdbs.yaml")
+// parseFile parses a testdata file that must be valid.
+func parseFile(t *testing.T, path string) *Scenario {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -17,6 +19,24 @@ func TestParseBudgets(t *testing.T) {
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}
+	return s
+}
+
+// expectParseError checks that file is refused with a ParseError
+// containing want.
+func expectParseError(t *testing.T, file, want string) {
+	t.Helper()
+	s, err := Parse([]byte(file))
+	if err == nil || s != nil {
+		t.Fatalf("want an error, got scenario %+v", s)
+	}
+	if !IsParseError(err) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("want a ParseError containing %q, got %T %v", want, err, err)
+	}
+}
+
+func TestParseBudgets(t *testing.T) {
+	s := parseFile(t, "testdata/pdbs.yaml")
 	b := s.PodDisruptionBudgets
 	if len(b) != 3 || b[0].Namespace != "default" || b[1].UnhealthyPodEvictionPolicy != "AlwaysAllow" || b[0].MinAvailable != "50%" || b[0].Selector.Value.MatchLabels["tier"] != "front" {
 		t.Fatalf("budgets: %+v", b)
@@ -84,15 +104,7 @@ func TestParseBudgetErrors(t *testing.T) {
 			"line 5: workloads[0] \"web\": pdb.minAvailable: \"lots\": want a non-negative int"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse([]byte(tc.file))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-			if !IsParseError(err) {
-				t.Fatalf("not a ParseError: %T", err)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { expectParseError(t, tc.file, tc.want) })
 	}
 	ok := head + web + "podDisruptionBudgets:\n  - {name: web, namespace: other, minAvailable: 1, selector: {}}\n"
 	if _, err := Parse([]byte(ok)); err != nil {

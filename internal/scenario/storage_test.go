@@ -1,22 +1,13 @@
 package scenario
 
 import (
-	"os"
-	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 )
 
 func TestParseStorage(t *testing.T) {
-	data, err := os.ReadFile("testdata/storage.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Parse(data)
-	if err != nil {
-		t.Fatalf("parse: %v", err)
-	}
+	s := parseFile(t, "testdata/storage.yaml")
 	if len(s.StorageClasses) != 2 || s.StorageClasses[0].VolumeBindingMode != BindingWaitForFirstConsumer ||
 		s.StorageClasses[0].AllowedTopologies.Value[0].MatchLabelExpressions[0].Values[1] != "z2" {
 		t.Fatalf("storage classes: %+v", s.StorageClasses)
@@ -81,14 +72,6 @@ func TestParseStorageErrors(t *testing.T) {
 			"line 8: workloads w: pod.volumes data: size: required"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse([]byte(tt.file))
-			if err == nil || s != nil {
-				t.Fatalf("want an error, got scenario %+v", s)
-			}
-			if !IsParseError(err) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("want a ParseError containing %q, got %T %v", tt.want, err, err)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { expectParseError(t, tt.file, tt.want) })
 	}
 }
