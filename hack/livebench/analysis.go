@@ -50,12 +50,15 @@ func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
 
 // attribute sets each pod's Increase: every burst pod needs one new node.
 // The autoscalers act on the pods kube-scheduler marked unschedulable, so
-// the marked pods, in the order of their marks, take the increases' nodes
-// in time order first; the pods never marked (kube-scheduler had not tried
-// them before a new node took them, which happens when the increases come
-// faster than it tries a burst) take what is left, in creation order. An
-// increase's nodes never go to a pod created after it, nor to a marked pod
-// marked after it (the autoscaler cannot have asked for them for it).
+// first the marked pods, in the order of their marks, take the increases'
+// nodes in time order, each from an increase at or after its mark. Then the
+// pods left take what is left, from an increase at or after their creation,
+// marked pods first: those never marked (kube-scheduler had not tried them
+// before a new node took them, which happens when the increases come
+// faster than it tries a burst) and those marked only after the increase
+// that asked for their node (kscale asks for a marked pod's unprocessed
+// twins at once, see --scale-up-unprocessed-twins). An increase's nodes
+// never go to a pod created after it.
 func attribute(pods []PodTimes, incs []Increase) {
 	slices.SortStableFunc(pods, func(a, b PodTimes) int {
 		am, bm := !a.Unschedulable.IsZero(), !b.Unschedulable.IsZero()
@@ -77,17 +80,23 @@ func attribute(pods []PodTimes, incs []Increase) {
 	for i, inc := range incs {
 		left[i] = inc.Delta
 	}
-	for k := range pods {
-		from := pods[k].Created
-		if !pods[k].Unschedulable.IsZero() {
-			from = pods[k].Unschedulable
-		}
+	take := func(p *PodTimes, from time.Time) {
 		for i := range incs {
 			if left[i] > 0 && !incs[i].At.Before(from) {
-				pods[k].Increase = incs[i].At
+				p.Increase = incs[i].At
 				left[i]--
-				break
+				return
 			}
+		}
+	}
+	for k := range pods {
+		if !pods[k].Unschedulable.IsZero() {
+			take(&pods[k], pods[k].Unschedulable)
+		}
+	}
+	for k := range pods {
+		if pods[k].Increase.IsZero() {
+			take(&pods[k], pods[k].Created)
 		}
 	}
 }

@@ -163,8 +163,16 @@ func runBursts(ctx context.Context, cp *controlPlane, cfg *Config, pods *tracker
 			return start, err
 		}
 	}
-	// One more scan interval's worth of loops after the last increase.
-	return start, sleep(ctx, min(10*time.Second, time.Until(deadline)))
+	// One more scan interval's worth of loops after the last increase, and
+	// at least the last burst's whole interval: the requests are counted
+	// in the bursts' window.
+	return start, sleep(ctx, max(min(10*time.Second, time.Until(deadline)), time.Until(burstsEnd(cfg, start))))
+}
+
+// burstsEnd is the end of the bursts' window: one interval after the last
+// burst's start.
+func burstsEnd(cfg *Config, start time.Time) time.Time {
+	return start.Add(time.Duration(cfg.Bursts) * cfg.Interval)
 }
 
 func covered(incs []Increase, after time.Time) int {
@@ -213,7 +221,8 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 		}
 	}
 	r.RSSPeakMB = mb(samples[len(samples)-1].HWM)
-	r.Requests = countRequests(reqs, first.At)
+	r.Requests = countRequests(reqs, start, burstsEnd(cfg, start))
+	r.RequestsFromFirstLoop = countRequests(reqs, first.At, time.Time{})
 	r.CPUs = runtime.NumCPU()
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(load)); len(f) >= 3 {
