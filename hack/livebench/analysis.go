@@ -58,7 +58,11 @@ func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
 // faster than it tries a burst) and those marked only after the increase
 // that asked for their node (kscale asks for a marked pod's unprocessed
 // twins at once, see --scale-up-unprocessed-twins). An increase's nodes
-// never go to a pod created after it.
+// never go to a pod created after it. Both rounds first take only
+// increases made before the next burst's first pod was created, so a pod
+// marked after its burst's increase does not take the next burst's; a
+// third round lets the pods still left take any increase (an autoscaler
+// slower than the interval).
 func attribute(pods []PodTimes, incs []Increase) {
 	slices.SortStableFunc(pods, func(a, b PodTimes) int {
 		am, bm := !a.Unschedulable.IsZero(), !b.Unschedulable.IsZero()
@@ -80,25 +84,54 @@ func attribute(pods []PodTimes, incs []Increase) {
 	for i, inc := range incs {
 		left[i] = inc.Delta
 	}
-	take := func(p *PodTimes, from time.Time) {
+	take := func(p *PodTimes, from, until time.Time) {
 		for i := range incs {
-			if left[i] > 0 && !incs[i].At.Before(from) {
+			if left[i] > 0 && !incs[i].At.Before(from) && (until.IsZero() || incs[i].At.Before(until)) {
 				p.Increase = incs[i].At
 				left[i]--
 				return
 			}
 		}
 	}
+	next := nextBurstStarts(pods)
 	for k := range pods {
 		if !pods[k].Unschedulable.IsZero() {
-			take(&pods[k], pods[k].Unschedulable)
+			take(&pods[k], pods[k].Unschedulable, next[pods[k].Burst])
 		}
 	}
-	for k := range pods {
-		if pods[k].Increase.IsZero() {
-			take(&pods[k], pods[k].Created)
+	for _, bounded := range []bool{true, false} {
+		for k := range pods {
+			if pods[k].Increase.IsZero() {
+				var until time.Time
+				if bounded {
+					until = next[pods[k].Burst]
+				}
+				take(&pods[k], pods[k].Created, until)
+			}
 		}
 	}
+}
+
+// nextBurstStarts returns, per burst, the creation of the next burst's
+// first pod (zero for the last burst).
+func nextBurstStarts(pods []PodTimes) map[int]time.Time {
+	first := map[int]time.Time{}
+	for _, p := range pods {
+		if t, ok := first[p.Burst]; !ok || p.Created.Before(t) {
+			first[p.Burst] = p.Created
+		}
+	}
+	next := make(map[int]time.Time, len(first))
+	for b := range first {
+		var n time.Time
+		for c, t := range first {
+			if c > b && (n.IsZero() || t.Before(n)) {
+				n = t
+			}
+		}
+		next[b] = n
+	}
+	return next
 }
 
 // Loop is one autoscaler loop derived from consecutive samples.

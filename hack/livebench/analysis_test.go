@@ -54,6 +54,17 @@ func TestAttribute(t *testing.T) {
 		incs: []Increase{{At: sec(0.5), Delta: 3}},
 		want: map[string]float64{"first": 0.5, "late": 0.5, "never": 0.5},
 	}, {
+		name: "a pod marked after its burst's increase takes that one, not the next burst's",
+		pods: []PodTimes{{Name: "a", Burst: 0, Created: sec(0), Unschedulable: sec(0.1)}, {Name: "late", Burst: 0, Created: sec(0), Unschedulable: sec(0.9)},
+			{Name: "b", Burst: 1, Created: sec(10), Unschedulable: sec(10.1)}},
+		incs: []Increase{{At: sec(0.5), Delta: 2}, {At: sec(10.5), Delta: 1}},
+		want: map[string]float64{"a": 0.5, "late": 0.5, "b": 10.5},
+	}, {
+		name: "an autoscaler slower than the interval: a burst's pods take a later burst's increase",
+		pods: []PodTimes{{Name: "a", Burst: 0, Created: sec(0), Unschedulable: sec(0.1)}, {Name: "b", Burst: 1, Created: sec(10), Unschedulable: sec(10.1)}},
+		incs: []Increase{{At: sec(12), Delta: 2}},
+		want: map[string]float64{"a": 12, "b": 12},
+	}, {
 		name: "an increase before a pod's creation does not cover it",
 		pods: []PodTimes{{Name: "a", Created: sec(10), Unschedulable: sec(11)}},
 		incs: []Increase{{At: sec(5), Delta: 3}, {At: sec(12), Delta: 1}},

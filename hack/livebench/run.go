@@ -210,11 +210,8 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 	r.MarksFromAudit = fillMarks(ps, schedulerMarks(marks))
 	attribute(ps, r.Increases)
 	r.latencies(ps)
-	ls := loops(samples, reqs)
-	next := func(b int) time.Time { return start.Add(time.Duration(b+1) * cfg.Interval) }
-	markBurst(ls, burstWindows(ps, cfg.Bursts, next, 2*time.Second))
-	r.BurstLoops, r.IdleLoops = summarizeLoops(ls, true), summarizeLoops(ls, false)
-	r.Loops = ls
+	r.Loops = loops(samples, reqs)
+	r.classifyLoops(cfg, ps, start)
 	for i := 1; i < len(samples); i++ {
 		if samples[i].Loops-samples[i-1].Loops > 1 {
 			r.SampleGaps++
@@ -230,6 +227,17 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 		}
 	}
 	return nil
+}
+
+// classifyLoops marks the loops that ran in a burst's window (start is
+// the first burst's) and summarizes the burst and idle loops.
+func (r *Report) classifyLoops(cfg *Config, ps []PodTimes, start time.Time) {
+	next := func(b int) time.Time { return start.Add(time.Duration(b+1) * cfg.Interval) }
+	for i := range r.Loops {
+		r.Loops[i].Burst = false
+	}
+	markBurst(r.Loops, burstWindows(ps, cfg.Bursts, next, 2*time.Second))
+	r.BurstLoops, r.IdleLoops = summarizeLoops(r.Loops, true), summarizeLoops(r.Loops, false)
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
