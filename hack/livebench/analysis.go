@@ -50,12 +50,19 @@ func fillMarks(pods []PodTimes, marks map[string]time.Time) int {
 
 // attribute sets each pod's Increase: every burst pod needs one new node.
 // The autoscalers act on the pods kube-scheduler marked unschedulable, so
-// the marked pods, in the order of their marks, take the increases' nodes
-// in time order first; the pods never marked (kube-scheduler had not tried
-// them before a new node took them, which happens when the increases come
-// faster than it tries a burst) take what is left, in creation order. An
-// increase's nodes never go to a pod created after it, nor to a marked pod
-// marked after it (the autoscaler cannot have asked for them for it).
+// first the marked pods, in the order of their marks, take the increases'
+// nodes in time order, each from an increase at or after its mark. Then the
+// pods left take what is left, from an increase at or after their creation,
+// marked pods first: those never marked (kube-scheduler had not tried them
+// before a new node took them, which happens when the increases come
+// faster than it tries a burst) and those marked only after the increase
+// that asked for their node (kscale asks for a marked pod's unprocessed
+// twins at once, see --scale-up-unprocessed-twins). An increase's nodes
+// never go to a pod created after it. Both rounds first take only
+// increases made before the next burst's first pod was created, so a pod
+// marked after its burst's increase does not take the next burst's; a
+// third round lets the pods still left take any increase (an autoscaler
+// slower than the interval).
 func attribute(pods []PodTimes, incs []Increase) {
 	slices.SortStableFunc(pods, func(a, b PodTimes) int {
 		am, bm := !a.Unschedulable.IsZero(), !b.Unschedulable.IsZero()
@@ -77,19 +84,54 @@ func attribute(pods []PodTimes, incs []Increase) {
 	for i, inc := range incs {
 		left[i] = inc.Delta
 	}
-	for k := range pods {
-		from := pods[k].Created
-		if !pods[k].Unschedulable.IsZero() {
-			from = pods[k].Unschedulable
-		}
+	take := func(p *PodTimes, from, until time.Time) {
 		for i := range incs {
-			if left[i] > 0 && !incs[i].At.Before(from) {
-				pods[k].Increase = incs[i].At
+			if left[i] > 0 && !incs[i].At.Before(from) && (until.IsZero() || incs[i].At.Before(until)) {
+				p.Increase = incs[i].At
 				left[i]--
-				break
+				return
 			}
 		}
 	}
+	next := nextBurstStarts(pods)
+	for k := range pods {
+		if !pods[k].Unschedulable.IsZero() {
+			take(&pods[k], pods[k].Unschedulable, next[pods[k].Burst])
+		}
+	}
+	for _, bounded := range []bool{true, false} {
+		for k := range pods {
+			if pods[k].Increase.IsZero() {
+				var until time.Time
+				if bounded {
+					until = next[pods[k].Burst]
+				}
+				take(&pods[k], pods[k].Created, until)
+			}
+		}
+	}
+}
+
+// nextBurstStarts returns, per burst, the creation of the next burst's
+// first pod (zero for the last burst).
+func nextBurstStarts(pods []PodTimes) map[int]time.Time {
+	first := map[int]time.Time{}
+	for _, p := range pods {
+		if t, ok := first[p.Burst]; !ok || p.Created.Before(t) {
+			first[p.Burst] = p.Created
+		}
+	}
+	next := make(map[int]time.Time, len(first))
+	for b := range first {
+		var n time.Time
+		for c, t := range first {
+			if c > b && (n.IsZero() || t.Before(n)) {
+				n = t
+			}
+		}
+		next[b] = n
+	}
+	return next
 }
 
 // Loop is one autoscaler loop derived from consecutive samples.

@@ -48,6 +48,23 @@ func TestAttribute(t *testing.T) {
 		incs: []Increase{{At: sec(1), Delta: 1}, {At: sec(3), Delta: 1}},
 		want: map[string]float64{"marked": 3, "never": 1},
 	}, {
+		name: "a twin marked after the increase that asked for its node takes that increase's leftover",
+		pods: []PodTimes{{Name: "first", Created: sec(0), Unschedulable: sec(0.1)}, {Name: "late", Created: sec(0), Unschedulable: sec(0.9)},
+			{Name: "never", Created: sec(0)}},
+		incs: []Increase{{At: sec(0.5), Delta: 3}},
+		want: map[string]float64{"first": 0.5, "late": 0.5, "never": 0.5},
+	}, {
+		name: "a pod marked after its burst's increase takes that one, not the next burst's",
+		pods: []PodTimes{{Name: "a", Burst: 0, Created: sec(0), Unschedulable: sec(0.1)}, {Name: "late", Burst: 0, Created: sec(0), Unschedulable: sec(0.9)},
+			{Name: "b", Burst: 1, Created: sec(10), Unschedulable: sec(10.1)}},
+		incs: []Increase{{At: sec(0.5), Delta: 2}, {At: sec(10.5), Delta: 1}},
+		want: map[string]float64{"a": 0.5, "late": 0.5, "b": 10.5},
+	}, {
+		name: "an autoscaler slower than the interval: a burst's pods take a later burst's increase",
+		pods: []PodTimes{{Name: "a", Burst: 0, Created: sec(0), Unschedulable: sec(0.1)}, {Name: "b", Burst: 1, Created: sec(10), Unschedulable: sec(10.1)}},
+		incs: []Increase{{At: sec(12), Delta: 2}},
+		want: map[string]float64{"a": 12, "b": 12},
+	}, {
 		name: "an increase before a pod's creation does not cover it",
 		pods: []PodTimes{{Name: "a", Created: sec(10), Unschedulable: sec(11)}},
 		incs: []Increase{{At: sec(5), Delta: 3}, {At: sec(12), Delta: 1}},
@@ -156,8 +173,11 @@ func TestParseAudit(t *testing.T) {
 	if err != nil || len(reqs) != 2 {
 		t.Fatalf("parseAudit = %v %v, want 2 requests", reqs, err)
 	}
-	if got := countRequests(reqs, t0); got["create nodes"] != 1 || got["update nodes/status"] != 1 {
+	if got := countRequests(reqs, t0, time.Time{}); got["create nodes"] != 1 || got["update nodes/status"] != 1 {
 		t.Errorf("countRequests = %v", got)
+	}
+	if got := countRequests(reqs, t0, sec(3)); got["create nodes"] != 1 || got["update nodes/status"] != 0 {
+		t.Errorf("countRequests before 3 s = %v, want the create only (the window's end is excluded)", got)
 	}
 	if incs := nodeCreates(reqs, t0); len(incs) != 1 || !incs[0].At.Equal(sec(1.5)) {
 		t.Errorf("nodeCreates = %v", incs)
@@ -184,5 +204,19 @@ func TestSchedulerMarks(t *testing.T) {
 	pods := []PodTimes{{Name: "p1", Unschedulable: sec(1.2)}, {Name: "p2"}, {Name: "p3"}}
 	if n := fillMarks(pods, marks); n != 1 || !pods[0].Unschedulable.Equal(sec(1.2)) || !pods[1].Unschedulable.Equal(sec(3)) || !pods[2].Unschedulable.IsZero() {
 		t.Errorf("fillMarks = %d, pods %+v; want only p2 filled (the watch saw p1, nobody marked p3)", n, pods)
+	}
+}
+
+// TestLatenciesClampIncreaseBeforeMark: a pod whose node was asked for
+// before its mark counts 0 s unschedulable -> increase and is counted.
+func TestLatenciesClampIncreaseBeforeMark(t *testing.T) {
+	var r Report
+	r.latencies([]PodTimes{{Name: "a", Created: sec(0), Unschedulable: sec(0.2), Increase: sec(0.5)},
+		{Name: "b", Created: sec(0), Unschedulable: sec(0.9), Increase: sec(0.5)}})
+	if r.IncreasedBeforeMark != 1 || !near(r.UnschedulableToIncrease.Min, 0) || !near(r.UnschedulableToIncrease.Max, 0.3) {
+		t.Fatalf("before mark %d, unschedulable -> increase %+v; want 1, min 0, max 0.3", r.IncreasedBeforeMark, r.UnschedulableToIncrease)
+	}
+	if !near(r.CreateToIncrease.Max, 0.5) {
+		t.Fatalf("create -> increase %+v, want max 0.5", r.CreateToIncrease)
 	}
 }

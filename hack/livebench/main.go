@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -23,9 +24,10 @@ func (e usageError) Unwrap() error { return e.err }
 
 // options are the command line: the run's Config and where output goes.
 type options struct {
-	cfg     Config
-	jsonOut string
-	keepDir bool
+	cfg       Config
+	jsonOut   string
+	keepDir   bool
+	reanalyze string
 }
 
 // parseFlags reads the command line; arguments after "--" go to the autoscaler.
@@ -54,6 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.jsonOut, "json", "", "also write the report as JSON to this file (- for stdout instead of text)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the autoscaler's CPU profile over the bursts to this file (runs it with --profiling)")
 	fs.BoolVar(&o.keepDir, "keep-dir", false, "keep the run's directory (audit log, autoscaler log) and print its path")
+	fs.StringVar(&o.reanalyze, "reanalyze", "", "run nothing: read this JSON report, attribute its pods' increases again with the current rule and print the report")
 	if err := fs.Parse(args); err != nil {
 		return nil, usageError{err}
 	}
@@ -99,6 +102,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			_, _ = fmt.Fprintln(stderr, "livebench:", err)
 		}
 		return 2
+	}
+	if o.reanalyze != "" {
+		rep, err := reanalyze(o.reanalyze)
+		if err == nil {
+			err = write(rep, o.jsonOut, stdout)
+		}
+		if err != nil {
+			_, _ = fmt.Fprintln(stderr, "livebench:", err)
+			return 1
+		}
+		return 0
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -146,4 +160,35 @@ func write(rep *Report, jsonOut string, stdout io.Writer) error {
 		return err
 	}
 	return f.Close()
+}
+
+// reanalyze reads a JSON report and computes its per-pod latencies again
+// from its pods' times and increases with the current attribution.
+func reanalyze(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	if len(rep.PodTimes) == 0 {
+		return nil, fmt.Errorf("%s lists no podTimes (reports before session 9 lack them)", path)
+	}
+	pods := rep.PodTimes
+	for i := range pods {
+		pods[i].Increase = time.Time{}
+	}
+	rep.Uncovered, rep.IncreasedBeforeMark = 0, 0
+	attribute(pods, rep.Increases)
+	rep.latencies(pods)
+	start := pods[0].Created // the first burst's start, within a pod creation
+	for _, p := range pods {
+		if p.Created.Before(start) {
+			start = p.Created
+		}
+	}
+	rep.classifyLoops(&rep.Config, pods, start)
+	return &rep, nil
 }

@@ -35,6 +35,10 @@ type Report struct {
 	// Pods is the number of pending pods sent; Uncovered how many no increase covered.
 	Pods      int `json:"pods"`
 	Uncovered int `json:"uncovered"`
+	// IncreasedBeforeMark counts the marked pods whose node was asked for
+	// before kube-scheduler marked them (their unschedulable -> increase
+	// counts as 0).
+	IncreasedBeforeMark int `json:"increasedBeforeMark"`
 	// PodTimes are every burst pod's times (JSON only), to analyse a run
 	// again.
 	PodTimes []PodTimes `json:"podTimes,omitempty"`
@@ -53,8 +57,13 @@ type Report struct {
 	// end, duration, CPU, requests and burst mark (JSON only).
 	Loops []Loop `json:"loops"`
 	// Requests counts the autoscaler's API requests by verb and resource
-	// from its first loop to the end.
+	// in the bursts' window: from the first burst's start to one interval
+	// after the last one's, the same length for every autoscaler, each
+	// burst with a whole interval for the writes it causes.
 	Requests map[string]int `json:"requests"`
+	// RequestsFromFirstLoop counts them from the first loop to the end of
+	// the run (the row of the figures before session 10).
+	RequestsFromFirstLoop map[string]int `json:"requestsFromFirstLoop"`
 	// SampleGaps counts samples that held more than one loop: their loops
 	// got the mean duration.
 	SampleGaps int `json:"sampleGaps"`
@@ -120,17 +129,22 @@ func (r *Report) latencies(pods []PodTimes) {
 		}
 		c2i = append(c2i, p.Increase.Sub(p.Created).Seconds())
 		if !p.Unschedulable.IsZero() {
-			u2i = append(u2i, p.Increase.Sub(p.Unschedulable).Seconds())
+			// An increase made before the mark leaves kscale no share.
+			u2i = append(u2i, max(0, p.Increase.Sub(p.Unschedulable).Seconds()))
+			if p.Increase.Before(p.Unschedulable) {
+				r.IncreasedBeforeMark++
+			}
 		}
 	}
 	r.CreateToIncrease, r.UnschedulableToIncrease, r.CreateToUnschedulable = summarize(c2i), summarize(u2i), summarize(c2u)
 }
 
-// countRequests groups requests received at or after from by "verb resource[/sub]".
-func countRequests(reqs []Request, from time.Time) map[string]int {
+// countRequests groups requests received at or after from and before to
+// (zero: no end) by "verb resource[/sub]".
+func countRequests(reqs []Request, from, to time.Time) map[string]int {
 	out := map[string]int{}
 	for _, r := range reqs {
-		if r.At.Before(from) {
+		if r.At.Before(from) || (!to.IsZero() && !r.At.Before(to)) {
 			continue
 		}
 		k := r.Verb + " " + r.Resource
@@ -172,6 +186,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	row("unschedulable -> increase", r.UnschedulableToIncrease)
 	row("create -> unschedulable", r.CreateToUnschedulable)
 	p("pods not covered by an increase\t%d of %d (left out of the rows above: they waited longer than the run)", r.Uncovered, r.Pods)
+	p("marked pods whose node was asked for before their mark\t%d (counted as 0 s unschedulable -> increase)", r.IncreasedBeforeMark)
 	p("unschedulable marks from the audit log\t%d (the watch missed them; their time is the mark's arrival)", r.MarksFromAudit)
 	p("increases\t%d (%.1f per burst)", len(r.Increases), r.IncreasesPerBurst)
 	p("")
@@ -194,14 +209,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	p("samples holding >1 loop\t%d (scrape interval %s)", r.SampleGaps, c.ScrapeInterval)
 	p("RSS peak (VmHWM)\t%.0f MB", r.RSSPeakMB)
 	p("")
-	total := 0
-	for _, n := range r.Requests {
-		total += n
+	total := func(m map[string]int) (n int) {
+		for _, v := range m {
+			n += v
+		}
+		return n
 	}
-	p("API requests from first loop\t%d (%.1f per pending pod)", total, float64(total)/float64(max(r.Pods, 1)))
+	n := total(r.Requests)
+	p("API requests in the bursts' window\t%d (%.1f per pending pod; %d bursts x %s from the first burst)", n,
+		float64(n)/float64(max(r.Pods, 1)), c.Bursts, c.Interval)
 	for _, k := range slices.Sorted(maps.Keys(r.Requests)) {
 		p("  %s\t%d", k, r.Requests[k])
 	}
+	p("API requests from the first loop to the end\t%d", total(r.RequestsFromFirstLoop))
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("writing text report: %w", err)
 	}

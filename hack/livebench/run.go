@@ -163,8 +163,16 @@ func runBursts(ctx context.Context, cp *controlPlane, cfg *Config, pods *tracker
 			return start, err
 		}
 	}
-	// One more scan interval's worth of loops after the last increase.
-	return start, sleep(ctx, min(10*time.Second, time.Until(deadline)))
+	// One more scan interval's worth of loops after the last increase, and
+	// at least the last burst's whole interval: the requests are counted
+	// in the bursts' window.
+	return start, sleep(ctx, max(min(10*time.Second, time.Until(deadline)), time.Until(burstsEnd(cfg, start))))
+}
+
+// burstsEnd is the end of the bursts' window: one interval after the last
+// burst's start.
+func burstsEnd(cfg *Config, start time.Time) time.Time {
+	return start.Add(time.Duration(cfg.Bursts) * cfg.Interval)
 }
 
 func covered(incs []Increase, after time.Time) int {
@@ -202,18 +210,16 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 	r.MarksFromAudit = fillMarks(ps, schedulerMarks(marks))
 	attribute(ps, r.Increases)
 	r.latencies(ps)
-	ls := loops(samples, reqs)
-	next := func(b int) time.Time { return start.Add(time.Duration(b+1) * cfg.Interval) }
-	markBurst(ls, burstWindows(ps, cfg.Bursts, next, 2*time.Second))
-	r.BurstLoops, r.IdleLoops = summarizeLoops(ls, true), summarizeLoops(ls, false)
-	r.Loops = ls
+	r.Loops = loops(samples, reqs)
+	r.classifyLoops(cfg, ps, start)
 	for i := 1; i < len(samples); i++ {
 		if samples[i].Loops-samples[i-1].Loops > 1 {
 			r.SampleGaps++
 		}
 	}
 	r.RSSPeakMB = mb(samples[len(samples)-1].HWM)
-	r.Requests = countRequests(reqs, first.At)
+	r.Requests = countRequests(reqs, start, burstsEnd(cfg, start))
+	r.RequestsFromFirstLoop = countRequests(reqs, first.At, time.Time{})
 	r.CPUs = runtime.NumCPU()
 	if load, err := os.ReadFile("/proc/loadavg"); err == nil {
 		if f := strings.Fields(string(load)); len(f) >= 3 {
@@ -221,6 +227,17 @@ func (r *Report) analyze(cfg *Config, cp *controlPlane, proc *autoscaler, pods *
 		}
 	}
 	return nil
+}
+
+// classifyLoops marks the loops that ran in a burst's window (start is
+// the first burst's) and summarizes the burst and idle loops.
+func (r *Report) classifyLoops(cfg *Config, ps []PodTimes, start time.Time) {
+	next := func(b int) time.Time { return start.Add(time.Duration(b+1) * cfg.Interval) }
+	for i := range r.Loops {
+		r.Loops[i].Burst = false
+	}
+	markBurst(r.Loops, burstWindows(ps, cfg.Bursts, next, 2*time.Second))
+	r.BurstLoops, r.IdleLoops = summarizeLoops(r.Loops, true), summarizeLoops(r.Loops, false)
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }

@@ -137,7 +137,7 @@ func New(cfg Config) (*Autoscaler, error) {
 			Backoff: b, APIErrorBackoff: apiErrors, NoFullScaleDown: o.BackoffNoFullScaleDown}),
 		ignore:  ignoreTaint(rules, o.StatusTaints),
 		health:  newClusterHealthGate(counting, o),
-		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames),
+		pending: newPendingPods(o.AllowedSchedulerNames, o.BypassedSchedulerNames, o.ScaleUpUnprocessedTwins),
 	}, nil
 }
 

@@ -88,7 +88,7 @@ func (a *Autoscaler) observe(ctx context.Context) (*observation, error) {
 	}
 	obs.nodes, obs.daemonSets, obs.pdbs, obs.objects = v.Nodes, v.DaemonSets, v.PDBs, v.objects()
 	x := v.Pods
-	obs.pending, obs.bound = x.Pending(a.pending.is), x.Bound()
+	obs.pending, obs.bound = a.pending.pick(x.Unbound()), x.Bound()
 	obs.index, obs.indexGen = x, x.Gen()
 	// The loop's snapshot holds this loop's objects from its next sync on.
 	a.snapshots.setObjects(obs.objects)

@@ -1,19 +1,37 @@
 package nodeautoscaler
 
 import (
+	"slices"
+
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kscale/kscale/internal/simulator"
 )
 
 // pendingPods decides which unbound pods the loop tries to help: those
 // kube-scheduler marked unschedulable, plus, for the schedulers named by
 // --bypassed-scheduler-names, pods their scheduler has not processed yet;
-// with --allowed-scheduler-names set, only pods of those schedulers.
+// with --allowed-scheduler-names set, only pods of those schedulers. With
+// twins (--scale-up-unprocessed-twins), a pod kube-scheduler has not tried
+// yet joins when a pod of the same scheduling class
+// (simulator.SameSchedulingClass: same controller, scheduler and
+// scheduling-relevant fields) was marked: kube-scheduler tries the pods of a
+// burst one after another, and at thousands of nodes marks 50 of them over
+// seconds; their twin's verdict is theirs, so one scale-up covers the burst.
 type pendingPods struct {
 	allowed  map[string]bool // nil: every scheduler
 	bypassed map[string]bool
+	twins    bool
 }
 
-func newPendingPods(allowed, bypassed []string) pendingPods {
+// maxTwinReps bounds the marked pods of one controller that an unprocessed
+// pod is compared with: a controller's pods rarely differ, so a few
+// distinct ones cover it.
+const maxTwinReps = 4
+
+func newPendingPods(allowed, bypassed []string, twins bool) pendingPods {
 	set := func(names []string) map[string]bool {
 		if len(names) == 0 {
 			return nil
@@ -24,34 +42,103 @@ func newPendingPods(allowed, bypassed []string) pendingPods {
 		}
 		return m
 	}
-	return pendingPods{allowed: set(allowed), bypassed: set(bypassed)}
+	return pendingPods{allowed: set(allowed), bypassed: set(bypassed), twins: twins}
 }
 
-// is reports whether the loop tries to help p.
-func (f pendingPods) is(p *corev1.Pod) bool {
-	if f.allowed != nil && !f.allowed[schedulerName(p)] {
-		return false
+// pendingKind says why the loop helps a pod.
+type pendingKind int
+
+const (
+	notPending  pendingKind = iota
+	marked                  // kube-scheduler marked it unschedulable
+	unprocessed             // not processed yet: its scheduler is bypassed, or it is a marked pod's twin
+)
+
+// pick returns the pods of unbound (in its order) the loop tries to help.
+func (f pendingPods) pick(unbound []*corev1.Pod) []*corev1.Pod {
+	kinds := f.classify(unbound)
+	var out []*corev1.Pod
+	for i, p := range unbound {
+		if kinds[i] != notPending {
+			out = append(out, p)
+		}
 	}
-	return IsUnschedulable(p) || (f.bypassed[schedulerName(p)] && IsSchedulerUnprocessed(p))
+	return out
 }
 
 // count counts, among the pods of the allowed schedulers, those
-// kube-scheduler marked unschedulable and those of the bypassed schedulers
-// no scheduler has processed yet (none without bypassed schedulers).
-func (f pendingPods) count(pods []*corev1.Pod) (unschedulable, unprocessed int) {
-	for _, p := range pods {
+// kube-scheduler marked unschedulable and those not processed yet that the
+// loop helps (bypassed schedulers' pods and marked pods' twins).
+func (f pendingPods) count(unbound []*corev1.Pod) (unschedulable, notProcessed int) {
+	for _, k := range f.classify(unbound) {
+		switch k {
+		case marked:
+			unschedulable++
+		case unprocessed:
+			notProcessed++
+		}
+	}
+	return unschedulable, notProcessed
+}
+
+// classify tells, for each pod of unbound, why the loop helps it.
+func (f pendingPods) classify(unbound []*corev1.Pod) []pendingKind {
+	kinds := make([]pendingKind, len(unbound))
+	var reps map[types.UID][]*corev1.Pod // marked pods by controller, distinct ones
+	waiting := false
+	for i, p := range unbound {
 		name := schedulerName(p)
 		if f.allowed != nil && !f.allowed[name] {
 			continue
 		}
 		switch {
 		case IsUnschedulable(p):
-			unschedulable++
+			kinds[i] = marked
+			if f.twins {
+				reps = addTwinRep(reps, p)
+			}
 		case f.bypassed[name] && IsSchedulerUnprocessed(p):
-			unprocessed++
+			kinds[i] = unprocessed
+		case f.twins && IsSchedulerUnprocessed(p):
+			waiting = true
 		}
 	}
-	return unschedulable, unprocessed
+	if !waiting || len(reps) == 0 {
+		return kinds
+	}
+	for i, p := range unbound {
+		if kinds[i] == notPending && (f.allowed == nil || f.allowed[schedulerName(p)]) && IsSchedulerUnprocessed(p) && hasTwin(reps, p) {
+			kinds[i] = unprocessed
+		}
+	}
+	return kinds
+}
+
+// addTwinRep remembers a marked pod unless its controller already has an
+// equivalent one or maxTwinReps of them.
+func addTwinRep(reps map[types.UID][]*corev1.Pod, p *corev1.Pod) map[types.UID][]*corev1.Pod {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil {
+		return reps
+	}
+	if reps == nil {
+		reps = map[types.UID][]*corev1.Pod{}
+	}
+	list := reps[ref.UID]
+	if len(list) >= maxTwinReps || slices.ContainsFunc(list, func(r *corev1.Pod) bool { return simulator.SameSchedulingClass(r, p) }) {
+		return reps
+	}
+	reps[ref.UID] = append(list, p)
+	return reps
+}
+
+// hasTwin reports whether a remembered marked pod is of p's scheduling class.
+func hasTwin(reps map[types.UID][]*corev1.Pod, p *corev1.Pod) bool {
+	ref := metav1.GetControllerOfNoCopy(p)
+	if ref == nil {
+		return false
+	}
+	return slices.ContainsFunc(reps[ref.UID], func(r *corev1.Pod) bool { return simulator.SameSchedulingClass(r, p) })
 }
 
 func schedulerName(p *corev1.Pod) string {

@@ -43,7 +43,7 @@ func TestPendingPods(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := newPendingPods(tt.allowed, tt.bypassed).is(tt.pod); got != tt.want {
+			if got := len(newPendingPods(tt.allowed, tt.bypassed, false).pick([]*corev1.Pod{tt.pod})) == 1; got != tt.want {
 				t.Fatalf("pending = %v, want %v", got, tt.want)
 			}
 		})
@@ -77,7 +77,7 @@ func TestPendingCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u, n := newPendingPods(tt.allowed, tt.bypassed).count(pods)
+			u, n := newPendingPods(tt.allowed, tt.bypassed, false).count(pods)
 			if u != tt.wantUnschedulable || n != tt.wantUnprocess {
 				t.Fatalf("counts = (%d, %d), want (%d, %d)", u, n, tt.wantUnschedulable, tt.wantUnprocess)
 			}

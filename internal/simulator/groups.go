@@ -229,6 +229,17 @@ func controllerUID(p *corev1.Pod) types.UID {
 	return ""
 }
 
+// SameSchedulingClass reports whether kube-scheduler must judge two
+// unbound pods alike: both have the same controller and scheduler, live in
+// the same namespace and have equal scheduling-relevant fields (those a
+// scale-up simulation groups pods by). Pods without a controller are never
+// of one class.
+func SameSchedulingClass(a, b *corev1.Pod) bool {
+	uid := controllerUID(a)
+	return uid != "" && uid == controllerUID(b) && a.Namespace == b.Namespace &&
+		a.Spec.SchedulerName == b.Spec.SchedulerName && equivalent(a, b, true)
+}
+
 // equivalent reports whether two pods have equal scheduling-relevant
 // fields: labels, containers' requests and ports, init containers,
 // overhead, pod-level resources, node selection, tolerations, affinity,

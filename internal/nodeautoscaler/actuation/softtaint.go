@@ -27,9 +27,10 @@ type softTainter struct {
 	clock   clock.PassiveClock
 }
 
-// update adds the soft taint to the unneeded nodes that lack it and
+// update adds the soft taint to the ready unneeded nodes that lack it and
 // removes it from the other nodes that carry it (removals first, as
-// upstream), skipping nodes marked ToBeDeleted. Each write spends one of
+// upstream), skipping nodes marked ToBeDeleted; upstream also taints
+// unneeded nodes that are not ready. Each write spends one of
 // count; once count or the time budget is spent the rest waits for the
 // next round. Failed writes are logged and retried next round. It
 // returns the number of writes done.
@@ -65,7 +66,12 @@ func (s *softTainter) update(ctx context.Context, nodes []scaledown.Node, unneed
 	}
 	soft := corev1.Taint{Key: DeletionCandidateTaint, Value: strconv.FormatInt(now.Unix(), 10), Effect: corev1.TaintEffectPreferNoSchedule}
 	for _, u := range unneeded {
-		if clusterstate.HasTaint(u.Node, DeletionCandidateTaint) || clusterstate.HasTaint(u.Node, toBeDeleted.Key) {
+		// A node that is not ready takes no pod anyway: the taint would only
+		// cost two writes, and a node that has just registered (kube-apiserver
+		// gives it the not-ready taint until the node lifecycle controller
+		// lifts it) would carry it while the pods it was added for bind. It is
+		// tainted once it is ready and still unneeded.
+		if !u.Ready || clusterstate.HasTaint(u.Node, DeletionCandidateTaint) || clusterstate.HasTaint(u.Node, toBeDeleted.Key) {
 			continue
 		}
 		if !spend() {

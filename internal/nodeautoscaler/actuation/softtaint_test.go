@@ -34,7 +34,7 @@ func (r *taintRecorder) RemoveTaints(_ context.Context, node string, keys ...str
 // TestSoftTaints checks --max-bulk-soft-taint-count and
 // --max-bulk-soft-taint-time: the soft taint goes on unneeded nodes and
 // off the others, removals first, within the budgets, never touching
-// nodes marked ToBeDeleted.
+// nodes marked ToBeDeleted and never added to a node that is not ready.
 func TestSoftTaints(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	soft := fixture.Taint(DeletionCandidateTaint, "1", corev1.TaintEffectPreferNoSchedule)
@@ -43,11 +43,13 @@ func TestSoftTaints(t *testing.T) {
 		{Node: fixture.Node("u1")}, {Node: fixture.Node("u2")}, {Node: fixture.Node("u3", fixture.WithTaints(soft))},
 		{Node: fixture.Node("n1", fixture.WithTaints(soft))}, {Node: fixture.Node("n2")}, {Node: fixture.Node("n3", fixture.WithTaints(soft))},
 		{Node: fixture.Node("d1", fixture.WithTaints(soft, marked))}, {Node: fixture.Node("d2", fixture.WithTaints(marked))},
+		{Node: fixture.Node("r1")}, {Node: fixture.Node("r2", fixture.WithTaints(soft))},
 	}
 	var unneeded []scaledown.Candidate
 	for _, n := range nodes {
-		if n.Node.Name[0] == 'u' || n.Node.Name == "d2" {
-			unneeded = append(unneeded, scaledown.Candidate{Node: n.Node})
+		if n.Node.Name[0] == 'u' || n.Node.Name[0] == 'r' || n.Node.Name == "d2" {
+			// r1 and r2 are unneeded but not ready: r1 gets no taint, r2 keeps its.
+			unneeded = append(unneeded, scaledown.Candidate{Node: n.Node, Ready: n.Node.Name[0] != 'r'})
 		}
 	}
 	add := func(n string) string { return "+" + n + " " + DeletionCandidateTaint + "=1700000000:PreferNoSchedule" }

@@ -159,6 +159,11 @@ type Options struct {
 	// BypassedSchedulerNames is --bypassed-scheduler-names: pods of these
 	// schedulers count as pending before the scheduler has processed them.
 	BypassedSchedulerNames []string
+	// ScaleUpUnprocessedTwins is --scale-up-unprocessed-twins: a pod
+	// kube-scheduler has not tried yet counts as pending when a pod of the
+	// same controller with equal scheduling-relevant fields was marked
+	// unschedulable (kscale's own; upstream waits for every pod's mark).
+	ScaleUpUnprocessedTwins bool
 	// EnforceNodeGroupMinSize is --enforce-node-group-min-size.
 	EnforceNodeGroupMinSize bool
 	// NodeRemovalLatencyTrackingEnabled is
@@ -313,6 +318,7 @@ func Default() Options {
 		WriteStatusConfigMap:             true,
 		MaxTotalUnreadyPercentage:        45,
 		ScaleUpFromZero:                  true,
+		ScaleUpUnprocessedTwins:          true,
 		Estimator:                        "binpacking",
 		OkTotalUnreadyCount:              3,
 		Balancing:                        BalancingOptions{MaxAllocatableDifferenceRatio: 0.05, MaxFreeDifferenceRatio: 0.05, MemoryDifferenceRatio: 0.015},

@@ -68,6 +68,8 @@ func (o *Options) addPendingPodFlags(fs *pflag.FlagSet) {
 		"When set, only pending pods of these schedulers are considered for scale-up (comma-separated)")
 	fs.StringSliceVar(&o.BypassedSchedulerNames, "bypassed-scheduler-names", o.BypassedSchedulerNames,
 		"Schedulers whose unprocessed pods count as pending at once, without waiting for the scheduler to mark them unschedulable (comma-separated)")
+	fs.BoolVar(&o.ScaleUpUnprocessedTwins, "scale-up-unprocessed-twins", o.ScaleUpUnprocessedTwins,
+		"Count a pod the scheduler has not tried yet as pending when a pod of the same controller with the same scheduling-relevant spec was marked unschedulable, so one scale-up covers a burst (false: wait for every pod's mark, as upstream)")
 	fs.BoolVar(&o.EnforceNodeGroupMinSize, "enforce-node-group-min-size", o.EnforceNodeGroupMinSize,
 		"Scale node groups whose target size is below their minimum up to it")
 }
