@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/validation"
 	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/kscale/kscale/internal/nodeautoscaler/scaledown"
@@ -355,33 +353,6 @@ func (b *builder) lossyPodFields(owner string, p *corev1.Pod) {
 	if len(lost) > 0 {
 		b.res.notef("%s: the scenario cannot express its %s", owner, strings.Join(lost, ", "))
 	}
-}
-
-var invalidLabelChars = regexp.MustCompile(`[^a-z0-9-]+`)
-
-// uniqueWorkloadName picks the first candidate that is a valid, unused
-// workload name (a DNS label), else a sanitized one with a number.
-func (b *builder) uniqueWorkloadName(candidates []string) string {
-	for _, c := range candidates {
-		if len(validation.IsDNS1123Label(c)) == 0 && !b.workloadNames[c] {
-			b.workloadNames[c] = true
-			return c
-		}
-	}
-	base := invalidLabelChars.ReplaceAllString(strings.ToLower(candidates[len(candidates)-1]), "-")
-	base = strings.Trim(base, "-")
-	if len(base) > 50 {
-		base = strings.Trim(base[:50], "-")
-	}
-	if base == "" {
-		base = "workload"
-	}
-	name := base
-	for i := 2; b.workloadNames[name]; i++ {
-		name = base + "-" + strconv.Itoa(i)
-	}
-	b.workloadNames[name] = true
-	return name
 }
 
 // sortWorkloads puts DaemonSets first, then the others by decreasing pod
