@@ -44,9 +44,13 @@ func TestSnapshotLiveCluster(t *testing.T) {
 			t.Errorf("nodes = %+v, want spot-1, spot-2 and cp", scn.Nodes)
 		}
 		web := workload(t, scn, "web")
-		if web.Kind != "ReplicaSet" || web.Replicas != 4 || web.Scheduled != 3 || web.PDB == nil || web.PDB.MaxUnavailable != "1" ||
-			web.Pod.Priority != 1000 {
-			t.Errorf("web = %+v, want 4 replicas, 3 scheduled, a PDB and priority 1000", web)
+		if web.Kind != "ReplicaSet" || web.Replicas != 4 || web.Scheduled != 3 || web.Pod.Priority != 1000 {
+			t.Errorf("web = %+v, want 4 replicas, 3 scheduled and priority 1000", web)
+		}
+		// Every budget is written to the list with its own name and selector.
+		if b := scn.PodDisruptionBudgets; len(b) != 1 || b[0].Name != "web" || b[0].Namespace != "default" || b[0].MaxUnavailable != "1" ||
+			b[0].Selector == nil || b[0].Selector.Value.MatchLabels["app"] != "web" {
+			t.Errorf("podDisruptionBudgets = %+v, want web's (maxUnavailable 1, app=web)", b)
 		}
 		if !slices.Equal(scn.Priorities[20], []string{"^spot$"}) {
 			t.Errorf("priorities = %v", scn.Priorities)
