@@ -85,7 +85,7 @@ func (f pendingPods) count(unbound []*corev1.Pod) (unschedulable, notProcessed i
 func (f pendingPods) classify(unbound []*corev1.Pod) []pendingKind {
 	kinds := make([]pendingKind, len(unbound))
 	var reps map[types.UID][]*corev1.Pod // marked pods by controller, distinct ones
-	waiting := false
+	var waiting []int                    // unprocessed pods that may be twins
 	for i, p := range unbound {
 		name := schedulerName(p)
 		if f.allowed != nil && !f.allowed[name] {
@@ -100,14 +100,11 @@ func (f pendingPods) classify(unbound []*corev1.Pod) []pendingKind {
 		case f.bypassed[name] && IsSchedulerUnprocessed(p):
 			kinds[i] = unprocessed
 		case f.twins && IsSchedulerUnprocessed(p):
-			waiting = true
+			waiting = append(waiting, i)
 		}
 	}
-	if !waiting || len(reps) == 0 {
-		return kinds
-	}
-	for i, p := range unbound {
-		if kinds[i] == notPending && (f.allowed == nil || f.allowed[schedulerName(p)]) && IsSchedulerUnprocessed(p) && hasTwin(reps, p) {
+	for _, i := range waiting {
+		if hasTwin(reps, unbound[i]) {
 			kinds[i] = unprocessed
 		}
 	}
