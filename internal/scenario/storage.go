@@ -1,11 +1,7 @@
 package scenario
 
 import (
-	"fmt"
-
-	yaml "go.yaml.in/yaml/v3"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Volume binding modes a StorageClass may have (storage.k8s.io/v1).
@@ -96,25 +92,3 @@ func (c ClaimSpec) Modes() []corev1.PersistentVolumeAccessMode {
 	}
 	return c.AccessModes
 }
-
-// Size is a storage quantity such as 10Gi.
-type Size struct {
-	// Quantity is the parsed value.
-	resource.Quantity
-}
-
-// UnmarshalYAML parses a non-negative quantity.
-func (s *Size) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return lineErr(n.Line, "want a storage size such as 10Gi")
-	}
-	q, err := resource.ParseQuantity(n.Value)
-	if err != nil || q.Sign() < 0 {
-		return lineErr(n.Line, fmt.Sprintf("bad storage size %q: want a quantity such as 10Gi", n.Value))
-	}
-	s.Quantity = q
-	return nil
-}
-
-// MarshalYAML prints the quantity.
-func (s Size) MarshalYAML() (any, error) { return s.String(), nil }

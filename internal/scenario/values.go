@@ -20,6 +20,8 @@ type (
 	K8s[T any] = yamlstrict.K8s[T]
 	// Capacity is a non-negative number or "unlimited".
 	Capacity = yamlstrict.Capacity
+	// Size is a storage quantity such as 10Gi.
+	Size = yamlstrict.Size
 )
 
 func lineErr(line int, msg string) error { return &ParseError{Line: line, Msg: msg} }

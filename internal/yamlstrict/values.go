@@ -48,15 +48,9 @@ func (r *Resources) UnmarshalYAML(n *yaml.Node) error {
 		if v.Kind != yaml.ScalarNode || k.Value == "" {
 			return lineErr(v.Line, fmt.Sprintf("resource %q: want a quantity", k.Value))
 		}
-		q, err := resource.ParseQuantity(v.Value)
+		q, err := parseQuantity(v.Value)
 		if err != nil {
-			return lineErr(v.Line, fmt.Sprintf("resource %q: bad quantity %q", k.Value, v.Value))
-		}
-		if q.Sign() < 0 {
-			return lineErr(v.Line, fmt.Sprintf("resource %q: quantity %q is negative", k.Value, v.Value))
-		}
-		if q.Cmp(maxQuantity) > 0 {
-			return lineErr(v.Line, fmt.Sprintf("resource %q: quantity %q is above %s, the largest counted exactly in milli-units", k.Value, v.Value, maxQuantity.String()))
+			return lineErr(v.Line, fmt.Sprintf("resource %q: %v", k.Value, err))
 		}
 		out[corev1.ResourceName(k.Value)] = q
 	}
@@ -67,6 +61,44 @@ func (r *Resources) UnmarshalYAML(n *yaml.Node) error {
 // maxQuantity is the largest resource quantity a scenario may write: its
 // milli-value still fits an int64.
 var maxQuantity = resource.MustParse("9e15")
+
+// parseQuantity parses a quantity that is neither negative nor above
+// maxQuantity.
+func parseQuantity(v string) (resource.Quantity, error) {
+	q, err := resource.ParseQuantity(v)
+	switch {
+	case err != nil:
+		return q, fmt.Errorf("bad quantity %q", v)
+	case q.Sign() < 0:
+		return q, fmt.Errorf("quantity %q is negative", v)
+	case q.Cmp(maxQuantity) > 0:
+		return q, fmt.Errorf("quantity %q is above %s, the largest counted exactly in milli-units", v, maxQuantity.String())
+	}
+	return q, nil
+}
+
+// Size is a storage quantity such as 10Gi.
+type Size struct {
+	// Quantity is the parsed value.
+	resource.Quantity
+}
+
+// UnmarshalYAML parses a quantity that is neither negative nor above
+// 9e15 (see Resources).
+func (s *Size) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return lineErr(n.Line, "want a storage size such as 10Gi")
+	}
+	q, err := parseQuantity(n.Value)
+	if err != nil {
+		return lineErr(n.Line, fmt.Sprintf("storage size: %v; want a quantity such as 10Gi", err))
+	}
+	s.Quantity = q
+	return nil
+}
+
+// MarshalYAML prints the quantity.
+func (s Size) MarshalYAML() (any, error) { return s.String(), nil }
 
 // List returns the resources as a corev1.ResourceList copy.
 func (r Resources) List() corev1.ResourceList { return corev1.ResourceList(r).DeepCopy() }
