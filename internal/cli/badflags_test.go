@@ -116,6 +116,8 @@ func TestBadFlagsExit2NamingTheFlag(t *testing.T) {
 		{[]string{"custom-metrics", "--max-concurrent-scrapes=0"}, "--max-concurrent-scrapes"},
 		{[]string{"custom-metrics", "--metrics-bind-address=:70000"}, "--metrics-bind-address"},
 		{[]string{"custom-metrics", "--namespace=kube-system", "--access-ip=10.0.0.1", "--leader-election-renew-deadline=0s"}, "--leader-election-renew-deadline"},
+		{[]string{"custom-metrics", "--namespace=kube-system", "--access-ip=10.0.0.1", "--leader-election-lease-duration=5s"}, "--leader-election-lease-duration: 5s must be longer than the renew deadline, 10s"},
+		{[]string{"custom-metrics", "--namespace=kube-system", "--access-ip=10.0.0.1", "--access-port=0"}, "--access-port: 0 is not a TCP port"},
 		{[]string{"custom-metrics", "--kubeconfig=" + missing}, "--kubeconfig"},
 		{[]string{"custom-metrics", "--request-cost-file=" + missing}, "--request-cost-file"},
 		{[]string{"custom-metrics", "--request-cost-file=" + badCosts}, "line 4: rules[0].cost"},

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"regexp"
 	"slices"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/kscale/kscale/internal/componentflags"
 	"github.com/kscale/kscale/internal/custommetrics/cost"
+	"github.com/kscale/kscale/internal/custommetrics/ha"
 	"github.com/kscale/kscale/internal/custommetrics/provider"
 	"github.com/kscale/kscale/internal/operator"
 	"github.com/kscale/kscale/internal/selfcert"
@@ -226,22 +226,30 @@ func (o *Flags) completeSelfSigned() error {
 	return nil
 }
 
+// haFlags are the flags of the HA settings ha.Config.ValidateSettings
+// checks, by field, and what an operator may need to hear with an error.
+var haFlags = map[string]struct{ flag, hint string }{
+	"namespace":     {"--namespace", " with --leader-election (or set POD_NAMESPACE)"},
+	"address":       {"--access-ip", " (set it or POD_IP)"},
+	"port":          {"--access-port", ""},
+	"leaseDuration": {"--leader-election-lease-duration", " (--leader-election-renew-deadline)"},
+	"renewDeadline": {"--leader-election-renew-deadline", " (--leader-election-retry-period)"},
+}
+
+// completeHA checks the HA settings as the elector will, naming the flag
+// of the first invalid one.
 func (o *Flags) completeHA() error {
 	if !o.cfg.LeaderElection {
 		return nil
 	}
-	h := &o.cfg.HA
-	switch {
-	case h.Namespace == "":
-		return errors.New("--namespace: required with --leader-election (or set POD_NAMESPACE)")
-	case net.ParseIP(h.Address) == nil:
-		return fmt.Errorf("--access-ip: %q is not an IP address (set it or POD_IP)", h.Address)
-	case h.Port < 1 || h.Port > 65535:
-		return fmt.Errorf("--access-port: %d is not a TCP port", h.Port)
-	case h.LeaseDuration <= h.RenewDeadline || h.RenewDeadline <= h.RetryPeriod:
-		return errors.New("--leader-election-lease-duration > --leader-election-renew-deadline > --leader-election-retry-period: violated")
+	err := o.cfg.HA.ValidateSettings()
+	var fe *ha.FieldError
+	if errors.As(err, &fe) {
+		if f, ok := haFlags[fe.Field]; ok {
+			return fmt.Errorf("%s: %s%s", f.flag, fe.Detail, f.hint)
+		}
 	}
-	return nil
+	return err
 }
 
 // Host builds the provider from the completed flags and returns it with

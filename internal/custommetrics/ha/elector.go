@@ -2,7 +2,6 @@ package ha
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -81,19 +80,40 @@ func cmp(v, def time.Duration) time.Duration {
 	return v
 }
 
-// Validate reports the first invalid field.
+// FieldError is an invalid Config field.
+type FieldError struct {
+	// Field is the field's name, first letter lower case (for example
+	// "leaseDuration").
+	Field string
+	// Detail says what is wrong with its value.
+	Detail string
+}
+
+// Error implements error.
+func (e *FieldError) Error() string { return e.Field + ": " + e.Detail }
+
+// Validate reports the first invalid field as a *FieldError.
 func (c *Config) Validate() error {
+	if c.Client == nil {
+		return &FieldError{Field: "client", Detail: "required"}
+	}
+	return c.ValidateSettings()
+}
+
+// ValidateSettings is Validate without the client: it checks the fields a
+// command line sets, before there is a client.
+func (c *Config) ValidateSettings() error {
 	switch {
-	case c.Client == nil:
-		return errors.New("client: required")
 	case c.Namespace == "":
-		return errors.New("namespace: required")
+		return &FieldError{Field: "namespace", Detail: "required"}
 	case net.ParseIP(c.Address) == nil:
-		return fmt.Errorf("address: %q is not an IP address", c.Address)
+		return &FieldError{Field: "address", Detail: fmt.Sprintf("%q is not an IP address", c.Address)}
 	case c.Port < 1 || c.Port > 65535:
-		return fmt.Errorf("port: %d is not a TCP port", c.Port)
-	case c.LeaseDuration <= c.RenewDeadline || c.RenewDeadline <= c.RetryPeriod:
-		return errors.New("leaseDuration > renewDeadline > retryPeriod: violated")
+		return &FieldError{Field: "port", Detail: fmt.Sprintf("%d is not a TCP port", c.Port)}
+	case c.LeaseDuration <= c.RenewDeadline:
+		return &FieldError{Field: "leaseDuration", Detail: fmt.Sprintf("%v must be longer than the renew deadline, %v", c.LeaseDuration, c.RenewDeadline)}
+	case c.RenewDeadline <= c.RetryPeriod:
+		return &FieldError{Field: "renewDeadline", Detail: fmt.Sprintf("%v must be longer than the retry period, %v", c.RenewDeadline, c.RetryPeriod)}
 	}
 	return nil
 }

@@ -157,23 +157,36 @@ func TestEndpointsAndElection(t *testing.T) {
 
 func TestConfigValidate(t *testing.T) {
 	tests := []struct {
-		name string
-		cfg  Config
-		ok   bool
+		name      string
+		cfg       Config
+		noClient  bool
+		wantField string // "" for valid
 	}{
-		{"valid", Config{Namespace: "ns", Address: "10.0.0.1"}, true},
-		{"IPv6", Config{Namespace: "ns", Address: "fd00::1"}, true},
-		{"no namespace", Config{Address: "10.0.0.1"}, false},
-		{"bad address", Config{Namespace: "ns", Address: "pod"}, false},
-		{"bad port", Config{Namespace: "ns", Address: "10.0.0.1", Port: 70000}, false},
-		{"renew above lease", Config{Namespace: "ns", Address: "10.0.0.1", RenewDeadline: time.Minute}, false},
+		{"valid", Config{Namespace: "ns", Address: "10.0.0.1"}, false, ""},
+		{"IPv6", Config{Namespace: "ns", Address: "fd00::1"}, false, ""},
+		{"no client", Config{Namespace: "ns", Address: "10.0.0.1"}, true, "client"},
+		{"no namespace", Config{Address: "10.0.0.1"}, false, "namespace"},
+		{"bad address", Config{Namespace: "ns", Address: "pod"}, false, "address"},
+		{"bad port", Config{Namespace: "ns", Address: "10.0.0.1", Port: 70000}, false, "port"},
+		{"renew above lease", Config{Namespace: "ns", Address: "10.0.0.1", RenewDeadline: time.Minute}, false, "leaseDuration"},
+		{"retry above renew", Config{Namespace: "ns", Address: "10.0.0.1", RetryPeriod: 12 * time.Second}, false, "renewDeadline"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.Client = testenvClientPlaceholder()
+			if !tt.noClient {
+				tt.cfg.Client = testenvClientPlaceholder()
+			}
 			tt.cfg.Default()
-			if err := tt.cfg.Validate(); (err == nil) != tt.ok {
-				t.Fatalf("Validate() = %v, want ok=%v", err, tt.ok)
+			err := tt.cfg.Validate()
+			var fe *FieldError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.wantField != "" && (!errors.As(err, &fe) || fe.Field != tt.wantField):
+				t.Fatalf("Validate() = %v, want a FieldError on %s", err, tt.wantField)
+			}
+			if settings := tt.cfg.ValidateSettings(); tt.noClient && settings != nil {
+				t.Errorf("ValidateSettings() = %v without the client, want nil", settings)
 			}
 		})
 	}
