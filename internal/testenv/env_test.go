@@ -1,8 +1,6 @@
 package testenv
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,47 +52,23 @@ func TestOptionsValidate(t *testing.T) {
 func TestMissingBinariesNameTheCommand(t *testing.T) {
 	t.Setenv(BinDirEnv, t.TempDir())
 	_, err := New(t.Context(), Options{})
-	var missing *MissingBinaryError
-	if !errors.As(err, &missing) {
-		t.Fatalf("New() error = %v, want MissingBinaryError", err)
-	}
-	if !strings.Contains(err.Error(), "make testbin") {
-		t.Errorf("error %q does not name the build command", err)
-	}
+	ExpectMissingBinary(t, err)
 }
 
 // TestVersionMatchesTestbinModule keeps KubernetesVersion and the pin that
 // `make testbin` builds from in step.
 func TestVersionMatchesTestbinModule(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "testbin", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "k8s.io/kubernetes "+KubernetesVersion+"\n") {
-		t.Errorf("hack/testbin/go.mod does not pin k8s.io/kubernetes %s", KubernetesVersion)
-	}
+	ExpectPin(t, filepath.Join("..", "..", "hack", "testbin", "go.mod"), "k8s.io/kubernetes", KubernetesVersion)
 }
 
 // TestKwokVersionMatchesKwokModule keeps KwokVersion and the pin that
 // `make testbin` builds kwok from in step.
 func TestKwokVersionMatchesKwokModule(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "hack", "kwok", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(data), "sigs.k8s.io/kwok "+KwokVersion+"\n") {
-		t.Errorf("hack/kwok/go.mod does not pin sigs.k8s.io/kwok %s", KwokVersion)
-	}
+	ExpectPin(t, filepath.Join("..", "..", "hack", "kwok", "go.mod"), "sigs.k8s.io/kwok", KwokVersion)
 }
 
 func TestMissingKwokNamesTheCommand(t *testing.T) {
 	t.Setenv(KwokDirEnv, t.TempDir())
 	_, err := New(t.Context(), Options{Kwok: true})
-	var missing *MissingBinaryError
-	if !errors.As(err, &missing) {
-		t.Fatalf("New() error = %v, want MissingBinaryError", err)
-	}
-	if !strings.Contains(err.Error(), "make testbin") || !strings.Contains(err.Error(), KwokDirEnv) {
-		t.Errorf("error %q does not name the build command and %s", err, KwokDirEnv)
-	}
+	ExpectMissingBinary(t, err, KwokDirEnv)
 }

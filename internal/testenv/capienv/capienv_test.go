@@ -1,8 +1,6 @@
 package capienv
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,37 +12,15 @@ import (
 // TestVersionMatchesCAPIModule keeps the CRDs' Cluster API version and the
 // pin that `make testbin` builds the manager from in step.
 func TestVersionMatchesCAPIModule(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", "capi", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pinned := map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) > 0 && f[0] == "require" {
-			f = f[1:]
-		}
-		if len(f) >= 2 {
-			pinned[f[0]] = f[1]
-		}
-	}
 	for _, mod := range []string{clusterapitest.Module, clusterapitest.Module + "/api"} {
-		if pinned[mod] != clusterapitest.Version {
-			t.Errorf("hack/capi/go.mod pins %s at %q, want %s", mod, pinned[mod], clusterapitest.Version)
-		}
+		testenv.ExpectPin(t, filepath.Join("..", "..", "..", "hack", "capi", "go.mod"), mod, clusterapitest.Version)
 	}
 }
 
 func TestMissingManagerNamesTheCommand(t *testing.T) {
 	t.Setenv(DirEnv, t.TempDir())
 	_, err := Binary()
-	var missing *testenv.MissingBinaryError
-	if !errors.As(err, &missing) {
-		t.Fatalf("Binary() error = %v, want MissingBinaryError", err)
-	}
-	if !strings.Contains(err.Error(), "make testbin") || !strings.Contains(err.Error(), DirEnv) {
-		t.Errorf("error %q does not name `make testbin` and %s", err, DirEnv)
-	}
+	testenv.ExpectMissingBinary(t, err, DirEnv)
 }
 
 func TestDecodeWebhooks(t *testing.T) {

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,26 +20,13 @@ import (
 // TestVersionMatchesMCMModule keeps the CRDs' MCM version and the pin
 // `make testbin` builds the controllers from in step.
 func TestVersionMatchesMCMModule(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "..", "hack", "mcm", "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "require " + mcmtest.Module + " " + mcmtest.Version
-	if !strings.Contains(string(data), want+"\n") && !strings.Contains(string(data), "\t"+mcmtest.Module+" "+mcmtest.Version+"\n") {
-		t.Errorf("hack/mcm/go.mod does not pin %s at %s", mcmtest.Module, mcmtest.Version)
-	}
+	testenv.ExpectPin(t, filepath.Join("..", "..", "..", "hack", "mcm", "go.mod"), mcmtest.Module, mcmtest.Version)
 }
 
 func TestMissingBinaryNamesTheCommand(t *testing.T) {
 	t.Setenv(DirEnv, t.TempDir())
 	_, err := Binary()
-	var missing *testenv.MissingBinaryError
-	if !errors.As(err, &missing) {
-		t.Fatalf("Binary() error = %v, want MissingBinaryError", err)
-	}
-	if !strings.Contains(err.Error(), "make testbin") || !strings.Contains(err.Error(), DirEnv) {
-		t.Errorf("error %q does not name `make testbin` and %s", err, DirEnv)
-	}
+	testenv.ExpectMissingBinary(t, err, DirEnv)
 }
 
 // call sends a request to the cloud's API and decodes the answer.
