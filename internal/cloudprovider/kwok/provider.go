@@ -18,6 +18,7 @@ import (
 	"github.com/kscale/kscale/internal/cloudprovider"
 	"github.com/kscale/kscale/internal/cloudprovider/inmemory"
 	"github.com/kscale/kscale/internal/cmstore"
+	"github.com/kscale/kscale/internal/operator"
 )
 
 // ProviderIDPrefix starts the spec.providerID of every node the kwok
@@ -96,7 +97,7 @@ type Provider struct {
 	// Syncs.
 	mu, syncMu sync.Mutex
 	// kick has Run sync at once after a size change.
-	kick chan struct{}
+	kick *operator.Trigger
 }
 
 var _ cloudprovider.Provider = (*Provider)(nil)
@@ -115,7 +116,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p := &Provider{Cloud: inmemory.New(cfg.Clock), cfg: cfg, reserved: map[string]corev1.ResourceList{},
 		realNodes: map[string]*inmemory.RealNodes{}, targets: targets,
-		kick: make(chan struct{}, 1)}
+		kick: operator.NewTrigger()}
 	for _, g := range cfg.NodeGroups {
 		gc, err := g.GroupConfig()
 		if err != nil {
@@ -185,23 +186,16 @@ func (p *Provider) adopt(ctx context.Context, n *corev1.Node) {
 	}
 }
 
-// Run mirrors machines as nodes every SyncInterval, and at once after a
-// size change, until ctx ends.
+// Run mirrors machines as nodes at once, every SyncInterval, and early
+// after a size change, until ctx ends.
 func (p *Provider) Run(ctx context.Context) error {
-	t := p.cfg.Clock.NewTicker(p.cfg.SyncInterval)
-	defer t.Stop()
 	log := klog.FromContext(ctx).WithName("kwok-provider")
-	for {
+	loop := operator.Loop{Clock: p.cfg.Clock, Interval: p.cfg.SyncInterval, Immediate: true, Trigger: p.kick}
+	return loop.Run(ctx, func(ctx context.Context) {
 		if err := p.Sync(ctx); err != nil {
 			log.Info("Mirroring machines as nodes failed", "err", err.Error())
 		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C():
-		case <-p.kick:
-		}
-	}
+	})
 }
 
 // parseProviderID splits a kwok provider id into group and instance.

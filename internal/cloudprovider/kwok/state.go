@@ -86,9 +86,6 @@ func (p *Provider) change(ctx context.Context, apply func() error) error {
 	if err := p.persist(ctx); err != nil {
 		klog.FromContext(ctx).Info("Writing the kwok cloud's state failed, retrying at the next sync", "err", err.Error())
 	}
-	select {
-	case p.kick <- struct{}{}:
-	default:
-	}
+	p.kick.Raise(p.cfg.Clock.Now())
 	return nil
 }
