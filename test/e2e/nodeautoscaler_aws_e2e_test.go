@@ -212,9 +212,7 @@ func startAWSNodeAutoscaler(t *testing.T, kubeconfig, addr string) func() {
 		"--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled,k8s.io/cluster-autoscaler/e2e",
 		"--aws-refresh-interval=0s", "--scan-interval=1s", "--expander=priority", "--backoff-no-full-scale-down",
 		"--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
-		// Seconds, like the times above: a node found unremovable while
-		// its pods ran is simulated again soon after they are gone.
-		"--unremovable-node-recheck-timeout=1s",
+		naRecheckSoon,
 		"--leader-elect-lease-duration=6s", "--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"})
 	cmd.SetContext(ctx)
 	done := make(chan error, 1)

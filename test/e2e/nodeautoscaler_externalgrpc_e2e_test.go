@@ -79,9 +79,7 @@ func TestNodeAutoscalerExternalGRPC(t *testing.T) {
 	srv, cloudConfig := startExternalGRPCServer(t, provider)
 	naRun(t, "--cloud-provider=externalgrpc", "--expander=price", "--cloud-config", cloudConfig, "--kubeconfig", kubeconfig, "--address", naFreeAddress(t),
 		"--scan-interval=1s", "--scale-down-unneeded-time=3s", "--scale-down-delay-after-add=-1s", "--scale-down-delay-after-delete=1s",
-		// Seconds, like the times above: a node found unremovable while
-		// its pods ran is simulated again soon after they are gone.
-		"--unremovable-node-recheck-timeout=1s")
+		naRecheckSoon)
 
 	t.Run("scale-up of the cheaper group through the server", func(t *testing.T) {
 		naDeploy(t, env, "grpc-web", 2, "small", "1500m")

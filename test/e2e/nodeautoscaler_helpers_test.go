@@ -117,6 +117,13 @@ func naGroupNodes(t *testing.T, env *testenv.Env) map[string]int {
 	return got
 }
 
+// naRecheckSoon is for tests that empty a node and wait for its removal:
+// a loop that saw the node still running its pods may have found it
+// unremovable (say NoPlaceToMovePods), and the default recheck timeout
+// would keep it out of the simulation for 5 minutes, empty or not, as
+// upstream does.
+const naRecheckSoon = "--unremovable-node-recheck-timeout=1s"
+
 func naPoll(t *testing.T, what string, cond wait.ConditionWithContextFunc) {
 	t.Helper()
 	if err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, 60*time.Second, true, cond); err != nil {

@@ -181,9 +181,7 @@ func gardenerLine(t *testing.T, targetKubeconfig string) []string {
 	}
 	return append(gardenerMCMArgs(targetKubeconfig, nodes...), "--address", naFreeAddress(t), "--scan-interval=1s", "--scale-down-unneeded-time=2s",
 		"--scale-down-delay-after-add=0s",
-		// Seconds, like the times above: a node found unremovable while
-		// its pods ran is simulated again soon after they are gone.
-		"--unremovable-node-recheck-timeout=1s")
+		naRecheckSoon)
 }
 
 // TestNodeAutoscalerMCM runs `kscale node-autoscaler` with Gardener's

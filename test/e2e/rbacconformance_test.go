@@ -193,10 +193,7 @@ func testCARBAC(t *testing.T, env *testenv.Env) {
 	runCommand(t, command("node-autoscaler"), []string{"--kubeconfig", kubeconfig, "--cloud-config", cloudConfig,
 		"--address", naFreeAddress(t), "--scan-interval=1s",
 		"--scale-down-unneeded-time=2s", "--scale-down-delay-after-add=0s", "--scale-down-delay-after-delete=1s",
-		// A loop that sees the node still running its pod finds it
-		// unremovable (NoPlaceToMovePods); seconds, not 5 minutes, before
-		// the emptied node is simulated again.
-		"--unremovable-node-recheck-timeout=1s"})
+		naRecheckSoon})
 
 	naDeploy(t, env, "rbac-ca", 1, "rbac", "1")
 	naExpectRunning(t, env, "rbac-ca", 1)
